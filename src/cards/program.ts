@@ -1,0 +1,149 @@
+/**
+ * The contract between the card language (src/cards/lang: parse, resolve, type check, compile,
+ * run) and the kernel (src/cards/kernel: turns, law, sends, receipts, worlds).
+ *
+ * The kernel only ever hands typed data (spec 2.6) in and takes typed data out; how the
+ * language represents values while running is its own business. Everything here is pure and
+ * deterministic: no clock (the kernel passes `now`), no randomness, no I/O.
+ */
+import type { TypedData } from './typed.js';
+
+export interface Module {
+  name: string;
+  source: string;
+}
+
+export type Stage = 'parse' | 'resolve' | 'type' | 'stateType' | 'migration' | 'law';
+
+export interface Diagnostic {
+  stage: Stage;
+  module: string;
+  /** 1-based line and column of the start; end is exclusive. */
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  message: string;
+  /** The form wanted, where one can be given (e.g. "spell fill(self: Lamp, n: Natural 0..9) -> Lamp"). */
+  hint?: string;
+}
+
+/** A field of a form, derived from a parameter's type and bounds. */
+export type FieldForm =
+  | { kind: 'natural'; min: number; max: number }
+  | { kind: 'text'; min: number; max: number }
+  | { kind: 'object'; min: number; max: number }
+  | { kind: 'oneOf'; options: string[] }
+  | { kind: 'boolean' };
+
+export interface FormField {
+  name: string;
+  form: FieldForm;
+  /** Lower bound 0 (text, object): the field may be omitted or empty. */
+  optional: boolean;
+}
+
+export interface MethodInfo {
+  name: string;
+  kind: 'spell' | 'view' | 'receive';
+  /** Present when every parameter is formable; such a method is cast with `fields` or a spell. */
+  form?: FormField[];
+  /** The spell template with blanks, e.g. "fill measures=<natural 0..9>". */
+  template?: string;
+  /** Human-readable signature, for hints and `typeMismatch.expected`. */
+  signature: string;
+}
+
+export interface LawClause {
+  name: string;
+  reading: string;
+  /** The clause as written (one line), for `GET source`. */
+  text: string;
+}
+
+export interface WantInfo {
+  name: string;
+  reading: string;
+}
+
+export interface Budget {
+  ticks: number;
+  heap: number;
+  bytes: number;
+}
+export interface Usage {
+  ticks: number;
+  heap: number;
+  bytes: number;
+}
+
+export interface CallContext {
+  /** Principal casting the turn (guest:<host>:<name>), or the card id for a delivered send. */
+  caller: string;
+  owner: string;
+  /** Id of the card being run. */
+  self: string;
+  /** The turn's clock, passed in by the kernel (milliseconds since the epoch). */
+  now: number;
+}
+
+export interface SendEffect {
+  to: string;
+  method: string;
+  argument: TypedData;
+}
+export interface MakeEffect {
+  /** Name of a kind (a library module) to make, offered to the caller. */
+  kind: string;
+  seed?: TypedData;
+}
+
+export type RunRefusal =
+  | { class: 'cardRefused'; clause: string; reading: string }
+  | { class: 'budget'; reason: 'ticks' | 'heap' | 'bytes' }
+  | { class: 'evaluation'; reason: string }
+  | { class: 'absentItem'; reason: string }
+  | { class: 'duplicateKey'; reason: string }
+  | { class: 'keyTaken'; reason: string };
+
+export type RunResult =
+  | {
+      ok: true;
+      state: TypedData;
+      says: string[];
+      sends: SendEffect[];
+      makes: MakeEffect[];
+      result: TypedData;
+      usage: Usage;
+    }
+  | { ok: false; refusal: RunRefusal; usage: Usage };
+
+export interface Program {
+  /** Content id of the package (modules + law text), the `pin`. */
+  cid: string;
+  modules: Module[];
+  /** Printable description of the state type (the return type of `initial`). */
+  stateType: string;
+  methods: MethodInfo[];
+  law: LawClause[];
+  wants: WantInfo[];
+  /** Build the initial state. */
+  initial(budget: Budget, ctx: CallContext): RunResult;
+  /** Run a spell (or `receive`) with its arguments as a record of named fields. */
+  call(method: string, self: TypedData, args: TypedData, ctx: CallContext, budget: Budget): RunResult;
+  /** Render a view (paint, render, page, or any `view`). */
+  view(name: string, self: TypedData, viewer: string, budget: Budget): RunResult;
+  /** The first law clause the change breaks, or undefined. `before` is undefined on creation. */
+  checkLaw(before: TypedData | undefined, after: TypedData, ctx: CallContext): LawClause | undefined;
+  /** Which wants are open for this state. */
+  openWants(state: TypedData, ctx: CallContext): string[];
+  /** A plain entry (a `def`) run on typed arguments, for the scratch REPL. */
+  runEntry(name: string, args: TypedData[], budget: Budget): RunResult;
+}
+
+export type CompileResult = { ok: true; program: Program } | { ok: false; diagnostics: Diagnostic[] };
+
+/** A library is a set of named modules a program may `use` by name. */
+export interface Library {
+  modules: Map<string, Module>;
+}

@@ -1,0 +1,93 @@
+/**
+ * The EventStore port. Every write in Town is an append to a stream; every read model is a
+ * fold over `$all`. Two adapters implement it: `embedded` (LMDB, in process) and `esdb`
+ * (EventStoreDB over gRPC). Both must pass test/stores/event-store.contract.ts.
+ *
+ * Positions are totally ordered over `$all`; a stream revision counts that stream's events
+ * from 0. Data is plain JSON; metadata is optional JSON.
+ */
+
+/** What the caller believes about a stream before appending (optimistic concurrency). */
+export type ExpectedRevision = 'any' | 'noStream' | 'streamExists' | bigint;
+
+export interface EventData {
+  /** Unique id (UUID) of the event; assigned by the caller so that a retry can be recognised. */
+  id: string;
+  type: string;
+  data: unknown;
+  metadata?: unknown;
+}
+
+export interface RecordedEvent {
+  id: string;
+  stream: string;
+  type: string;
+  /** Revision of this event inside its stream, from 0. */
+  revision: bigint;
+  /** Position in `$all`; strictly increasing in append order. */
+  position: bigint;
+  data: unknown;
+  metadata?: unknown;
+  /** Wall-clock milliseconds when the store recorded it (informational only, never decided on). */
+  created: number;
+}
+
+export interface AppendResult {
+  /** The stream's revision after the append (revision of the last event written). */
+  nextRevision: bigint;
+  /** `$all` position of the last event written. */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Start revision (inclusive); default the start (forwards) or the end (backwards). */
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Start after this position (exclusive); default the very beginning. */
+  after?: bigint;
+  maxCount?: number;
+}
+
+/**
+ * A catch-up subscription: it delivers every event after `after`, then signals `caughtUp`
+ * once, then delivers live events as they are appended, without gaps or duplicates.
+ */
+export interface SubscribeHandlers {
+  onEvent(event: RecordedEvent): void | Promise<void>;
+  onCaughtUp?(position: bigint | undefined): void;
+  /** The subscription ended for good (not called for a `close()` by the subscriber). */
+  onError?(error: Error): void;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream; an absent stream reads as an empty list. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Revision of a stream's last event, or undefined when the stream does not exist. */
+  streamRevision(stream: string): Promise<bigint | undefined>;
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /** Position of the newest event in `$all`, or undefined for an empty store. */
+  headPosition(): Promise<bigint | undefined>;
+  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers): Subscription;
+  close(): Promise<void>;
+}
+
+/** The append's expected revision did not hold. Uniqueness in Town rests on this error. */
+export class WrongExpectedVersion extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'noStream',
+  ) {
+    super(`wrong expected version on ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedVersion';
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The ReadStore port: Mongo-shaped collections of JSON documents that projections write and
+ * queries read. Filters, sorts and update operators mean exactly what they mean on MongoDB
+ * (the embedded adapter evaluates them with `mingo`). Both adapters must pass
+ * test/stores/read-store.contract.ts.
+ */
+
+export type Doc = Record<string, unknown> & { _id: string };
+export type Filter = Record<string, unknown>;
+export type Sort = Record<string, 1 | -1>;
+/** Supported update operators: $set, $unset, $inc, $push (others are refused by the adapters). */
+export type Update = {
+  $set?: Record<string, unknown>;
+  $unset?: Record<string, unknown>;
+  $inc?: Record<string, number>;
+  $push?: Record<string, unknown>;
+  $setOnInsert?: Record<string, unknown>;
+};
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  /** Inclusion projection, as on MongoDB: { field: 1 }. */
+  projection?: Record<string, 1>;
+}
+
+export interface IndexSpec {
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+  name?: string;
+}
+
+export interface UpdateResult {
+  matched: number;
+  modified: number;
+  upsertedId?: string;
+}
+
+export interface Collection {
+  readonly name: string;
+  findOne(filter: Filter, options?: FindOptions): Promise<Doc | null>;
+  find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
+  count(filter: Filter): Promise<number>;
+  insertOne(doc: Doc): Promise<void>;
+  /** Replace the whole document with this `_id`, inserting it when absent. */
+  replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  deleteMany(filter: Filter): Promise<number>;
+  createIndex(spec: IndexSpec): Promise<void>;
+}
+
+/** A duplicate key on a unique index (including `_id`). */
+export class DuplicateKey extends Error {
+  constructor(readonly collection: string, readonly key: string) {
+    super(`duplicate key in ${collection}: ${key}`);
+    this.name = 'DuplicateKey';
+  }
+}
+
+/**
+ * One unit of work: document writes plus the projection's checkpoint, committed together so a
+ * crash never leaves a checkpoint ahead of the data it covers. On MongoDB a unit is a
+ * transaction where the deployment supports one, else ordered writes with the checkpoint last
+ * (projections are idempotent, so replaying the tail is harmless).
+ */
+export interface Unit {
+  collection(name: string): Collection;
+  setCheckpoint(projection: string, position: bigint): void;
+}
+
+export interface ReadStore {
+  collection(name: string): Collection;
+  /** Run `work` as one unit; writes made through the unit's collections commit with it. */
+  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T>;
+  checkpoint(projection: string): Promise<bigint | undefined>;
+  /** Drop every collection and checkpoint whose name starts with `prefix` (rebuilds). */
+  drop(prefix?: string): Promise<void>;
+  close(): Promise<void>;
+}
