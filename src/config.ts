@@ -1,0 +1,58 @@
+/**
+ * Configuration from the environment, read once at start. Everything a deployment can change
+ * is here; everything else is a constant of the spec (src/contract).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Settings {
+  port: number;
+  listenHost: string;
+  dataDir: string;
+  eventStoreUrl?: string;
+  mongoUrl?: string;
+  /** TOWN_OPEN=1 starts the town open (arrive exists, turns count against the hourly quota). */
+  open?: boolean;
+  /** Public origin; defaults to http://localhost:<port>. */
+  origin?: string;
+  /** Run projectors inside this process (default with the embedded read store). */
+  inProcessProjectors: boolean;
+}
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
+  const port = env.PORT === undefined ? 8080 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not ${env.PORT}`);
+  const mongoUrl = env.MONGO_URL || undefined;
+  return {
+    port,
+    listenHost: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.TOWN_DATA || './data'),
+    eventStoreUrl: env.EVENTSTORE_URL || undefined,
+    mongoUrl,
+    open: env.TOWN_OPEN === undefined ? undefined : env.TOWN_OPEN === '1' || env.TOWN_OPEN === 'true',
+    origin: env.TOWN_ORIGIN || undefined,
+    // With MongoDB, projectors are separate workers (`npm run projector -- <name>`) unless asked.
+    inProcessProjectors: env.TOWN_PROJECTORS === 'inline' || (!mongoUrl && env.TOWN_PROJECTORS !== 'workers'),
+  };
+}
+
+/**
+ * The town's MAC key (arrival challenges, session cookies). Kept beside the data so that a
+ * restart keeps outstanding challenges valid; several fronts sharing a town share this file
+ * (or TOWN_SECRET, hex).
+ */
+export function loadSecret(dataDir: string, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+  if (env.TOWN_SECRET) return Buffer.from(env.TOWN_SECRET, 'hex');
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, 'secret.key');
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process sharing the data directory wrote it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}

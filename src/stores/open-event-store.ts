@@ -1,0 +1,20 @@
+/**
+ * Chooses the EventStore adapter: EventStoreDB when a url is given (the app passes
+ * EVENTSTORE_URL), otherwise the embedded LMDB store under the data directory.
+ */
+import type { EventStore } from './event-store.js';
+import { openEmbeddedEventStore } from './embedded-event-store.js';
+import { openEsdbEventStore } from './esdb-event-store.js';
+
+export interface OpenEventStoreOptions {
+  /** `esdb://…` connection string; empty or absent means the embedded store. */
+  url?: string;
+  /** The app's data directory (./data by default, or TOWN_DATA). */
+  dataDir: string;
+}
+
+export async function openEventStore(options: OpenEventStoreOptions): Promise<EventStore> {
+  const url = options.url?.trim();
+  if (url) return openEsdbEventStore({ url });
+  return openEmbeddedEventStore({ dataDir: options.dataDir });
+}

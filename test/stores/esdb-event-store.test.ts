@@ -1,0 +1,246 @@
+/**
+ * The EventStoreDB adapter against a stand-in for the db-client: what the contract cannot show
+ * without a server (mapping of revisions and errors, system events kept out, resubscription
+ * after a dropped connection). The contract itself runs on a real server when EVENTSTORE_URL
+ * is set.
+ */
+import { PassThrough } from 'node:stream';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  ANY,
+  AccessDeniedError,
+  UnavailableError,
+  NO_STREAM,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  type AllStreamResolvedEvent,
+} from '@eventstore/db-client';
+import { EsdbEventStore, isEsdbUrl, openEsdbEventStore, toEsdbExpected, type EsdbClient } from '../../src/stores/esdb-event-store.js';
+import { WrongExpectedVersion, type RecordedEvent } from '../../src/stores/event-store.js';
+import { collect, ev, waitFor } from './event-store.contract.js';
+
+function resolved(position: number, stream = 'world-town', type = 'TurnTaken'): AllStreamResolvedEvent {
+  return {
+    event: {
+      streamId: stream,
+      id: `00000000-0000-4000-8000-${String(position).padStart(12, '0')}`,
+      isJson: true,
+      revision: BigInt(position),
+      type,
+      created: new Date(1_700_000_000_000),
+      data: { n: position },
+      metadata: undefined,
+      position: { commit: BigInt(position), prepare: BigInt(position) },
+    },
+  } as AllStreamResolvedEvent;
+}
+
+class FakeSubscription extends PassThrough {
+  constructor(readonly options: { fromPosition?: unknown }) {
+    super({ objectMode: true });
+  }
+  async unsubscribe() {
+    this.destroy();
+  }
+}
+
+function readable(items: unknown[], error?: Error) {
+  const stream = new PassThrough({ objectMode: true });
+  for (const item of items) stream.write(item);
+  if (error) setImmediate(() => stream.destroy(error));
+  else stream.end();
+  return stream;
+}
+
+function fakeClient(overrides: Partial<Record<keyof EsdbClient, unknown>>): EsdbClient {
+  return {
+    appendToStream: async () => ({ success: true, nextExpectedRevision: 0n, position: { commit: 1n, prepare: 1n } }),
+    readStream: () => readable([]),
+    readAll: () => readable([]),
+    subscribeToAll: () => new FakeSubscription({}),
+    dispose: async () => undefined,
+    ...overrides,
+  } as unknown as EsdbClient;
+}
+
+test('expected revisions map onto the db-client constants', () => {
+  assert.is(toEsdbExpected('any'), ANY);
+  assert.is(toEsdbExpected('noStream'), NO_STREAM);
+  assert.is(toEsdbExpected('streamExists'), STREAM_EXISTS);
+  assert.is(toEsdbExpected(41n), 41n);
+});
+
+test('append sends JSON events with the mapped revision and reports the commit position', async () => {
+  let sent: { stream: string; events: Array<{ id: string; contentType: string; type: string; data: unknown }>; options: unknown } | undefined;
+  const store = new EsdbEventStore(
+    fakeClient({
+      appendToStream: async (stream: string, events: never, options: unknown) => {
+        sent = { stream, events, options };
+        return { success: true, nextExpectedRevision: 4n, position: { commit: 900n, prepare: 900n } };
+      },
+    }),
+  );
+  const e = ev('Claimed', { name: 'ada' });
+  const result = await store.append('guest-ada', [e], 3n);
+  assert.equal(result, { nextRevision: 4n, position: 900n });
+  assert.is(sent!.stream, 'guest-ada');
+  assert.equal(sent!.options, { expectedRevision: 3n });
+  assert.is(sent!.events[0]!.id, e.id);
+  assert.is(sent!.events[0]!.contentType, 'application/json');
+  assert.equal(sent!.events[0]!.data, { name: 'ada' });
+});
+
+test('WrongExpectedVersionError becomes WrongExpectedVersion, both ways of no stream', async () => {
+  for (const [current, actual] of [
+    [NO_STREAM, 'noStream'],
+    [7n, 7n],
+  ] as const) {
+    const store = new EsdbEventStore(
+      fakeClient({
+        appendToStream: async () => {
+          throw new WrongExpectedVersionError(undefined, { streamName: 's', expected: NO_STREAM, current });
+        },
+      }),
+    );
+    try {
+      await store.append('s', [ev('A')], 'noStream');
+      assert.unreachable('should refuse');
+    } catch (error) {
+      assert.instance(error, WrongExpectedVersion);
+      assert.is((error as WrongExpectedVersion).actual, actual);
+      assert.is((error as WrongExpectedVersion).expected, 'noStream');
+    }
+  }
+});
+
+test('reading a stream the server does not know gives []', async () => {
+  const store = new EsdbEventStore(fakeClient({ readStream: () => readable([], new StreamNotFoundError(undefined, 'nope')) }));
+  assert.equal(await store.readStream('nope'), []);
+  assert.is(await store.streamRevision('nope'), undefined);
+});
+
+test('readAll drops system events and starts strictly after the position', async () => {
+  let from: unknown;
+  const store = new EsdbEventStore(
+    fakeClient({
+      readAll: (options: { fromPosition: unknown }) => {
+        from = options.fromPosition;
+        return readable([resolved(5), resolved(6, '$stats-1'), resolved(7, 'world-town', '$metadata'), resolved(8)]);
+      },
+    }),
+  );
+  const events = await collect(store.readAll({ after: 5n }));
+  assert.equal(from, { commit: 5n, prepare: 5n });
+  assert.equal(events.map((e) => e.position), [8n]);
+  assert.equal(events[0]!.data, { n: 8 });
+});
+
+test('a dropped subscription resubscribes after the last event, without gaps or duplicates', async () => {
+  const subs: FakeSubscription[] = [];
+  const store = new EsdbEventStore(
+    fakeClient({
+      subscribeToAll: (options: { fromPosition?: unknown }) => {
+        const sub = new FakeSubscription(options);
+        subs.push(sub);
+        return sub;
+      },
+      readAll: () => readable([resolved(3)]),
+    }),
+    { initialMs: 5, maxMs: 20 },
+  );
+  const seen: RecordedEvent[] = [];
+  const caught: Array<bigint | undefined> = [];
+  const sub = store.subscribeToAll(undefined, {
+    async onEvent(e) {
+      await new Promise((r) => setTimeout(r, 1));
+      seen.push(e);
+    },
+    onCaughtUp: (p) => caught.push(p),
+  });
+  await waitFor(() => subs.length === 1, 'first subscription');
+  subs[0]!.write(resolved(1));
+  subs[0]!.write(resolved(2));
+  subs[0]!.write(resolved(3));
+  subs[0]!.emit('caughtUp');
+  await waitFor(() => caught.length === 1, 'caught up');
+  subs[0]!.destroy(new UnavailableError());
+  await waitFor(() => subs.length === 2, 'resubscription');
+  assert.equal(subs[1]!.options.fromPosition, { commit: 3n, prepare: 3n });
+  subs[1]!.write(resolved(3)); // the server may repeat the boundary: it must not be delivered twice
+  subs[1]!.write(resolved(4));
+  subs[1]!.write(resolved(5, '$et-x'));
+  subs[1]!.write(resolved(6));
+  await waitFor(() => seen.length === 5 || seen.length > 5, 'live events');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(seen.map((e) => e.position), [1n, 2n, 3n, 4n, 6n]);
+  assert.equal(caught, [3n]);
+  await sub.close();
+  subs[1]!.write(resolved(7));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.is(seen.length, 5);
+  await store.close();
+});
+
+test('without the server signal, reaching the head found at subscribe time counts as caught up', async () => {
+  const subs: FakeSubscription[] = [];
+  const store = new EsdbEventStore(
+    fakeClient({
+      subscribeToAll: (options: { fromPosition?: unknown }) => {
+        const sub = new FakeSubscription(options);
+        subs.push(sub);
+        return sub;
+      },
+      readAll: () => readable([resolved(9, '$stats'), resolved(2)]),
+    }),
+  );
+  const caught: Array<bigint | undefined> = [];
+  const sub = store.subscribeToAll(undefined, { onEvent() {}, onCaughtUp: (p) => caught.push(p) });
+  await waitFor(() => subs.length === 1, 'subscription');
+  subs[0]!.write(resolved(1));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(caught, []);
+  subs[0]!.write(resolved(2));
+  await waitFor(() => caught.length === 1, 'caught up');
+  assert.equal(caught, [2n]);
+  await sub.close();
+  await store.close();
+});
+
+test('a refused subscription (access denied) ends with onError', async () => {
+  const subs: FakeSubscription[] = [];
+  const store = new EsdbEventStore(
+    fakeClient({
+      subscribeToAll: () => {
+        const sub = new FakeSubscription({});
+        subs.push(sub);
+        return sub;
+      },
+    }),
+    { initialMs: 5, maxMs: 20 },
+  );
+  let failed: Error | undefined;
+  store.subscribeToAll(undefined, { onEvent() {}, onError: (e) => (failed = e) });
+  await waitFor(() => subs.length === 1, 'subscription');
+  subs[0]!.destroy(new AccessDeniedError());
+  await waitFor(() => failed !== undefined, 'onError');
+  await new Promise((r) => setTimeout(r, 30));
+  assert.is(subs.length, 1);
+  await store.close();
+});
+
+test('only esdb:// urls open the EventStoreDB adapter', async () => {
+  assert.ok(isEsdbUrl('esdb://localhost:2113?tls=false'));
+  assert.ok(isEsdbUrl('esdb+discover://cluster.example:2113'));
+  assert.not.ok(isEsdbUrl('mongodb://localhost'));
+  let threw = false;
+  try {
+    await openEsdbEventStore({ url: 'http://localhost:2113' });
+  } catch {
+    threw = true;
+  }
+  assert.ok(threw);
+});
+
+test.run();

@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openEmbeddedEventStore, PAGE_SIZE, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openEsdbEventStore } from '../../src/stores/esdb-event-store.js';
+import { openEventStore } from '../../src/stores/open-event-store.js';
+import type { EventStore, RecordedEvent } from '../../src/stores/event-store.js';
+import { collect, ev, eventStoreContract, waitFor, type StoreUnderTest } from './event-store.contract.js';
+
+async function embedded(): Promise<StoreUnderTest> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
+  const sut: StoreUnderTest = {
+    store: await openEmbeddedEventStore({ dataDir }),
+    async reopen() {
+      return openEmbeddedEventStore({ dataDir });
+    },
+    async cleanup() {
+      await sut.store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return sut;
+}
+
+eventStoreContract('embedded', embedded).run();
+
+const esdbUrl = process.env.EVENTSTORE_URL;
+if (esdbUrl) {
+  eventStoreContract('esdb', async () => {
+    const sut: StoreUnderTest = {
+      store: await openEsdbEventStore({ url: esdbUrl }),
+      reopen: () => openEsdbEventStore({ url: esdbUrl }),
+      cleanup: () => sut.store.close(),
+    };
+    return sut;
+  }).run();
+} else {
+  console.log('event store contract: skipped esdb adapter (EVENTSTORE_URL not set)');
+}
+
+// What only the embedded store promises (on EventStoreDB the server owns these).
+const test = suite<{ dataDir: string; store: EmbeddedEventStore }>('embedded event store');
+test.before.each(async (ctx) => {
+  ctx.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
+  ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
+});
+test.after.each(async (ctx) => {
+  await ctx.store.close();
+  fs.rmSync(ctx.dataDir, { recursive: true, force: true });
+});
+
+test('an empty store has no head and an empty $all', async ({ store }) => {
+  assert.is(await store.headPosition(), undefined);
+  assert.equal(await collect(store.readAll()), []);
+  let caughtAt: bigint | undefined | 'not yet' = 'not yet';
+  const sub = store.subscribeToAll(undefined, { onEvent() {}, onCaughtUp: (p) => (caughtAt = p) });
+  await waitFor(() => caughtAt !== 'not yet', 'caught up');
+  assert.is(caughtAt, undefined);
+  await sub.close();
+});
+
+test('positions start at 1 and count events', async ({ store }) => {
+  const a = await store.append('s-1', [ev('A'), ev('B')], 'noStream');
+  const b = await store.append('s-2', [ev('C')], 'noStream');
+  assert.is(a.position, 2n);
+  assert.is(b.position, 3n);
+  assert.equal((await collect(store.readAll())).map((e) => e.position), [1n, 2n, 3n]);
+});
+
+test('the journal lives under <dataDir>/events', async ({ store, dataDir }) => {
+  await store.append('s-1', [ev('A')], 'noStream');
+  assert.ok(fs.existsSync(path.join(dataDir, 'events', 'data.mdb')));
+});
+
+test('concurrent appends share commits', async ({ store }) => {
+  const before = store.commits;
+  await Promise.all(Array.from({ length: 48 }, (_, i) => store.append(`w-${i}`, [ev('E')], 'noStream')));
+  assert.ok(store.commits - before <= 2, `48 appends took ${store.commits - before} commits`);
+});
+
+test('readAll and catch-up page through a journal larger than a page', async ({ store }) => {
+  const total = PAGE_SIZE * 3 + 17;
+  for (let done = 0; done < total; done += 100) {
+    const n = Math.min(100, total - done);
+    await store.append('big', Array.from({ length: n }, (_, i) => ev('E', { i: done + i })), 'any');
+  }
+  const all = await collect(store.readAll());
+  assert.is(all.length, total);
+  assert.ok(all.every((e, i) => (e.data as { i: number }).i === i));
+  const part = await collect(store.readAll({ after: 100n, maxCount: PAGE_SIZE + 5 }));
+  assert.is(part.length, PAGE_SIZE + 5);
+  assert.is(part[0]!.position, 101n);
+  const seen: RecordedEvent[] = [];
+  let caught = false;
+  const sub = store.subscribeToAll(undefined, { onEvent: (e) => void seen.push(e), onCaughtUp: () => (caught = true) });
+  await waitFor(() => caught, 'caught up');
+  assert.is(seen.length, total);
+  assert.ok(seen.every((e, i) => e.position === BigInt(i + 1)));
+  await sub.close();
+});
+
+test('a throwing handler ends its subscription with onError, others go on', async ({ store }) => {
+  let failed: Error | undefined;
+  const good: RecordedEvent[] = [];
+  const bad = store.subscribeToAll(undefined, {
+    onEvent() {
+      throw new Error('handler broke');
+    },
+    onError: (e) => (failed = e),
+  });
+  const ok = store.subscribeToAll(undefined, { onEvent: (e) => void good.push(e) });
+  await store.append('s', [ev('A')], 'any');
+  await store.append('s', [ev('B')], 'any');
+  await waitFor(() => failed !== undefined && good.length === 2, 'error and delivery');
+  assert.is(failed!.message, 'handler broke');
+  await bad.close();
+  await ok.close();
+});
+
+test('closing the store stops subscriptions and refuses further calls', async ({ store, dataDir }) => {
+  const sub = store.subscribeToAll(undefined, { onEvent() {} });
+  await store.close();
+  await sub.close();
+  await assert.not.throws(() => store.close());
+  let threw = false;
+  try {
+    await store.append('s', [ev('A')], 'any');
+  } catch {
+    threw = true;
+  }
+  assert.ok(threw);
+  const again = await openEmbeddedEventStore({ dataDir });
+  assert.is(await again.headPosition(), undefined);
+  await again.close();
+});
+
+test.run();
+
+const factory = suite('openEventStore');
+factory('without a url it opens the embedded store under dataDir', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
+  const store: EventStore = await openEventStore({ dataDir });
+  await store.append('s', [ev('A')], 'noStream');
+  assert.ok(fs.existsSync(path.join(dataDir, 'events')));
+  await store.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+factory('a url that is not esdb:// is refused', async () => {
+  let threw: unknown;
+  try {
+    await openEventStore({ url: 'http://localhost:2113', dataDir: os.tmpdir() });
+  } catch (error) {
+    threw = error;
+  }
+  assert.instance(threw, Error);
+});
+factory.run();
