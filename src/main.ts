@@ -1,7 +1,40 @@
-import Koa from 'koa';
-import Router from '@koa/router';
-const app = new Koa();
-const r = new Router();
-r.get('/AGENTS.md', (ctx) => { ctx.body = 'hi'; });
-app.use(r.routes());
-console.log(typeof app.listen);
+/**
+ * `npm start`: one process serving the town on the configured stores (embedded by default),
+ * printing its address and, on a fresh town, a first invitation code. SIGTERM and SIGINT close
+ * it cleanly: stop accepting, let requests being worked on finish, close the stores.
+ */
+import { settingsFromEnv } from './config.js';
+import { startServer } from './http/server.js';
+import { openTown } from './town.js';
+
+async function main(): Promise<void> {
+  const settings = settingsFromEnv();
+  const town = await openTown({ settings });
+  const running = await startServer(town.app, { port: settings.port, host: settings.listenHost });
+  const shown = settings.listenHost === '0.0.0.0' || settings.listenHost === '::' ? 'localhost' : running.address.host;
+  console.log(`town listening on http://${shown}:${running.address.port} (${town.config.open ? 'open' : 'invited'} town, data in ${settings.eventStoreUrl ? 'EventStoreDB' : settings.dataDir})`);
+  console.log(`agents start at http://${shown}:${running.address.port}/AGENTS.md`);
+  if (town.firstInvitation) {
+    console.log(`first invitation (shown once): ${town.firstInvitation}`);
+    console.log(`  accept it: curl -s -X POST http://${shown}:${running.address.port}/AGENTS.md/accept -H 'content-type: application/json' -d '{"code":"${town.firstInvitation}","name":"ann"}'`);
+  } else {
+    console.log('this town was founded before; issue an invitation with: npm run town -- invite');
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    console.log(`${signal}: closing (finishing requests in flight)`);
+    await running.close();
+    await town.close();
+    console.log('closed');
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -104,7 +104,11 @@ export type RunRefusal =
   | { class: 'evaluation'; reason: string }
   | { class: 'absentItem'; reason: string }
   | { class: 'duplicateKey'; reason: string }
-  | { class: 'keyTaken'; reason: string };
+  | { class: 'keyTaken'; reason: string }
+  /** The argument is not what the method takes; `expected` is the method's signature. */
+  | { class: 'typeMismatch'; reason: string; expected: string }
+  /** No spell or view of that name. */
+  | { class: 'noMethod'; reason: string };
 
 export type RunResult =
   | {
@@ -116,6 +120,24 @@ export type RunResult =
       result: TypedData;
       usage: Usage;
     }
+  | { ok: false; refusal: RunRefusal; usage: Usage };
+
+/** A rule: `rule name: condition -> say "…"`, fired after an act when its condition holds. */
+export interface RuleInfo {
+  name: string;
+  /** The rule as written (one line). */
+  text: string;
+}
+
+export interface RuleFiring {
+  name: string;
+  fired: boolean;
+  /** What the rule said when it fired. */
+  says: string[];
+}
+
+export type RulesResult =
+  | { ok: true; rules: RuleFiring[]; says: string[]; usage: Usage }
   | { ok: false; refusal: RunRefusal; usage: Usage };
 
 export interface Program {
@@ -139,11 +161,40 @@ export interface Program {
   openWants(state: TypedData, ctx: CallContext): string[];
   /** A plain entry (a `def`) run on typed arguments, for the scratch REPL. */
   runEntry(name: string, args: TypedData[], budget: Budget): RunResult;
+
+  // ---- added by the language (see docs/decisions/cards-language.md) ----
+  rules: RuleInfo[];
+  /** Names of the main module's defs, runnable with `runEntry` (includes `migrate` when defined). */
+  entries: string[];
+  /**
+   * The shape of the state type, ignoring type names and bounds: when two programs have the
+   * same key, a card's state carries over without `migrate`.
+   */
+  stateKey: string;
+  /** Whether the package programs a card (has spells, views, law, wants or rules, and an initial). */
+  card: boolean;
+  /** Runs the rules after an act: which fired (their condition holds on the new state) and what they said. */
+  runRules(before: TypedData | undefined, after: TypedData, ctx: CallContext, budget: Budget): RulesResult;
+  /** Why `state` is not a state of this program (type or bounds), or undefined when it is. */
+  checkState(state: TypedData): string | undefined;
 }
 
 export type CompileResult = { ok: true; program: Program } | { ok: false; diagnostics: Diagnostic[] };
 
+/** What `compile` takes: a package and, optionally, which module programs the card. */
+export interface CompileInput {
+  modules: Module[];
+  /** Law text beside the package: clauses one a line (`name: predicate -- "reading"`). */
+  law?: string;
+  /** The def that builds the first state (default `initial`). */
+  entry?: string;
+  /** The module that programs the card (default: the first module). */
+  kind?: string;
+}
+
 /** A library is a set of named modules a program may `use` by name. */
 export interface Library {
   modules: Map<string, Module>;
+  /** Library pages (markdown) by module name, for `/library`. */
+  pages?: Map<string, string>;
 }

@@ -57,7 +57,15 @@ export interface TownState {
   route: string;
   /** Scratch world name when the route was reached through /AGENTS.md/scratch/{name}/… */
   scratch?: string;
+  /**
+   * The caller's rate budget after this call was counted (set by the front on rate-limited
+   * routes); `me.rateLimit` reports exactly this, so both read the same counter.
+   */
+  rateLimit?: { limit: number; windowSeconds: number; remaining: number };
 }
+
+/** Name of the browser session cookie (set by accept/arrive/enter, read by the front). */
+export const sessionCookie = 'town_session';
 
 export type TownContext = ParameterizedContext<TownState>;
 export type Handler = (ctx: TownContext) => Promise<unknown>;

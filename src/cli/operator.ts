@@ -1,0 +1,108 @@
+/**
+ * The operator's commands (`npm run town -- <command>`): invitations and the town's mode.
+ *
+ *   invite [--name <guest>] [--expires <7d|12h|30m>]   print a new code (shown this once)
+ *   revoke-invite <code | hash prefix>                 revoke an unspent code
+ *   invites                                            list codes: hash prefix, guest, state, expiry
+ *   open | invited                                     open the town to arrivals, or close it
+ */
+import { isGuestName } from '../identity/names.js';
+import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, OperatorError, parseDuration, revokeInvitation } from '../identity/operator.js';
+import { setTownOpen } from '../identity/town.js';
+import type { Clock } from '../http/handler.js';
+import type { EventStore } from '../stores/event-store.js';
+
+export interface OperatorIo {
+  store: EventStore;
+  clock: Clock;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const operatorUsage = [
+  'invite [--name <guest>] [--expires <duration: 7d, 12h, 30m>]   make an invitation code (printed once)',
+  'revoke-invite <code | hash prefix>                             revoke an invitation not yet spent',
+  'invites                                                        list invitations',
+  'open                                                           open the town (arrivals by proof of work)',
+  'invited                                                        invitations only',
+];
+
+export const operatorCommands = new Set(['invite', 'revoke-invite', 'invites', 'open', 'invited']);
+
+/** Runs one operator command; answers the process exit code. */
+export async function runOperator(command: string, args: string[], io: OperatorIo): Promise<number> {
+  try {
+    switch (command) {
+      case 'invite':
+        return await invite(args, io);
+      case 'revoke-invite': {
+        if (args.length !== 1) return usage(io, 'revoke-invite takes one code or hash prefix');
+        const hash = await revokeInvitation(io.store, io.clock, args[0]!);
+        io.out(`revoked ${hash.slice(0, 12)}`);
+        return 0;
+      }
+      case 'invites':
+        return await invites(io);
+      case 'open':
+      case 'invited': {
+        const changed = await setTownOpen(io.store, io.clock, command === 'open');
+        io.out(`the town is ${command === 'open' ? 'open' : 'invited-only'}${changed ? '' : ' (it was already)'}`);
+        return 0;
+      }
+      default:
+        return usage(io, `unknown command ${command}`);
+    }
+  } catch (error) {
+    if (error instanceof OperatorError) {
+      io.err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function invite(args: string[], io: OperatorIo): Promise<number> {
+  let guest: string | null = null;
+  let lifetimeMs = defaultInvitationLifetimeMs;
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i];
+    const value = args[i + 1];
+    if (flag === '--name' && value !== undefined) {
+      if (!isGuestName(value)) return usage(io, `${value} is not a guest name ([a-z][a-z0-9-]{0,31}, ending in a letter or digit)`);
+      guest = value;
+    } else if (flag === '--expires' && value !== undefined) {
+      const parsed = parseDuration(value);
+      if (parsed === undefined) return usage(io, `${value} is not a duration such as 7d, 12h or 30m`);
+      lifetimeMs = parsed;
+    } else {
+      return usage(io, `invite does not take ${flag}${value === undefined ? ' without a value' : ''}`);
+    }
+    i++;
+  }
+  const issued = await issueInvitation(io.store, io.clock, { guest, lifetimeMs });
+  io.out(issued.code);
+  io.err(`hash ${issued.codeHash.slice(0, 12)}, ${guest ? `for ${guest}` : 'open (names no one)'}, expires ${new Date(issued.expires).toISOString()}; the code is not shown again`);
+  return 0;
+}
+
+async function invites(io: OperatorIo): Promise<number> {
+  const rows = await listInvitations(io.store, io.clock);
+  if (rows.length === 0) {
+    io.out('no invitations');
+    return 0;
+  }
+  io.out(['hash'.padEnd(12), 'guest'.padEnd(32), 'state'.padEnd(8), 'expires'].join('  '));
+  for (const row of rows) {
+    const guest = row.guest ?? '(open)';
+    const state = row.spentBy ? `${row.status} by ${row.spentBy}` : row.status;
+    io.out([row.codeHash.slice(0, 12), guest.padEnd(32), state.padEnd(8), new Date(row.expires).toISOString()].join('  '));
+  }
+  return 0;
+}
+
+function usage(io: OperatorIo, problem: string): number {
+  io.err(problem);
+  io.err('usage: npm run town -- <command>');
+  for (const line of operatorUsage) io.err(`  ${line}`);
+  return 2;
+}

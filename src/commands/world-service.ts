@@ -1,0 +1,369 @@
+/**
+ * The world service: keeps the in-memory World of one world current from its journal stream
+ * (`world-<world>`), decides commands with the kernel, and appends what they journal at the
+ * expected height.
+ *
+ * Turns are pipelined, because deciding is fast and a durable append is slow:
+ * - A command is decided at once, in arrival order, against the speculative world: the
+ *   committed world with every entry decided so far laid over it (a copy-on-write layer).
+ * - Entries decided while an append is in flight gather in the next batch; when the append
+ *   commits, the whole next batch goes out as ONE append at the expected revision. One append in
+ *   flight at a time keeps every append's expectation exact: a batch decided on a failed batch is
+ *   never written on top of someone else's entries.
+ * - A command is answered only when everything it saw is durable (its own entries, and the
+ *   entries decided before it): a repeat of an intent whose first turn is still in flight waits
+ *   for that turn, so 50 racing identical requests all get the one durable receipt.
+ * - When an append fails (another front wrote first: WrongExpectedVersion), every batch decided
+ *   since is dropped, the committed world catches up from the stream, and the commands are
+ *   decided again in their order. A command that keeps losing is refused `staleRoot`.
+ * - After every journaled turn, queued sends are delivered (up to 16) in the same batch.
+ */
+import { decide, refusedBody, type Command, type Outcome } from '../cards/kernel/decide.js';
+import type { Entry } from '../cards/kernel/entry.js';
+import { evolve } from '../cards/kernel/evolve.js';
+import type { KernelOptions } from '../cards/kernel/options.js';
+import type { Programs } from '../cards/kernel/programs.js';
+import { blankWorld, layered, type World } from '../cards/kernel/world.js';
+import type { TownLayout } from '../cards/kernel/genesis.js';
+import { limits } from '../contract/limits.js';
+import { decodeWorldEntry, entryEvent, worldStream } from '../events/world.js';
+import type { Clock } from '../http/handler.js';
+import { WrongExpectedVersion, type EventStore } from '../stores/event-store.js';
+import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
+
+/** Commands the service takes from the outside (genesis is its own business). */
+export type WorldCommand = Exclude<Command, { kind: 'genesis' | 'empty' | 'fork' }>;
+
+export interface Decided {
+  outcome: Outcome;
+  /**
+   * `$all` position at or after every entry this answer depends on (its own, and those decided
+   * before it): a read that waits for its projections to pass it sees the turn.
+   */
+  position: bigint | undefined;
+  /** Height of the journal once the answer was given (entries before it are durable). */
+  height: number;
+}
+
+export interface WorldServiceOptions {
+  events: EventStore;
+  programs: Programs;
+  clock: Clock;
+  /** Kernel options for the next decision (the open-town quota can change while running). */
+  options: () => KernelOptions;
+  world?: string;
+  /** Genesis of a world whose stream is empty. */
+  genesis: { host: string; opener: string; layout?: TownLayout };
+  snapshots?: SnapshotStore;
+  /** Committed entries between snapshots. */
+  snapshotEvery?: number;
+  /** Lost races a command may suffer before it is refused `staleRoot`. */
+  maxAttempts?: number;
+}
+
+interface Waiter {
+  command: WorldCommand;
+  attempts: number;
+  resolve(d: Decided): void;
+  reject(e: Error): void;
+  outcome?: Outcome;
+}
+
+interface Batch {
+  entries: Entry[];
+  waiters: Waiter[];
+}
+
+const emptyBatch = (): Batch => ({ entries: [], waiters: [] });
+
+export class WorldService {
+  readonly world: string;
+  readonly stream: string;
+  /** The committed world; never changed while the speculative layer lies over it. */
+  private base: World = blankWorld();
+  /** Committed entries not yet folded into `base`. */
+  private acked: Entry[] = [];
+  private spec: World = layered(this.base);
+  private inflight: Batch | undefined;
+  private next: Batch = emptyBatch();
+  private recovering: Promise<void> | undefined;
+  private queued: Waiter[] = [];
+  private lastPosition: bigint | undefined;
+  private lastCid = '';
+  private snapshotHeight = 0;
+  private closed = false;
+  private closing = false;
+  private readonly snapshots: SnapshotStore;
+  private readonly snapshotEvery: number;
+  private readonly maxAttempts: number;
+  /** Listeners told of every committed batch (the `/live` channel and tests may use it). */
+  private readonly listeners = new Set<(entries: readonly Entry[], position: bigint) => void>();
+  /** Figures for the bench and the operator. */
+  readonly stats = { batches: 0, entries: 0, conflicts: 0, replayed: 0, snapshotLoaded: 0 };
+
+  constructor(private readonly o: WorldServiceOptions) {
+    this.world = o.world ?? 'town';
+    this.stream = worldStream(this.world);
+    this.snapshots = o.snapshots ?? noSnapshots;
+    this.snapshotEvery = o.snapshotEvery ?? 50_000;
+    this.maxAttempts = o.maxAttempts ?? 16;
+  }
+
+  /** Loads the snapshot (when it fits the journal), replays the rest, founds an empty world. */
+  async open(): Promise<void> {
+    const snap = this.snapshots.load(this.world);
+    if (snap && snap.world.height > 0) {
+      const at = await this.o.events.readStream(this.stream, { fromRevision: BigInt(snap.world.height - 1), maxCount: 1 });
+      const same = at[0] !== undefined && decodeWorldEntry(at[0]).cid === snap.lastCid;
+      if (same) {
+        this.base = snap.world;
+        this.lastCid = snap.lastCid;
+        this.snapshotHeight = snap.world.height;
+        this.stats.snapshotLoaded = snap.world.height;
+      }
+    }
+    await this.catchUp();
+    if (this.base.height === 0) await this.found();
+    if (this.base.height - this.snapshotHeight >= Math.min(this.snapshotEvery, 5_000)) this.snapshot();
+    this.spec = layered(this.base);
+  }
+
+  /** The committed world (read-only for callers: queries must not change it). */
+  get committed(): World {
+    this.rebase();
+    return this.base;
+  }
+
+  /** The world as decided so far, including entries still being made durable. */
+  get current(): World {
+    return this.spec;
+  }
+
+  get height(): number {
+    return this.base.height + this.acked.length;
+  }
+
+  get position(): bigint | undefined {
+    return this.lastPosition;
+  }
+
+  onCommit(listener: (entries: readonly Entry[], position: bigint) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Decides a command; resolves once what it depends on is durable. */
+  submit(command: WorldCommand): Promise<Decided> {
+    if (this.closed) return Promise.reject(new Error('the world service is closed'));
+    return new Promise<Decided>((resolve, reject) => {
+      const w: Waiter = { command, attempts: 0, resolve, reject };
+      if (this.recovering) this.queued.push(w);
+      else this.decideNow(w);
+    });
+  }
+
+  /** Waits for what is in flight, writes a snapshot, and refuses further commands. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closing = true;
+    while (this.inflight || this.recovering || this.next.entries.length || this.next.waiters.length) {
+      await (this.recovering ?? new Promise((r) => setTimeout(r, 5)));
+      this.kick();
+    }
+    this.closed = true;
+    this.rebase();
+    if (this.base.height > this.snapshotHeight) this.snapshot();
+  }
+
+  // ---- deciding -----------------------------------------------------------------------------
+
+  private decideNow(w: Waiter): void {
+    let outcome: Outcome;
+    try {
+      outcome = decide(this.spec, w.command, this.o.clock(), this.o.programs, this.o.options());
+    } catch (error) {
+      // A kernel bug must not take the pipeline down with it: this command alone fails.
+      w.reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    w.outcome = outcome;
+    if (outcome.kind === 'journal') {
+      for (const e of outcome.entries) evolve(this.spec, e);
+      this.next.entries.push(...outcome.entries);
+      if (w.command.kind === 'turn' && this.spec.pending.size > 0) this.deliverQueued();
+    }
+    this.next.waiters.push(w);
+    this.kick();
+  }
+
+  /** The host delivers queued sends after every turn; they ride in the same batch. */
+  private deliverQueued(): void {
+    let outcome: Outcome;
+    try {
+      outcome = decide(this.spec, { kind: 'deliver', max: limits.deliverPerCall }, this.o.clock(), this.o.programs, this.o.options());
+    } catch {
+      return; // a send that cannot be decided stays queued for `deliver`
+    }
+    if (outcome.kind !== 'journal') return;
+    for (const e of outcome.entries) evolve(this.spec, e);
+    this.next.entries.push(...outcome.entries);
+  }
+
+  // ---- appending ----------------------------------------------------------------------------
+
+  private kick(): void {
+    if (this.inflight || this.recovering) return;
+    const batch = this.next;
+    if (!batch.entries.length) {
+      // Nothing to write, and nothing in flight: everything these saw is durable.
+      if (!batch.waiters.length) return;
+      this.next = emptyBatch();
+      for (const w of batch.waiters) this.answer(w, this.lastPosition);
+      this.settleLayer();
+      return;
+    }
+    this.next = emptyBatch();
+    this.inflight = batch;
+    const first = batch.entries[0]!.height;
+    const expected = first === 0 ? ('noStream' as const) : BigInt(first - 1);
+    this.o.events.append(this.stream, batch.entries.map((e) => entryEvent(this.world, e)), expected).then(
+      (r) => this.committedBatch(batch, r.position),
+      (error: unknown) => this.failedBatch(batch, error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  private committedBatch(batch: Batch, position: bigint): void {
+    this.inflight = undefined;
+    this.lastPosition = position;
+    this.acked.push(...batch.entries);
+    this.lastCid = batch.entries[batch.entries.length - 1]!.cid;
+    this.stats.batches++;
+    this.stats.entries += batch.entries.length;
+    for (const w of batch.waiters) this.answer(w, position);
+    for (const l of this.listeners) l(batch.entries, position);
+    this.kick();
+    this.settleLayer();
+  }
+
+  private answer(w: Waiter, position: bigint | undefined): void {
+    w.resolve({ outcome: w.outcome!, position, height: this.height });
+  }
+
+  /**
+   * Folds committed entries into the base when nothing speculative lies over them (or the layer
+   * has grown long), so the layer stays short and lookups stay fast.
+   */
+  private settleLayer(): void {
+    const quiet = !this.inflight && !this.next.entries.length && !this.recovering;
+    if (quiet ? this.acked.length === 0 : this.acked.length < 4096) return;
+    this.rebase();
+  }
+
+  private rebase(): void {
+    if (this.acked.length === 0) return;
+    for (const e of this.acked) evolve(this.base, e);
+    this.acked = [];
+    const spec = layered(this.base);
+    for (const e of this.inflight?.entries ?? []) evolve(spec, e);
+    for (const e of this.next.entries) evolve(spec, e);
+    this.spec = spec;
+    if (this.base.height - this.snapshotHeight >= this.snapshotEvery) this.snapshot();
+  }
+
+  private failedBatch(batch: Batch, error: Error): void {
+    this.inflight = undefined;
+    const conflict = error instanceof WrongExpectedVersion || error.name === 'WrongExpectedVersion';
+    if (conflict) this.stats.conflicts++;
+    // Everything decided on the failed batch is void: decide it all again on the journal as it is.
+    const again = [...batch.waiters, ...this.next.waiters, ...this.queued];
+    this.next = emptyBatch();
+    this.queued = [];
+    this.recovering = this.recover(again, conflict, error);
+  }
+
+  private async recover(again: Waiter[], conflict: boolean, error: Error): Promise<void> {
+    for (;;) {
+      try {
+        for (const e of this.acked) evolve(this.base, e);
+        this.acked = [];
+        await this.catchUp();
+        break;
+      } catch (e) {
+        // The store is not answering: fail what waits rather than spin.
+        for (const w of again) w.reject(e instanceof Error ? e : new Error(String(e)));
+        again = [];
+        if (this.closing) {
+          for (const w of this.queued.splice(0)) w.reject(e instanceof Error ? e : new Error(String(e)));
+          this.recovering = undefined;
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    this.spec = layered(this.base);
+    const queued = this.queued;
+    this.queued = [];
+    this.recovering = undefined;
+    for (const w of [...again, ...queued]) {
+      w.attempts++;
+      if (w.attempts > (conflict ? this.maxAttempts : 2)) {
+        if (conflict) w.resolve({ outcome: this.stale(w.command), position: this.lastPosition, height: this.height });
+        else w.reject(error);
+        continue;
+      }
+      w.outcome = undefined;
+      this.decideNow(w);
+    }
+    // Sends whose delivery was dropped with a failed batch are delivered now.
+    if (this.spec.pending.size > 0 && !this.next.entries.some((e) => e.kind === 'delivery')) this.deliverQueued();
+    this.kick();
+  }
+
+  private stale(command: WorldCommand): Outcome {
+    const object = 'object' in command && typeof command.object === 'string' ? command.object : '';
+    const method = command.kind === 'turn' ? command.method : command.kind;
+    return {
+      kind: 'refused',
+      receipt: refusedBody({ class: 'staleRoot', reason: `the journal kept moving under this turn (${this.maxAttempts} tries); resend the same turn` }, { ticks: 0, heap: 0, bytes: 0 }, object, method),
+    };
+  }
+
+  // ---- loading ------------------------------------------------------------------------------
+
+  /** Reads the stream after the committed height into the base. */
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      const page = await this.o.events.readStream(this.stream, { fromRevision: BigInt(this.base.height), maxCount: 2048 });
+      for (const recorded of page) {
+        const entry = decodeWorldEntry(recorded);
+        evolve(this.base, entry);
+        this.lastCid = entry.cid;
+        if (this.lastPosition === undefined || recorded.position > this.lastPosition) this.lastPosition = recorded.position;
+        this.stats.replayed++;
+      }
+      if (page.length < 2048) return;
+    }
+  }
+
+  private async found(): Promise<void> {
+    const outcome = decide(this.base, { kind: 'genesis', name: this.world, ...this.o.genesis }, this.o.clock(), this.o.programs, this.o.options());
+    if (outcome.kind !== 'journal') throw new Error(`genesis of ${this.world} decided ${outcome.kind}`);
+    try {
+      await this.o.events.append(this.stream, outcome.entries.map((e) => entryEvent(this.world, e)), 'noStream');
+    } catch (error) {
+      // Another front founded it first: theirs is the world.
+      if (!(error instanceof WrongExpectedVersion)) throw error;
+    }
+    await this.catchUp();
+  }
+
+  private snapshot(): void {
+    if (this.acked.length) return;
+    try {
+      this.snapshots.save(this.world, { format: snapshotFormat, world: this.base, lastCid: this.lastCid });
+      this.snapshotHeight = this.base.height;
+    } catch {
+      // A snapshot is an optimisation; a full disk must not stop turns.
+    }
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * The koa app of the front, generated from the route table. Order of work on a request, outside
+ * in (each step only when the one before let it through):
+ *
+ *   request id → reply (envelope of any failure; serialise JSON; size guard) → in-flight limit
+ *   → method gate (501) → route match (404 / 405) → auth → rate limit → body (413, badJson)
+ *   → codecs (hostRequest) → handler (501 while a route is not built) → `_links`
+ *
+ * The reply step sits outside the in-flight limit so that `busy` itself is an envelope; the
+ * limit counts a request while it is being worked on, not while a stream (SSE) is being sent.
+ */
+import { randomBytes } from 'node:crypto';
+import { Stream } from 'node:stream';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type * as t from 'io-ts';
+import { limits } from '../contract/limits.js';
+import { buildCatalogue } from './catalogue.js';
+import { envelope, errorPage, xrpcError, XrpcFailure } from './envelope.js';
+import { examplesText, guideText } from './guide.js';
+import {
+  sessionCookie, TownError,
+  type Authenticator, type Caller, type Clock, type Handler, type Handlers, type TownConfig, type TownContext, type TownState,
+} from './handler.js';
+import { replyLinks, type Links } from './links.js';
+import { defaultLimiters, type Limiters } from './rate-limit.js';
+import { readBody } from './request-body.js';
+import { routesFor, type Route } from './routes.js';
+import { explain, shapeOf, shapeText } from './shape.js';
+
+export interface Logger {
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface AppOptions {
+  config: TownConfig;
+  handlers: Handlers;
+  authenticator: Authenticator;
+  clock: Clock;
+  logger?: Logger;
+  /** Shared with the identity room so `me.rateLimit` reads the front's own counters. */
+  limiters?: Limiters;
+  /** Requests worked on at once before `busy` (spec 8 `workers`). */
+  workers?: number;
+  /**
+   * Whether the town is open now. The operator can open or close a running town, so the
+   * open-only routes (arrive) are registered always and answer `unknownRoute` while it is closed,
+   * and the catalogue and guide follow. Default: `config.open`, fixed.
+   */
+  townOpen?: () => boolean | Promise<boolean>;
+}
+
+export type TownApp = Koa<TownState> & {
+  /** The routes this app answers (open-only ones only while the town is open). */
+  townRoutes: readonly Route[];
+  limiters: Limiters;
+};
+
+const stderrLogger: Logger = {
+  error: (message, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
+};
+
+/** Methods some route takes; any other method is 501 whatever the path (spec 7.1). */
+const takenMethods = new Set(['GET', 'HEAD', 'POST']);
+
+export function createApp(options: AppOptions): TownApp {
+  const { config, authenticator, clock } = options;
+  const logger = options.logger ?? stderrLogger;
+  const limiters = options.limiters ?? defaultLimiters(clock);
+  const workers = options.workers ?? limits.workers;
+  const townOpen = options.townOpen ?? (() => config.open);
+  const table = routesFor(true);
+  const routeOf = new WeakMap<object, Route>();
+
+  // The catalogue and the guide are made once per town mode and kept as text.
+  const made = new Map<string, string>();
+  const once = (key: string, make: () => string) => made.get(key) ?? (made.set(key, make()), made.get(key) as string);
+  const catalogue = (open: boolean, self: string) => once(`catalogue ${open} ${self}`, () => {
+    const listed = routesFor(open);
+    return JSON.stringify(buildCatalogue({ ...config, open }, listed, (r) => Boolean(handlers[r.base ?? r.name]), self), null, 2);
+  });
+  const examples = examplesText();
+  // The front's own routes, which a room may still replace by passing a handler of that name.
+  const handlers: Handlers = {
+    guide: async (ctx) => {
+      ctx.vary('Accept');
+      const open = await townOpen();
+      if (ctx.accepts('text/plain', 'application/json') === 'application/json') {
+        ctx.type = 'application/json';
+        ctx.body = catalogue(open, '/AGENTS.md');
+      } else {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = once(`guide ${open}`, () => guideText(open));
+      }
+    },
+    api: async (ctx) => {
+      ctx.type = 'application/json';
+      ctx.body = catalogue(await townOpen(), '/AGENTS.md/api');
+    },
+    examples: async (ctx) => {
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = examples;
+    },
+    health: async () => ({ status: 'ok' }),
+    ...options.handlers,
+  };
+
+  const app = new Koa<TownState>() as TownApp;
+  app.townRoutes = table;
+  app.limiters = limiters;
+  app.on('error', (err: unknown) => logger.error('reply failed after it started', { error: errorText(err) }));
+
+  // request id, and the address per-address limits count
+  const boot = randomBytes(3).toString('hex');
+  let served = 0;
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = `${boot}-${(++served).toString(36)}`;
+    ctx.state.address = ctx.ip;
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  });
+
+  // reply: every failure becomes its envelope; JSON is serialised here, once, and measured
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+      finishReply(ctx as TownContext);
+    } catch (err) {
+      fail(ctx as TownContext, err);
+    }
+  });
+
+  // in-flight limit
+  let inFlight = 0;
+  app.use(async (ctx, next) => {
+    if (inFlight >= workers) {
+      throw new TownError('busy', `every worker is taken (${workers} requests at once); try again shortly`, { headers: { 'Retry-After': '1' } });
+    }
+    inFlight++;
+    try {
+      await next();
+    } finally {
+      inFlight--;
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    if (!takenMethods.has(ctx.method)) {
+      throw new TownError('notImplemented', `no route takes the method ${ctx.method}; routes take GET, HEAD and POST`, { hintHref: '/AGENTS.md/api' });
+    }
+    await next();
+  });
+
+  const router = new Router<TownState>();
+  for (const r of table) {
+    const read = r.method === 'POST' ? readBody(r) : undefined;
+    const handler = handlers[r.base ?? r.name];
+    const stack = [
+      enter(r),
+      authenticate(r),
+      rateLimit(r),
+      async (ctx: TownContext, next: () => Promise<unknown>) => {
+        ctx.state.body = await input(ctx, r, read);
+        ctx.state.query = decodeQuery(ctx, r);
+        await next();
+      },
+      invoke(r, handler),
+    ];
+    if (r.method === 'GET') router.get(r.name, r.path, ...(stack as never[]));
+    else router.post(r.name, r.path, ...(stack as never[]));
+  }
+  app.use(router.routes());
+
+  // nothing matched: 405 when the path is a route's under another method, else 404
+  app.use(async (ctx) => {
+    const matched = router.match(ctx.path, ctx.method).path.filter((layer) => layer.methods.length > 0);
+    if (matched.length) {
+      const allow = [...new Set(matched.flatMap((layer) => layer.methods))].join(', ');
+      throw new TownError('methodNotAllowed', `${ctx.path} takes ${allow}, not ${ctx.method}`, { headers: { Allow: allow }, hintHref: '/AGENTS.md/api' });
+    }
+    throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path}; the catalogue lists every route`, { hintHref: '/AGENTS.md/api' });
+  });
+
+  function enter(r: Route) {
+    return async (ctx: TownContext, next: () => Promise<unknown>) => {
+      routeOf.set(ctx, r);
+      ctx.state.route = r.base ?? r.name;
+      if (r.openOnly && !(await townOpen())) {
+        throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path} on an invited town; accept an invitation instead`, { hintHref: '/AGENTS.md/api' });
+      }
+      const scratch = (ctx.params as Record<string, string> | undefined)?.name;
+      if (r.path.startsWith('/AGENTS.md/scratch/:name')) ctx.state.scratch = scratch;
+      await next();
+    };
+  }
+
+  function authenticate(r: Route) {
+    return async (ctx: TownContext, next: () => Promise<unknown>) => {
+      if (r.auth === 'bearer') {
+        const token = bearerToken(ctx);
+        if (token === undefined) {
+          throw new TownError('unauthenticated', 'this route needs the header `Authorization: Bearer <credential>`', { headers: { 'WWW-Authenticate': 'Bearer realm="town"' }, hintHref: '/AGENTS.md' });
+        }
+        const caller = await authenticator.bearer(token);
+        if (!caller) {
+          throw new TownError('unauthenticated', 'the credential is not one this town issued, or it was revoked', { headers: { 'WWW-Authenticate': 'Bearer realm="town", error="invalid_token"' }, hintHref: '/AGENTS.md' });
+        }
+        ctx.state.caller = caller;
+      } else if (r.auth === 'optional') {
+        // /xrpc also carries service JWTs the front cannot verify: an unverified bearer is left
+        // to the handler, never refused here.
+        const token = bearerToken(ctx);
+        if (token !== undefined) ctx.state.caller = await authenticator.bearer(token);
+      } else if (r.auth === 'cookie') {
+        const session = ctx.cookies.get(sessionCookie);
+        if (session) ctx.state.caller = await authenticator.session(session);
+        if (!ctx.state.caller && r.signedOut === 'enter') {
+          ctx.status = 303;
+          ctx.redirect(`/enter?next=${encodeURIComponent(ctx.originalUrl)}`);
+          ctx.status = 303;
+          return;
+        }
+      }
+      await next();
+    };
+  }
+
+  function rateLimit(r: Route) {
+    return async (ctx: TownContext, next: () => Promise<unknown>) => {
+      const caller: Caller | undefined = ctx.state.caller;
+      const budget = caller ? 'credential' : r.rate;
+      if (budget !== 'none') {
+        const d = limiters[budget].take(caller ? caller.credentialHash : ctx.state.address);
+        ctx.state.rateLimit = { limit: d.limit, windowSeconds: d.windowSeconds, remaining: d.remaining };
+        if (!d.ok) {
+          const whose = caller ? 'this credential' : 'this address';
+          throw new TownError('rateLimited', `over the rate limit: ${d.limit} calls in ${d.windowSeconds} s for ${whose}; retry after ${d.retryAfterSeconds} s`, { headers: { 'Retry-After': String(d.retryAfterSeconds) } });
+        }
+      }
+      await next();
+    };
+  }
+
+  function invoke(r: Route, handler: Handler | undefined) {
+    return async (ctx: TownContext) => {
+      if (!handler) {
+        throw new TownError('notImplemented', `route ${r.name} is not built yet`, { hintHref: '/AGENTS.md/api' });
+      }
+      const out = await handler(ctx);
+      if (out !== undefined) {
+        if (typeof out !== 'object' || out === null || Array.isArray(out)) {
+          throw new Error(`handler ${r.name} returned ${Array.isArray(out) ? 'a list' : typeof out}; handlers return objects`);
+        }
+        const { _links, ...rest } = out as { _links?: Links };
+        ctx.body = { ...rest, _links: replyLinks(ctx.originalUrl, _links) };
+      } else if (ctx.body == null && ctx.status === 404) {
+        ctx.status = 204;
+      }
+    };
+  }
+
+  function fail(ctx: TownContext, err: unknown) {
+    const route = routeOf.get(ctx);
+    let failure: TownError | XrpcFailure;
+    if (err instanceof TownError || err instanceof XrpcFailure) failure = err;
+    else {
+      logger.error('the front failed', { requestId: ctx.state.requestId, method: ctx.method, url: ctx.originalUrl, route: route?.name, error: errorText(err) });
+      failure = new TownError('internal', 'the front failed; nothing was decided', { fields: { requestId: ctx.state.requestId } });
+    }
+    if (ctx.headerSent || !ctx.writable) return;
+    for (const name of ctx.res.getHeaderNames()) if (name !== 'x-request-id') ctx.res.removeHeader(name);
+    if (failure instanceof TownError && route?.reply === 'html' && ctx.accepts('json', 'html') === 'html') {
+      const page = errorPage(failure);
+      ctx.set(page.headers);
+      ctx.status = page.status;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = page.html;
+      return;
+    }
+    const rendered = failure instanceof XrpcFailure || route?.reply === 'xrpc' ? xrpcError(failure, ctx.originalUrl) : envelope(failure, ctx.originalUrl);
+    ctx.set(rendered.headers);
+    ctx.status = rendered.status;
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(rendered.body);
+  }
+
+  return app;
+}
+
+/** The token of `Authorization: Bearer <token>`, or undefined for any other form. */
+function bearerToken(ctx: TownContext): string | undefined {
+  const header = ctx.get('Authorization');
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  return m ? m[1] : undefined;
+}
+
+async function input(ctx: TownContext, r: Route, read: ((ctx: TownContext) => Promise<Record<string, unknown> | undefined>) | undefined) {
+  const raw = read ? await read(ctx) : undefined;
+  if (!r.body) return raw;
+  if (raw === undefined) {
+    throw new TownError('badJson', `this route takes a JSON object body: ${shapeText(shapeOf(r.body))}`, { hintHref: '/AGENTS.md/api' });
+  }
+  return decode(r.body, raw, 'body');
+}
+
+function decodeQuery(ctx: TownContext, r: Route): Record<string, string | undefined> {
+  const q = ctx.query as Record<string, string | string[] | undefined>;
+  if (r.query) return decode(r.query, q, 'query') as Record<string, string | undefined>;
+  const flat: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(q)) flat[k] = Array.isArray(v) ? v[0] : v;
+  return flat;
+}
+
+function decode(codec: t.Type<any, any, unknown>, value: unknown, where: 'body' | 'query'): unknown {
+  const r = codec.decode(value);
+  if (r._tag === 'Right') return r.right;
+  const { cls, message } = explain(r.left, where, codec);
+  throw new TownError(cls, message, { hintHref: '/AGENTS.md/api' });
+}
+
+/** Serialise a JSON reply (once) and refuse one over the reply limit. Streams are not measured. */
+function finishReply(ctx: TownContext) {
+  const body: unknown = ctx.body;
+  if (body == null || body instanceof Stream) return;
+  let size: number;
+  if (typeof body === 'string') size = Buffer.byteLength(body);
+  else if (Buffer.isBuffer(body)) size = body.length;
+  else {
+    const text = JSON.stringify(body);
+    ctx.body = text;
+    size = Buffer.byteLength(text);
+  }
+  if (size > limits.replyBytes) {
+    throw new TownError('replyTooLarge', `the reply would be ${size} bytes, over the limit of ${limits.replyBytes}; ask for less (compact=1, a page)`);
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

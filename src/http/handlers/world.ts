@@ -1,0 +1,266 @@
+/**
+ * Handlers of the world and turn routes (spec 4.2): turns go to the world service (the write
+ * side); every read is served from the read models (src/queries), after waiting until they show
+ * the caller's own latest turn (read-your-writes, src/queries/fresh.ts).
+ *
+ * Scratch worlds (spec 4.3) reach these handlers too (ctx.state.scratch); they are not built
+ * yet and answer `notImplemented`.
+ */
+import type { Outcome, Receipt, TryReport } from '../../cards/kernel/decide.js';
+import type { KernelOptions } from '../../cards/kernel/options.js';
+import type { Programs } from '../../cards/kernel/programs.js';
+import { hourMs, hourOf } from '../../cards/kernel/world.js';
+import { limits } from '../../contract/limits.js';
+import { castTurn, type TurnRequest } from '../../commands/turn.js';
+import type { Decided, WorldService } from '../../commands/world-service.js';
+import { cardReply, objectReply } from '../../queries/card.js';
+import type { ReadYourWrites } from '../../queries/fresh.js';
+import { offersReply, waitForOffers } from '../../queries/offers.js';
+import { pendingReply } from '../../queries/pending.js';
+import { receiptByIntent, receiptBySlug } from '../../queries/receipt.js';
+import { sourceReply } from '../../queries/source.js';
+import { listWorld } from '../../queries/world.js';
+import { spellableId, type WorldReads } from '../../queries/world-reads.js';
+import { guestsCollection, type GuestDoc } from '../../projections/guests.js';
+import type { ReadStore } from '../../stores/read-store.js';
+import { TownError, type Caller, type Clock, type Handlers, type TownContext } from '../handler.js';
+import { links } from '../links.js';
+import { hrefOf } from '../routes.js';
+
+export interface WorldDeps {
+  service: WorldService;
+  reads: ReadStore;
+  programs: Programs;
+  clock: Clock;
+  fresh: ReadYourWrites;
+  /** The kernel options turns are decided with now (the open-town quota lives there). */
+  options: () => KernelOptions;
+}
+
+function callerOf(ctx: TownContext): Caller {
+  const caller = ctx.state.caller;
+  if (!caller) throw new TownError('unauthenticated', 'this route needs a credential');
+  return caller;
+}
+
+function noScratch(ctx: TownContext): void {
+  if (ctx.state.scratch !== undefined) {
+    throw new TownError('notImplemented', 'scratch worlds are not built yet; the same routes work on the town at /AGENTS.md/…', { hintHref: '/AGENTS.md/api' });
+  }
+}
+
+const param = (ctx: TownContext, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
+
+/** Where a refusal's hint kind (spec 7.2) points next. */
+function hintHref(kind: string | undefined, object: string | undefined, slug: string | undefined): string | undefined {
+  switch (kind) {
+    case 'receipt':
+      return slug ? hrefOf('receipt', { slug }) : undefined;
+    case 'source':
+      return object ? hrefOf('source', { object }) : undefined;
+    case 'self':
+      return object ? hrefOf('object', { object }) : undefined;
+    case 'world':
+      return hrefOf('world');
+    default:
+      return undefined;
+  }
+}
+
+const refusalFields = ['clause', 'reason', 'reading', 'hint', 'expected', 'original', 'root', 'next', 'object'] as const;
+
+/** The turn reply of spec 2.5 (and its compact and full forms). */
+export function turnReply(d: Decided, object: string, q: { compact?: string; full?: string }): Record<string, unknown> {
+  const o: Outcome = d.outcome;
+  if (o.kind === 'rejected') {
+    const { class: _c, message, ...fields } = o.error;
+    throw new TownError('hostRequest', message, { fields });
+  }
+  if (o.kind === 'try') return tryReply(o.report, object, d);
+  if (o.kind !== 'journal' && o.kind !== 'repeat' && o.kind !== 'refused') {
+    throw new Error(`a turn decided ${o.kind}`);
+  }
+  const r: Receipt = o.receipt;
+  const journaled = r.slug !== undefined;
+  const receipt = journaled ? { slug: r.slug, height: r.height } : { slug: null, height: d.height };
+  const own = links({
+    receipt: journaled ? hrefOf('receipt', { slug: r.slug! }) : undefined,
+    card: hrefOf('card', { object }),
+    hint: r.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, r.slug) : undefined,
+  });
+  if (q.compact === '1') {
+    return {
+      status: r.status,
+      ...(r.class !== undefined ? { class: r.class } : {}),
+      outcome: r.line,
+      offers: r.offers,
+      receipt,
+      _links: own,
+    };
+  }
+  const reply: Record<string, unknown> = {
+    status: r.status,
+    ...(r.class !== undefined ? { class: r.class } : {}),
+    line: r.line,
+    ...(r.revealed.length ? { revealed: r.revealed } : {}),
+    offers: r.offers,
+    receipt,
+  };
+  if (r.status === 'refused') {
+    for (const k of refusalFields) if (r[k] !== undefined) reply[k] = r[k];
+    if (!journaled) reply.journaled = false;
+  }
+  if (o.kind === 'repeat') reply.repeated = true;
+  if (q.full === '1') {
+    reply.receipt = { ...receipt, ...(r.cid !== undefined ? { cid: r.cid } : {}) };
+    reply.whole = { ...r };
+  }
+  reply._links = own;
+  return reply;
+}
+
+function tryReply(t: TryReport, object: string, d: Decided): Record<string, unknown> {
+  return {
+    status: t.status,
+    ...(t.class !== undefined ? { class: t.class } : {}),
+    try: true,
+    line: t.line,
+    ...(t.revealed.length ? { revealed: t.revealed } : {}),
+    offers: t.offers,
+    ...Object.fromEntries(refusalFields.filter((k) => t[k] !== undefined).map((k) => [k, t[k]])),
+    writes: t.writes,
+    made: t.made,
+    fires: t.fires,
+    opens: t.opens,
+    roots: t.roots,
+    ...(t.result !== undefined ? { result: t.result } : {}),
+    usage: t.usage,
+    receipt: { slug: null, height: d.height },
+    journaled: false,
+    _links: links({ card: hrefOf('card', { object }) }),
+  };
+}
+
+export function worldHandlers(deps: WorldDeps): Handlers {
+  const { service, fresh } = deps;
+  const r: WorldReads = { reads: deps.reads, programs: deps.programs, world: service.world, clock: deps.clock };
+
+  /** Read-your-writes: the projection a read uses shows the caller's own latest turn. */
+  const settled = (caller: Caller, projection: string) => fresh.settle(caller.principal, projection);
+
+  return {
+    async world(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const q = ctx.state.query;
+      await settled(caller, 'cards');
+      const page = await listWorld(r, caller.principal, { after: q.after, prefix: q.prefix });
+      return { ...page, _links: links({ next: page.next !== undefined ? hrefOf('world', {}, { after: page.next, prefix: q.prefix }) : undefined }) };
+    },
+
+    async object(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const id = spellableId(param(ctx, 'object'));
+      await settled(caller, 'cards');
+      const reply = await objectReply(r, id, caller.principal);
+      return { ...reply, _links: links({ card: hrefOf('card', { object: id }), source: hrefOf('source', { object: id }) }) };
+    },
+
+    async card(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const id = spellableId(param(ctx, 'object'));
+      await settled(caller, 'cards');
+      const reply = await cardReply(r, id, caller.principal);
+      return { ...reply, _links: links({ object: hrefOf('object', { object: id }), source: hrefOf('source', { object: id }) }) };
+    },
+
+    async source(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const id = spellableId(param(ctx, 'object'));
+      await settled(caller, 'cards');
+      const reply = await sourceReply(r, id, caller.principal, ctx.state.query.full === '1');
+      return { ...reply, _links: links({ object: hrefOf('object', { object: id }) }) };
+    },
+
+    async turn(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const object = spellableId(param(ctx, 'object'));
+      const method = param(ctx, 'method');
+      const decided = await castTurn(service, caller, object, method, ctx.state.body as TurnRequest);
+      fresh.note(caller.principal, decided.position);
+      return turnReply(decided, object, ctx.state.query);
+    },
+
+    async receipt(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      await settled(caller, 'receipts');
+      return receiptBySlug(r, param(ctx, 'slug'), caller.principal, ctx.state.query.full === '1');
+    },
+
+    async receiptByIntent(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      await settled(caller, 'receipts');
+      return receiptByIntent(r, ctx.state.query.intent!, caller.principal, ctx.state.query.full === '1');
+    },
+
+    async offers(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const q = ctx.state.query;
+      await settled(caller, 'offers');
+      const after = q.after !== undefined ? Number(q.after) : undefined;
+      const waitMs = Math.min(Number(q.wait ?? 0), limits.offersWaitSeconds) * 1000;
+      const found = await waitForOffers(r, caller.principal, after, waitMs, (ms) => fresh.waits.changed(ms));
+      const reply = offersReply(found, q.compact === '1', after);
+      return { ...reply, _links: links({ next: hrefOf('offers', {}, { after: String(reply.height), ...(q.compact ? { compact: q.compact } : {}) }) }) };
+    },
+
+    async pending(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      await settled(caller, 'pending');
+      return { ...(await pendingReply(r, caller.principal)), _links: links({ deliver: hrefOf('deliver') }) };
+    },
+
+    async deliver(ctx) {
+      noScratch(ctx);
+      const caller = callerOf(ctx);
+      const decided = await service.submit({ kind: 'deliver', max: limits.deliverPerCall });
+      fresh.note(caller.principal, decided.position);
+      const o = decided.outcome;
+      if (o.kind !== 'journal') return { status: 'nothing', delivered: 0, line: 'no sends wait', _links: links({ pending: hrefOf('pending') }) };
+      return {
+        status: 'delivered',
+        delivered: o.entries.length,
+        receipts: o.entries.map((e) => ({
+          slug: e.slug,
+          height: e.height,
+          status: e.receipt.status,
+          ...(e.receipt.class !== undefined ? { class: e.receipt.class } : {}),
+          line: e.receipt.line,
+          object: e.request?.object,
+          method: e.request?.method,
+        })),
+        _links: links({ pending: hrefOf('pending') }),
+      };
+    },
+  };
+}
+
+/** `me.turns` (spec 2.7): turns the guest may still start before the clock hour turns. */
+export function turnsLeft(deps: Pick<WorldDeps, 'reads' | 'clock' | 'fresh' | 'options'>) {
+  return async (principal: string) => {
+    const quota = deps.options().turnQuota ?? 0;
+    await deps.fresh.settle(principal, 'guests');
+    const doc = (await deps.reads.collection(guestsCollection).findOne({ _id: principal })) as GuestDoc | null;
+    const now = deps.clock();
+    const used = doc && doc.hour === hourOf(now) ? doc.count : 0;
+    return { remaining: Math.max(0, quota - used), next: new Date((hourOf(now) + 1) * hourMs).toISOString() };
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Per-key rate limits of spec section 8, read as "at most `limit` calls in any `windowSeconds`".
+ *
+ * A sliding window log: each key keeps the times of its last `limit` admitted calls in a ring.
+ * It is exact (no burst of 2×limit across a window edge, as fixed windows allow), `remaining` is
+ * a whole count that `me.rateLimit` can report as it is, and `Retry-After` is the moment the
+ * oldest call leaves the window. With limits of 16–32 the log costs at most 32 numbers a key.
+ * Refused calls are not logged, so a caller that keeps knocking is not locked out for longer.
+ * Memory is bounded: idle keys (whose newest call left the window) are swept as calls arrive,
+ * and beyond `maxKeys` the least recently used key is dropped.
+ */
+import { limits } from '../contract/limits.js';
+import type { Clock } from './handler.js';
+
+export interface RateBudget {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateStatus extends RateBudget {
+  remaining: number;
+}
+
+export interface RateDecision extends RateStatus {
+  ok: boolean;
+  /** Whole seconds until a call would be admitted (0 when ok). */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter extends RateBudget {
+  take(key: string): RateDecision;
+  peek(key: string): RateStatus;
+  /** Keys currently held (for tests and the memory bound). */
+  readonly size: number;
+}
+
+interface Log {
+  times: Float64Array; // ring of admitted call times, oldest at `head`
+  head: number;
+  count: number;
+}
+
+export function createLimiter(budget: RateBudget, clock: Clock, maxKeys = 100_000): RateLimiter {
+  const { limit, windowSeconds } = budget;
+  const windowMs = windowSeconds * 1000;
+  const logs = new Map<string, Log>();
+
+  const expire = (log: Log, now: number) => {
+    while (log.count > 0 && log.times[log.head] <= now - windowMs) {
+      log.head = (log.head + 1) % limit;
+      log.count--;
+    }
+  };
+
+  // Map order is least-recently-used first: each take re-inserts its key at the end. Looking at
+  // a couple of the oldest keys per call keeps idle keys from piling up at no per-call cost.
+  const sweep = (now: number) => {
+    let n = 0;
+    for (const [key, log] of logs) {
+      if (n++ >= 2) break;
+      expire(log, now);
+      if (log.count === 0) logs.delete(key);
+      else break;
+    }
+  };
+
+  return {
+    limit,
+    windowSeconds,
+    get size() {
+      return logs.size;
+    },
+    take(key) {
+      const now = clock();
+      sweep(now);
+      let log = logs.get(key);
+      if (log) logs.delete(key);
+      else log = { times: new Float64Array(limit), head: 0, count: 0 };
+      logs.set(key, log);
+      if (logs.size > maxKeys) logs.delete(logs.keys().next().value as string);
+      expire(log, now);
+      if (log.count < limit) {
+        log.times[(log.head + log.count) % limit] = now;
+        log.count++;
+        return { ok: true, limit, windowSeconds, remaining: limit - log.count, retryAfterSeconds: 0 };
+      }
+      const wait = log.times[log.head] + windowMs - now;
+      return { ok: false, limit, windowSeconds, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
+    },
+    peek(key) {
+      const log = logs.get(key);
+      if (!log) return { limit, windowSeconds, remaining: limit };
+      expire(log, clock());
+      return { limit, windowSeconds, remaining: limit - log.count };
+    },
+  };
+}
+
+/** One limiter per budget of spec 8; the front and the identity room share these instances. */
+export interface Limiters {
+  /** ratePerCredential: every call made with a verified credential (key: credential hash). */
+  credential: RateLimiter;
+  /** ratePerAddressOnChallengeAndVerify: accept, arrive, POST /enter (key: address). */
+  identity: RateLimiter;
+  /** ratePerAddressOnPagesWithoutLogin (key: address). */
+  page: RateLimiter;
+  /** ratePerAddressOnXrpcWithoutCredential (key: address). */
+  xrpc: RateLimiter;
+}
+
+export function createLimiters(clock: Clock, budgets: {
+  credential: readonly [number, number];
+  identity: readonly [number, number];
+  page: readonly [number, number];
+  xrpc: readonly [number, number];
+}): Limiters {
+  const make = ([limit, windowSeconds]: readonly [number, number]) => createLimiter({ limit, windowSeconds }, clock);
+  return { credential: make(budgets.credential), identity: make(budgets.identity), page: make(budgets.page), xrpc: make(budgets.xrpc) };
+}
+
+/** The budgets of spec 8 as the front applies them. */
+export function defaultLimiters(clock: Clock): Limiters {
+  return createLimiters(clock, {
+    credential: limits.ratePerCredential,
+    identity: limits.ratePerAddressOnChallengeAndVerify,
+    page: limits.ratePerAddressOnPagesWithoutLogin,
+    xrpc: limits.ratePerAddressOnXrpcWithoutCredential,
+  });
+}

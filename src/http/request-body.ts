@@ -1,0 +1,85 @@
+/**
+ * Reading a request body: koa-body with the route's size limit, then the two checks of spec 7.1
+ * koa-body does not make: the body is a JSON object (not a list, not a bare value), and it nests
+ * at most 256 containers deep. Failures are `bodyTooLarge` (413) and `badJson` (400); whether
+ * the object has the right fields is the codec's business (hostRequest), not this module's.
+ */
+import { koaBody } from 'koa-body';
+import { limits } from '../contract/limits.js';
+import { TownError, type TownContext } from './handler.js';
+import type { Route } from './routes.js';
+
+/**
+ * Whether `value` nests more than `max` containers (`{}` alone is depth 1). Iterative, so a body
+ * of a hundred thousand brackets costs a loop, not the stack.
+ */
+export function deeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop() as [object, number];
+    if (depth > max) return true;
+    for (const child of Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/** As type-is: a body is announced by Transfer-Encoding or a Content-Length (even 0). */
+const hasBody = (ctx: TownContext) => ctx.req.headers['transfer-encoding'] !== undefined || ctx.req.headers['content-length'] !== undefined;
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/**
+ * Reads the body of a POST into `ctx.request.body` (a JSON object, or undefined when none was
+ * sent). JSON routes read any body as JSON whatever its Content-Type claims (agents using
+ * `curl -d` send form types by accident); form routes also take urlencoded forms.
+ */
+export function readBody(route: Route) {
+  const parse = koaBody({
+    json: true,
+    jsonLimit: route.bodyLimit,
+    jsonStrict: false,
+    jsonTypes: ['application/json'],
+    urlencoded: Boolean(route.form),
+    formLimit: route.bodyLimit,
+    // Browser forms are flat: `f.key` and `a[b]` are field names, not paths into objects.
+    queryString: { allowDots: false, depth: 0, parseArrays: false },
+    text: false,
+    multipart: false,
+    parsedMethods: ['POST' as never],
+    patchKoa: true,
+    patchNode: false,
+  });
+  return async (ctx: TownContext): Promise<Record<string, unknown> | undefined> => {
+    if (!hasBody(ctx)) return undefined;
+    const form = route.form && ctx.is('urlencoded');
+    if (!form) ctx.req.headers['content-type'] = 'application/json';
+    try {
+      await parse(ctx as never, async () => {});
+    } catch (err) {
+      throw bodyFailure(err, route);
+    }
+    const value: unknown = (ctx.request as { body?: unknown }).body;
+    if (value === undefined || value === '') return undefined;
+    if (!isPlainObject(value)) throw new TownError('badJson', `the body must be a JSON object, not ${Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a text' : 'a bare value'}`);
+    if (deeperThan(value, limits.bodyDepth)) throw new TownError('badJson', `the body nests deeper than ${limits.bodyDepth} objects and lists`);
+    return value;
+  };
+}
+
+/** The class of a koa-body failure; anything unforeseen goes on as it is (500 internal). */
+function bodyFailure(err: unknown, route: Route): unknown {
+  const e = err as { status?: number; type?: string; message?: string };
+  if (e.status === 413 || e.type === 'entity.too.large') {
+    return new TownError('bodyTooLarge', `the body is over ${route.bodyLimit} bytes, the limit of this route`);
+  }
+  if (e.type === 'request.aborted' || e.type === 'request.size.invalid') {
+    return new TownError('badRequest', 'the body did not match its Content-Length');
+  }
+  if (e.status === 400 || e.status === 415 || err instanceof SyntaxError) {
+    return new TownError('badJson', `the body is not JSON: ${e.message ?? 'it does not parse'}`);
+  }
+  return err;
+}

@@ -1,0 +1,167 @@
+/**
+ * THE route table: every route of spec 4.1–4.6 declared once. The koa router (app.ts) and the
+ * catalogue (catalogue.ts) are both generated from it, so what the catalogue lists is exactly
+ * what the front answers. Rooms plug in by handler name (handler.ts); a route with no handler
+ * answers 501 and the catalogue marks it `built: false`.
+ */
+import type * as t from 'io-ts';
+import { acceptReasons, arriveReasons } from '../contract/errors.js';
+import { limits } from '../contract/limits.js';
+import * as b from './bodies.js';
+
+export type Auth = 'none' | 'bearer' | 'cookie' | 'optional';
+/**
+ * Which rate budget of spec 8 a call spends. `credential`: per credential [32,60] (any call made
+ * with a verified credential spends it). `identity`: unauthenticated identity calls, per address
+ * [16,60]. `page`: pages without login, per address [32,60]. `xrpc`: /xrpc without credential,
+ * per address [32,60]. `none`: documents every agent must be able to read (guide, catalogue,
+ * assets, health) are not limited.
+ */
+export type RateClass = 'credential' | 'identity' | 'page' | 'xrpc' | 'none';
+/** What a reply is; errors on `html` routes are pages, on `xrpc` routes AT Protocol errors. */
+export type Reply = 'json' | 'text' | 'html' | 'sse' | 'xrpc';
+
+export interface Route {
+  name: string;
+  method: 'GET' | 'POST';
+  /** koa-router syntax, e.g. `/AGENTS.md/world/:object`. */
+  path: string;
+  auth: Auth;
+  does: string;
+  reply: Reply;
+  body?: t.Type<any, any, unknown>;
+  query?: t.Type<any, any, unknown>;
+  /** Browser forms: the body may arrive urlencoded as well as JSON. */
+  form?: boolean;
+  reasons?: readonly string[];
+  /** Also runs under /AGENTS.md/scratch/{name}/ + the same tail (spec 4.3). */
+  scratch?: boolean;
+  bodyLimit: number;
+  rate: RateClass;
+  /** Exists on an open town only; an invited town answers unknownRoute. */
+  openOnly?: boolean;
+  /** Cookie routes: what happens without a session. `serve` as a guest; `enter`: 303 to /enter. */
+  signedOut?: 'serve' | 'enter';
+  /** Set on generated scratch variants: the table route whose handler they reach. */
+  base?: string;
+}
+
+type Decl = Omit<Route, 'bodyLimit' | 'rate' | 'reply'> & Partial<Pick<Route, 'bodyLimit' | 'rate' | 'reply'>>;
+
+const defaultRate: Record<Auth, RateClass> = { none: 'none', bearer: 'credential', cookie: 'page', optional: 'xrpc' };
+const defaultReply: Record<Auth, Reply> = { none: 'json', bearer: 'json', cookie: 'html', optional: 'xrpc' };
+
+function route(d: Decl): Route {
+  return { bodyLimit: limits.bodyBytes, rate: defaultRate[d.auth], reply: defaultReply[d.auth], ...d };
+}
+/** The unauthenticated arrival/identity calls: smaller bodies, per-address identity budget. */
+const identityCall = { auth: 'none', bodyLimit: limits.bodyBytesUnauthenticated, rate: 'identity' } as const;
+const page = { auth: 'cookie', signedOut: 'serve' } as const;
+
+export const routes: readonly Route[] = [
+  // 4.1 guide and entry
+  route({ name: 'guide', method: 'GET', path: '/AGENTS.md', auth: 'none', reply: 'text', does: 'this guide as prose (text/plain); with Accept: application/json, the catalogue' }),
+  route({ name: 'api', method: 'GET', path: '/AGENTS.md/api', auth: 'none', does: 'the catalogue: every route, error class, refusal class and limit' }),
+  route({ name: 'examples', method: 'GET', path: '/AGENTS.md/examples', auth: 'none', reply: 'text', does: 'worked sessions as real request/response pairs (text/plain)' }),
+  route({ name: 'accept', method: 'POST', path: '/AGENTS.md/accept', ...identityCall, body: b.AcceptBody, reasons: acceptReasons, does: 'accept an invitation code; answers a credential (shown once), principal, did and handle' }),
+  route({ name: 'arriveChallenge', method: 'GET', path: '/AGENTS.md/arrive', ...identityCall, openOnly: true, does: 'a proof-of-work challenge {challenge, bits, expires} for arriving without an invitation' }),
+  route({ name: 'arrive', method: 'POST', path: '/AGENTS.md/arrive', ...identityCall, openOnly: true, body: b.ArriveBody, reasons: arriveReasons, does: 'arrive with a solved challenge; answers a credential and sets the session cookie' }),
+
+  // 4.2 world and turns
+  route({ name: 'world', method: 'GET', path: '/AGENTS.md/world', auth: 'bearer', scratch: true, query: b.WorldQuery, does: `ids of the cards you may see, ${limits.idsPerPage} a page, each with its method names` }),
+  route({ name: 'object', method: 'GET', path: '/AGENTS.md/world/:object', auth: 'bearer', scratch: true, does: "a card's state and version, and `_actions`: a spell template per method" }),
+  route({ name: 'card', method: 'GET', path: '/AGENTS.md/world/:object/card', auth: 'bearer', scratch: true, does: `the card as you see it, with its newest ${limits.cardLinesOnCardReply} lines (spends no intent)` }),
+  route({ name: 'source', method: 'GET', path: '/AGENTS.md/world/:object/source', auth: 'bearer', scratch: true, query: b.FullQuery, does: "a card's law (each clause with its reading), source, pin, pinSlug and forms" }),
+  route({ name: 'turn', method: 'POST', path: '/AGENTS.md/world/:object/:method', auth: 'bearer', scratch: true, body: b.TurnBody, query: b.TurnQuery, does: 'cast a spell on a card as a turn named by your intent; answers the turn reply with its receipt (a refusal is a receipt too)' }),
+  route({ name: 'receipt', method: 'GET', path: '/AGENTS.md/receipt/:slug', auth: 'bearer', scratch: true, query: b.FullQuery, does: "a receipt by its spoken name: anyone's public part, or your whole entry" }),
+  route({ name: 'receiptByIntent', method: 'GET', path: '/AGENTS.md/receipt', auth: 'bearer', scratch: true, query: b.ReceiptByIntentQuery, does: 'the receipt of your own turn with that intent' }),
+  route({ name: 'offers', method: 'GET', path: '/AGENTS.md/offers', auth: 'bearer', scratch: true, query: b.OffersQuery, does: `cards made for you; \`wait\` holds up to ${limits.offersWaitSeconds} s for one` }),
+  route({ name: 'pending', method: 'GET', path: '/AGENTS.md/pending', auth: 'bearer', scratch: true, does: 'queued sends between cards' }),
+  route({ name: 'deliver', method: 'POST', path: '/AGENTS.md/deliver', auth: 'bearer', scratch: true, does: `run up to ${limits.deliverPerCall} queued sends` }),
+
+  // 4.3 scratch
+  route({ name: 'scratch', method: 'POST', path: '/AGENTS.md/scratch', auth: 'bearer', body: b.ScratchBody, does: `open a private scratch world, empty or forked (at most ${limits.scratchWorlds} open)` }),
+  route({ name: 'scratchObjects', method: 'POST', path: '/AGENTS.md/scratch/:name/objects', auth: 'bearer', body: b.ScratchObjectsBody, does: 'create a card in your scratch world, visible to nobody else' }),
+  route({ name: 'repl', method: 'POST', path: '/AGENTS.md/scratch/:name/repl', auth: 'bearer', body: b.ReplBody, does: 'run an entry of a module in your scratch world (an Activity runs as your turn there)' }),
+  route({ name: 'check', method: 'POST', path: '/AGENTS.md/scratch/:name/check', auth: 'bearer', body: b.CheckBody, query: b.FullQuery, does: "check modules against the world's library; a refusal names stage, line and span" }),
+  route({ name: 'cite', method: 'POST', path: '/AGENTS.md/scratch/:name/cite', auth: 'bearer', body: b.CiteBody, does: 'keep a scratch receipt in the town under your name' }),
+
+  // 4.4 identity and feed
+  route({ name: 'me', method: 'GET', path: '/AGENTS.md/me', auth: 'bearer', does: 'who you are, your scratch worlds, your rate limit and (open town) your turns left this hour' }),
+  route({ name: 'revoke', method: 'POST', path: '/AGENTS.md/revoke', auth: 'bearer', does: 'revoke this credential; it answers 401 from then on' }),
+  route({ name: 'feed', method: 'GET', path: '/AGENTS.md/feed', auth: 'bearer', query: b.FeedQuery, does: "the town's feed, newest activity first; `thread` for one thread, `before` for the next page" }),
+  route({ name: 'feedPost', method: 'POST', path: '/AGENTS.md/feed', auth: 'bearer', body: b.FeedPostBody, does: 'post to the feed; a top-level post is said to the town, which answers under it within seconds' }),
+
+  // 4.5 repository
+  route({ name: 'xrpc', method: 'GET', path: '/xrpc/:nsid', auth: 'optional', does: 'AT Protocol repository queries serving signed world entries' }),
+  route({ name: 'xrpcProcedure', method: 'POST', path: '/xrpc/:nsid', auth: 'optional', bodyLimit: limits.hostedWriteBodyBytes, does: 'AT Protocol procedures: hosted writes and service calls (act, try, plan)' }),
+  route({ name: 'didDocument', method: 'GET', path: '/.well-known/did.json', auth: 'none', does: "the repository's DID document" }),
+
+  // 4.6 pages for people
+  route({ name: 'home', method: 'GET', path: '/', ...page, does: 'HTML home' }),
+  route({ name: 'feedPage', method: 'GET', path: '/feed', ...page, does: "HTML feed: newest threads, the town's answers, and (signed in) a post box" }),
+  route({ name: 'feedPagePost', method: 'POST', path: '/feed', auth: 'cookie', signedOut: 'enter', form: true, body: b.FeedPageBody, does: 'post from the feed page; 303 back to /feed' }),
+  route({ name: 'enterPage', method: 'GET', path: '/enter', auth: 'none', reply: 'html', rate: 'page', does: 'guest door: an invitation code and a name, or a key you hold' }),
+  route({ name: 'enter', method: 'POST', path: '/enter', ...identityCall, reply: 'html', form: true, body: b.EnterBody, reasons: [...new Set([...acceptReasons, ...arriveReasons])], does: 'accept an invitation, sign in with a credential, or (open town) arrive with a solved challenge' }),
+  route({ name: 'leavePage', method: 'GET', path: '/leave', ...page, does: 'a page with one button: sign out' }),
+  route({ name: 'leave', method: 'POST', path: '/leave', ...page, form: true, does: 'forget the session cookie (the credential stays valid); 303 to /leave' }),
+  route({ name: 'cardPage', method: 'GET', path: '/o/:object', ...page, does: "HTML card page: paint, the exact card, wants, doors; law, source and receipts on demand (a `/` in the id is written %2F)" }),
+  route({ name: 'book', method: 'GET', path: '/o/:handle/book', ...page, query: b.PageQuery, does: "a resident's commonplace book" }),
+  route({ name: 'town', method: 'GET', path: '/town', ...page, query: b.TownQuery, does: 'every room and door you can see; `open` unfolds one' }),
+  route({ name: 'inspect', method: 'GET', path: '/inspect/:object', ...page, does: "a card's inspector: source, kind chain, spells as forms, law, rules, fields, receipts" }),
+  route({ name: 'kinds', method: 'GET', path: '/kinds', ...page, does: 'every kind you can see, each linking to its inspector' }),
+  route({ name: 'library', method: 'GET', path: '/library', ...page, does: "the library's pages" }),
+  route({ name: 'libraryPage', method: 'GET', path: '/library/:name', ...page, does: 'one library page verbatim' }),
+  route({ name: 'lib', method: 'GET', path: '/lib', ...page, does: 'every module the town holds that you may read' }),
+  route({ name: 'libModule', method: 'GET', path: '/lib/:name', ...page, query: b.LibQuery, does: 'one module; `cid` another text of it' }),
+  route({ name: 'history', method: 'GET', path: '/history', ...page, query: b.HistoryQuery, does: 'the chronicle, a day a page' }),
+  route({ name: 'map', method: 'GET', path: '/map', ...page, query: b.MapQuery, does: 'the door map' }),
+  route({ name: 'play', method: 'GET', path: '/play/:object', auth: 'cookie', signedOut: 'enter', query: b.PlayQuery, does: 'play a card: its paint, wants, doors and one reply box (signed in)' }),
+  route({ name: 'playPost', method: 'POST', path: '/play/:object', auth: 'cookie', signedOut: 'enter', form: true, body: b.PlayBody, does: "reply to a card (`text`) or do one of a view's acts (`do`, `f.<field>`); shows the receipt" }),
+  route({ name: 'style', method: 'GET', path: '/style/', auth: 'none', reply: 'html', rate: 'page', does: 'HTML style specimen' }),
+  route({ name: 'static', method: 'GET', path: '/static/:file', auth: 'none', reply: 'text', does: 'the stylesheet and the script that enhances pages' }),
+  route({ name: 'liveObject', method: 'GET', path: '/live/:object', ...page, reply: 'sse', query: b.LiveObjectQuery, does: `server-sent \`view\` events for a thing (held ${limits.liveStreamSeconds} s)` }),
+  route({ name: 'live', method: 'GET', path: '/live', ...page, reply: 'sse', query: b.LiveQuery, does: `server-sent \`moved\` events as the journal moves (held ${limits.liveStreamSeconds} s)` }),
+
+  // Not in the spec: our operators' probe.
+  route({ name: 'health', method: 'GET', path: '/health', auth: 'none', does: "the front's liveness probe (not in the spec)" }),
+];
+
+export const scratchPrefix = '/AGENTS.md/scratch/:name';
+
+/** The scratch variants of spec 4.3, generated: `scratch.world` reaches the `world` handler. */
+export const scratchRoutes: readonly Route[] = routes
+  .filter((r) => r.scratch)
+  .map((r) => ({ ...r, name: `scratch.${r.name}`, path: scratchPrefix + r.path.slice('/AGENTS.md'.length), scratch: undefined, base: r.name }));
+
+/** Every route the front answers on a town of this kind (an invited town has no arrive routes). */
+export function routesFor(open: boolean): Route[] {
+  return [...routes, ...scratchRoutes].filter((r) => open || !r.openOnly);
+}
+
+export function routeNamed(name: string): Route | undefined {
+  return routes.find((r) => r.name === name) ?? scratchRoutes.find((r) => r.name === name);
+}
+
+/** The catalogue form of a path: `/AGENTS.md/world/{object}`, plus required query fields. */
+export function hrefTemplate(r: Route): string {
+  const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+  const required = r.query && 'required' in r.query ? Object.keys((r.query as unknown as { required: object }).required) : [];
+  return required.length ? `${path}?${required.map((k) => `${k}={${k}}`).join('&')}` : path;
+}
+
+/**
+ * A concrete href for a route, for handlers' `_links`: hrefOf('card', {object: 'a/b'}) is
+ * `/AGENTS.md/world/a%2Fb/card` (a `/` inside an id travels as %2F).
+ */
+export function hrefOf(name: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
+  const r = routeNamed(name);
+  if (!r) throw new Error(`no route named ${name}`);
+  const path = r.path.replace(/:([A-Za-z_]+)/g, (_, k: string) => {
+    const v = params[k];
+    if (v === undefined) throw new Error(`route ${name} needs ${k}`);
+    return encodeURIComponent(v);
+  });
+  const q = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
+  return q.length ? `${path}?${new URLSearchParams(q).toString()}` : path;
+}

@@ -1,0 +1,429 @@
+/**
+ * Limits below koa (spec 7.1, 8): request line, header lines and count, HTTP version, malformed
+ * heads, and the time for a whole request to arrive. Node's parser cannot tell these apart (one
+ * `maxHeaderSize` covers line and headers together; it truncates header counts silently; it
+ * times requests from its own start, not from connecting), so a light scanner reads every
+ * connection's bytes just before Node's parser does, keeps track of where each request's head
+ * and body end, and answers a violation itself: the JSON envelope, then the connection closes.
+ *
+ * The scanner only measures and frames; Node's parser still parses. When Node's parser refuses
+ * something the scanner let through (a bad byte in a header value, say), the guard answers
+ * `badRequest` — once the scanner has seen the whole head, so that a more precise class the
+ * head earns (414, 431, 501, 505) wins.
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { ErrorClass } from '../contract/errors.js';
+import { limits } from '../contract/limits.js';
+import { rawEnvelope } from './envelope.js';
+
+export interface Verdict {
+  cls: ErrorClass;
+  message: string;
+}
+
+type State = 'line' | 'headers' | 'body' | 'chunkSize' | 'chunkData' | 'chunkEnd' | 'trailers' | 'lost';
+
+const tokenRe = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const targetRe = /^[\x21-\x7e]+$/;
+const badValueRe = /[\x00-\x08\x0a-\x1f\x7f]/;
+/** How much of a header line is kept to read its name and (for framing headers) value. */
+const capture = 1024;
+/** Methods Node's parser knows, less CONNECT (which Node hands to a tunnel, not a request). */
+const parsedMethods = new Set(http.METHODS.filter((m) => m !== 'CONNECT'));
+
+/**
+ * Incremental scanner of the HTTP/1.x requests on one connection. `feed` returns a verdict as
+ * soon as one is certain (a request line over the limit is refused at its 65538th byte, not at
+ * its end).
+ */
+export class RequestScanner {
+  state: State = 'line';
+  /** Requests that have wholly arrived. */
+  completed = 0;
+  /** Whether any byte of the next request has arrived. */
+  started = false;
+  /** The target of the request being read, once its line was (for the envelope's `self`). */
+  target?: string;
+  private parts: Buffer[] = [];
+  private kept = 0;
+  private lineLength = 0;
+  private lastByte = -1;
+  private remaining = 0;
+  private method = '';
+  private http11 = false;
+  private headers = 0;
+  private host = false;
+  private contentLength?: string;
+  private transferEncoding?: string;
+
+  /** The scanner is inside a request's head (line or header lines). */
+  get inHead(): boolean {
+    return (this.state === 'line' && this.started) || this.state === 'headers';
+  }
+
+  feed(buf: Buffer): Verdict | undefined {
+    let i = 0;
+    while (i < buf.length) {
+      if (this.state === 'lost') return undefined;
+      this.started = true;
+      if (this.state === 'body' || this.state === 'chunkData') {
+        const n = Math.min(this.remaining, buf.length - i);
+        i += n;
+        this.remaining -= n;
+        if (this.remaining === 0) {
+          if (this.state === 'body') this.endMessage();
+          else this.state = 'chunkEnd';
+        }
+        continue;
+      }
+      const lf = buf.indexOf(10, i);
+      const end = lf === -1 ? buf.length : lf;
+      const max = this.maxLine();
+      this.lineLength += end - i;
+      if (end > i) this.lastByte = buf[end - 1];
+      // A line may end with CR before its LF: one byte of grace until the LF shows which.
+      if (this.lineLength > max + 1) return this.tooLong();
+      const want = this.state === 'line' ? max + 1 : capture;
+      if (this.kept < want) {
+        const take = Math.min(end - i, want - this.kept);
+        this.parts.push(buf.subarray(i, i + take));
+        this.kept += take;
+      }
+      if (lf === -1) return undefined;
+      i = lf + 1;
+      const raw = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+      const length = this.lineLength;
+      const whole = this.kept === length;
+      const cr = this.lastByte === 13;
+      this.parts = [];
+      this.kept = 0;
+      this.lineLength = 0;
+      this.lastByte = -1;
+      if (length === 0 || !cr) return { cls: 'badRequest', message: 'lines of a request end with CRLF' };
+      if (length - 1 > max) return this.tooLong();
+      // A line longer than what is kept is read by its kept prefix (its name; see `capture`).
+      const v = this.line(raw.toString('latin1', 0, whole ? raw.length - 1 : raw.length), length - 1);
+      if (v) return v;
+    }
+    return undefined;
+  }
+
+  private maxLine(): number {
+    switch (this.state) {
+      case 'line': return limits.requestLineBytes;
+      case 'headers': case 'trailers': return limits.headerLineBytes;
+      case 'chunkSize': return 1024;
+      default: return 0;
+    }
+  }
+
+  private tooLong(): Verdict {
+    if (this.state === 'line') return { cls: 'uriTooLong', message: `the request line is over ${limits.requestLineBytes} bytes` };
+    if (this.state === 'headers' || this.state === 'trailers') return { cls: 'headersTooLarge', message: `a header line is over ${limits.headerLineBytes} bytes` };
+    this.state = 'lost';
+    return undefined as never;
+  }
+
+  private line(text: string, length: number): Verdict | undefined {
+    switch (this.state) {
+      case 'line': return this.requestLine(text);
+      case 'headers': return text === '' ? this.headEnd() : this.header(text, length);
+      case 'chunkSize': {
+        const m = /^([0-9A-Fa-f]{1,15})(;.*)?$/.exec(text);
+        // A framing fault inside a body is Node's to refuse; the scanner stops following.
+        if (!m) this.state = 'lost';
+        else {
+          this.remaining = parseInt(m[1], 16);
+          this.state = this.remaining === 0 ? 'trailers' : 'chunkData';
+        }
+        return undefined;
+      }
+      case 'chunkEnd':
+        this.state = text === '' ? 'chunkSize' : 'lost';
+        return undefined;
+      case 'trailers':
+        if (text === '') this.endMessage();
+        else if (++this.headers > limits.headers) return { cls: 'headersTooLarge', message: `more than ${limits.headers} headers` };
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private requestLine(text: string): Verdict | undefined {
+    if (text === '') return undefined; // RFC 9112 2.2: empty lines before a request are ignored
+    const parts = text.split(' ');
+    if (parts.length !== 3 || !tokenRe.test(parts[0]) || !targetRe.test(parts[1])) {
+      return { cls: 'badRequest', message: 'a request line is `METHOD target HTTP/1.1`' };
+    }
+    const version = /^HTTP\/([0-9])\.([0-9])$/.exec(parts[2]);
+    if (!version) {
+      if (/^HTTP\/[0-9.]+$/.test(parts[2])) return { cls: 'httpVersion', message: `${parts[2]} is not served; use HTTP/1.1 or HTTP/1.0` };
+      return { cls: 'badRequest', message: 'a request line is `METHOD target HTTP/1.1`' };
+    }
+    if (version[1] !== '1' || (version[2] !== '0' && version[2] !== '1')) {
+      return { cls: 'httpVersion', message: `${parts[2]} is not served; use HTTP/1.1 or HTTP/1.0` };
+    }
+    this.method = parts[0];
+    this.target = parts[1];
+    this.http11 = version[2] === '1';
+    this.state = 'headers';
+    this.headers = 0;
+    this.host = false;
+    this.contentLength = undefined;
+    this.transferEncoding = undefined;
+    return undefined;
+  }
+
+  private header(text: string, length: number): Verdict | undefined {
+    if (++this.headers > limits.headers) return { cls: 'headersTooLarge', message: `more than ${limits.headers} headers` };
+    const colon = text.indexOf(':');
+    if (colon <= 0 || !tokenRe.test(text.slice(0, colon))) {
+      return { cls: 'badRequest', message: 'a header line is `Name: value`, the name a token (no folded lines)' };
+    }
+    const value = text.slice(colon + 1);
+    if (badValueRe.test(value)) return { cls: 'badRequest', message: 'a header value holds a control character' };
+    const name = text.slice(0, colon).toLowerCase();
+    if (name === 'host') this.host = true;
+    else if (name === 'content-length' || name === 'transfer-encoding') {
+      if (length > capture) return { cls: 'badRequest', message: `the ${name} header is malformed` };
+      if (name === 'content-length') {
+        if (this.contentLength !== undefined) return { cls: 'badRequest', message: 'Content-Length is given twice' };
+        this.contentLength = value.trim();
+        if (!/^[0-9]+$/.test(this.contentLength)) return { cls: 'badRequest', message: 'Content-Length is not a number' };
+      } else {
+        this.transferEncoding = this.transferEncoding === undefined ? value.trim() : `${this.transferEncoding}, ${value.trim()}`;
+      }
+    }
+    return undefined;
+  }
+
+  private headEnd(): Verdict | undefined {
+    if (!parsedMethods.has(this.method)) {
+      return { cls: 'notImplemented', message: `no route takes the method ${this.method}; routes take GET, HEAD and POST` };
+    }
+    if (this.http11 && !this.host) return { cls: 'badRequest', message: 'an HTTP/1.1 request needs a Host header' };
+    if (this.transferEncoding !== undefined) {
+      if (this.contentLength !== undefined) return { cls: 'badRequest', message: 'Content-Length and Transfer-Encoding are both given' };
+      const codings = this.transferEncoding.toLowerCase().split(',').map((s) => s.trim());
+      if (codings[codings.length - 1] !== 'chunked') return { cls: 'badRequest', message: 'a request body is sent with Content-Length or chunked' };
+      this.state = 'chunkSize';
+      return undefined;
+    }
+    const length = this.contentLength === undefined ? 0 : Number(this.contentLength);
+    if (length === 0) this.endMessage();
+    else {
+      // Beyond any body limit the route refuses it anyway; the scanner just keeps counting.
+      this.remaining = Number.isSafeInteger(length) ? length : Infinity;
+      this.state = 'body';
+    }
+    return undefined;
+  }
+
+  private endMessage() {
+    this.completed++;
+    this.target = undefined;
+    this.started = false;
+    this.state = 'line';
+  }
+}
+
+export interface WireOptions {
+  /** Seconds for a whole request to arrive (spec 8 `requestSeconds`). */
+  requestSeconds: number;
+  /** After answering a violation, how long to keep draining the client's bytes before closing. */
+  lingerMs: number;
+}
+
+const parserClass = (code: string | undefined): ErrorClass => {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW': return 'headersTooLarge';
+    case 'HPE_INVALID_VERSION': return 'httpVersion';
+    case 'ERR_HTTP_REQUEST_TIMEOUT': return 'requestTimeout';
+    default: return 'badRequest';
+  }
+};
+
+/**
+ * The guard of one connection: feeds the scanner, runs the arrival clock, and answers on the
+ * wire. Requests before a refused one are still served (pipelining); the refusal is written once
+ * their replies are done, then the connection closes.
+ */
+export class ConnectionGuard {
+  readonly scanner = new RequestScanner();
+  private timer?: NodeJS.Timeout;
+  private emitted = 0;
+  private readonly open = new Set<http.ServerResponse>();
+  private failure?: { at: number; verdict: Verdict; self?: string };
+  private written = false;
+  private deferred?: Error & { code?: string };
+  closing = false;
+
+  constructor(
+    readonly socket: Socket,
+    private readonly options: WireOptions,
+  ) {
+    // The first request's clock runs from connecting (spec 7.1 requestTimeout).
+    this.startClock();
+  }
+
+  /** Bytes from the client, before Node's parser sees them. */
+  onData(chunk: Buffer) {
+    if (this.failure) return;
+    const before = this.scanner.completed;
+    const v = this.scanner.feed(chunk);
+    if (v) return this.fail(v, this.scanner.completed + 1, true);
+    if (this.deferred && !this.scanner.inHead) {
+      return this.fail({ cls: parserClass(this.deferred.code), message: parserMessage(this.deferred) }, this.emitted + 1, false);
+    }
+    // Each request has its own clock, from its first byte (the first, from connecting).
+    if (this.scanner.completed !== before) this.stopClock();
+    if (this.scanner.started || this.scanner.state !== 'line') this.startClock();
+  }
+
+  /** Node's parser refused the bytes (the server's `clientError`). */
+  onParserError(err: Error & { code?: string }) {
+    if (this.failure) return;
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !this.socket.writable) {
+      this.socket.destroy();
+      return;
+    }
+    if (this.scanner.inHead && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+      this.deferred = err;
+      return;
+    }
+    this.fail({ cls: parserClass(err.code), message: parserMessage(err) }, this.emitted + 1, false);
+  }
+
+  /** A request Node parsed: false when it comes at or after a refused one (never served). */
+  admit(res: http.ServerResponse): boolean {
+    const index = ++this.emitted;
+    if (this.failure && index >= this.failure.at) return false;
+    if (this.closing) res.shouldKeepAlive = false;
+    this.open.add(res);
+    const done = () => {
+      if (!this.open.delete(res)) return;
+      this.flush();
+      if (this.closing && this.open.size === 0) this.socket.end();
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    return true;
+  }
+
+  /** Node took the connection as a tunnel (CONNECT): answer the scanner's refusal, or 501. */
+  refuseTunnel() {
+    if (!this.failure) this.fail({ cls: 'notImplemented', message: 'no route takes the method CONNECT' }, this.emitted + 1, false);
+    else this.flush();
+  }
+
+  /** The server is closing: replies still to come say so, and the connection ends after them. */
+  closeAfterReplies() {
+    this.closing = true;
+    for (const res of this.open) if (!res.headersSent) res.shouldKeepAlive = false;
+    if (this.open.size === 0) this.socket.destroy();
+  }
+
+  get busy(): boolean {
+    return this.open.size > 0;
+  }
+
+  dispose() {
+    this.stopClock();
+  }
+
+  private startClock() {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.fail({ cls: 'requestTimeout', message: `the request did not all arrive within ${this.options.requestSeconds} s` }, this.scanner.completed + 1, false);
+    }, this.options.requestSeconds * 1000);
+  }
+
+  private stopClock() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Answer `v` for request number `at`. `wait`: the requests before it are whole and get their
+   * replies first. Otherwise (a timeout, a parser fault) nothing more will arrive in order, so
+   * replies not yet begun are abandoned; if one is already being sent the connection just ends.
+   */
+  private fail(v: Verdict, at: number, wait: boolean) {
+    this.failure = { at, verdict: v, self: this.scanner.target };
+    this.stopClock();
+    // Node's parser has this chunk still to read (it listens after us); detach it afterwards so
+    // it parses nothing more, and keep reading so the client's remaining bytes do not turn the
+    // close into a reset that could swallow the answer.
+    queueMicrotask(() => {
+      for (const l of this.socket.listeners('data')) if (l !== this.listener) this.socket.removeListener('data', l as (...a: unknown[]) => void);
+      this.socket.resume();
+    });
+    if (wait) {
+      setImmediate(() => this.flush());
+      return;
+    }
+    for (const res of this.open) {
+      if (res.headersSent) {
+        this.socket.destroy();
+        return;
+      }
+    }
+    this.open.clear();
+    this.flush();
+  }
+
+  private flush() {
+    if (!this.failure || this.written || this.open.size > 0 || this.socket.destroyed) return;
+    this.written = true;
+    const { verdict, self } = this.failure;
+    this.socket.end(rawEnvelope(verdict.cls, verdict.message, self, new Date()));
+    setTimeout(() => this.socket.destroy(), this.options.lingerMs).unref();
+  }
+
+  /** The data listener that feeds this guard (kept so the guard can tell it from Node's). */
+  listener?: (chunk: Buffer) => void;
+}
+
+function parserMessage(err: Error & { code?: string }): string {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW': return `the request head is over the limits (${limits.requestLineBytes}-byte line, ${limits.headers} headers of ${limits.headerLineBytes} bytes)`;
+    case 'HPE_INVALID_VERSION': return 'the HTTP version is not served; use HTTP/1.1 or HTTP/1.0';
+    case 'ERR_HTTP_REQUEST_TIMEOUT': return 'the request did not all arrive in time';
+    case 'HPE_INVALID_CONTENT_LENGTH': case 'HPE_UNEXPECTED_CONTENT_LENGTH': return 'Content-Length is not a number, or is given with Transfer-Encoding';
+    default: return 'the request is malformed';
+  }
+}
+
+/** Puts a guard on every connection of `server` and returns them (for a graceful close). */
+export function guardServer(server: http.Server, options: WireOptions): { guards: Set<ConnectionGuard>; guardOf(socket: Socket): ConnectionGuard | undefined } {
+  const guards = new Set<ConnectionGuard>();
+  const bySocket = new WeakMap<Socket, ConnectionGuard>();
+  server.on('connection', (socket: Socket) => {
+    const guard = new ConnectionGuard(socket, options);
+    guard.listener = (chunk: Buffer) => guard.onData(chunk);
+    bySocket.set(socket, guard);
+    guards.add(guard);
+    // Node's own data listener is already attached; ours goes in front of it. (Listening for
+    // 'data' also moves Node's parser off its native fast path onto this JS one.)
+    socket.prependListener('data', guard.listener);
+    socket.on('close', () => {
+      guard.dispose();
+      guards.delete(guard);
+    });
+  });
+  // A CONNECT is refused by the scanner (501); Node hands such a socket over as a tunnel and
+  // would drop it unanswered, so take it and let the guard write its answer.
+  server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+    const guard = bySocket.get(socket);
+    if (guard) guard.refuseTunnel();
+    else socket.destroy();
+  });
+  server.on('clientError', (err: Error, socket: Socket) => {
+    const guard = bySocket.get(socket);
+    if (guard) guard.onParserError(err);
+    else socket.destroy();
+  });
+  return { guards, guardOf: (socket) => bySocket.get(socket) };
+}

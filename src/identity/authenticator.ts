@@ -1,0 +1,41 @@
+/**
+ * The Authenticator the HTTP machinery calls (src/http/handler.ts). It reads the credential and
+ * session streams on every call, so a revoke made through any front is seen by every front at
+ * once: there is no cache to go stale.
+ */
+import { activeCredential } from '../commands/credential.js';
+import { sessionCredential } from '../commands/session.js';
+import { streams } from '../events/identity.js';
+import type { Authenticator, Caller, Clock, TownConfig } from '../http/handler.js';
+import type { EventStore } from '../stores/event-store.js';
+import { credentialKind, sessionKind } from './kinds.js';
+import { identityOf } from './names.js';
+import { credentialPrefix, secretHash } from './secrets.js';
+import { fold } from './streams.js';
+
+export class StoreAuthenticator implements Authenticator {
+  constructor(
+    private readonly store: EventStore,
+    private readonly config: Pick<TownConfig, 'host'>,
+    private readonly clock: Clock,
+  ) {}
+
+  async bearer(credential: string): Promise<Caller | undefined> {
+    const hash = secretHash(credential, credentialPrefix);
+    return hash === undefined ? undefined : this.caller(hash, 'bearer');
+  }
+
+  async session(sessionId: string): Promise<Caller | undefined> {
+    const hash = secretHash(sessionId);
+    if (hash === undefined) return undefined;
+    const { state } = await fold(this.store, streams.session(hash), sessionKind);
+    const credentialHash = sessionCredential(state, this.clock());
+    return credentialHash === undefined ? undefined : this.caller(credentialHash, 'cookie');
+  }
+
+  private async caller(credentialHash: string, via: Caller['via']): Promise<Caller | undefined> {
+    const active = activeCredential((await fold(this.store, streams.credential(credentialHash), credentialKind)).state);
+    if (active === undefined) return undefined;
+    return { ...identityOf(this.config.host, active.name), credentialHash, via };
+  }
+}

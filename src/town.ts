@@ -1,0 +1,177 @@
+/**
+ * The composition root: opens the stores, builds every room's handlers and the HTTP app.
+ * `npm start` (src/main.ts), the tests and the benches all assemble a town through here, so
+ * what they exercise is what runs.
+ *
+ * The world: the world service keeps the town's World current and appends turns to
+ * `world-town` (the write side); the projectors fold the journal into the read models every
+ * read is served from (the read side), in this process by default or as workers
+ * (`npm run projector -- <name>`) when TOWN_PROJECTORS=workers or MONGO_URL is set.
+ */
+import type { Handlers, TownConfig, Clock } from './http/handler.js';
+import { createApp, type TownApp, type Logger } from './http/app.js';
+import { defaultLimiters, type Limiters } from './http/rate-limit.js';
+import { identityHandlers } from './http/handlers/identity.js';
+import { turnsLeft, worldHandlers } from './http/handlers/world.js';
+import { StoreAuthenticator } from './identity/authenticator.js';
+import { applyStartupMode, ensureFirstInvitation } from './identity/town.js';
+import { openEventStore } from './stores/open-event-store.js';
+import { openReadStore } from './stores/open-read-store.js';
+import type { EventStore } from './stores/event-store.js';
+import type { ReadStore } from './stores/read-store.js';
+import { loadSecret, type Settings } from './config.js';
+import { libraryPrograms } from './cards/kernel/library.js';
+import type { Programs } from './cards/kernel/programs.js';
+import { defaultOptions, type KernelOptions } from './cards/kernel/options.js';
+import type { TownLayout } from './cards/kernel/genesis.js';
+import { WorldService } from './commands/world-service.js';
+import { fileSnapshots, noSnapshots } from './commands/world-snapshot.js';
+import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js';
+import { allProjections } from './projections/index.js';
+import { Projector } from './projections/projector.js';
+import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
+import { TOWN_WORLD } from './events/world.js';
+
+/** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
+export const defaultTurnQuota = 240;
+
+export interface Town {
+  app: TownApp;
+  config: TownConfig;
+  events: EventStore;
+  reads: ReadStore;
+  world: WorldService;
+  /** The in-process projectors (none when they run as workers). */
+  projectors: Projector[];
+  fresh: ReadYourWrites;
+  programs: Programs;
+  /** The first open invitation, present only when this start founded the town. */
+  firstInvitation?: string;
+  /** Milliseconds from openTown's start until the town could serve. */
+  startMs: number;
+  close(): Promise<void>;
+}
+
+export interface TownOptions {
+  settings: Settings;
+  clock?: Clock;
+  /** Origin to put in links and principals when the port is only known after listening. */
+  origin?: string;
+  logger?: Logger;
+  /** Difficulty of arrival proofs (the spec's 18 unless a test needs many proofs fast). */
+  arrivalBits?: number;
+  /** The front's rate limiters (tests and benches that are not about rate limits lift them). */
+  limiters?: Limiters;
+  /** Open-town turns per guest per clock hour. */
+  turnQuota?: number;
+  /** The programs the kernel runs (the sealed library by default; tests add kinds). */
+  programs?: Programs;
+  /** Genesis layout of a fresh town (the genesis town by default). */
+  layout?: TownLayout;
+  /** The town's opener (moderation powers); the host itself by default. */
+  opener?: string;
+  /** Keep world snapshots under the data directory (default true with the embedded store). */
+  snapshots?: boolean;
+  /** How long a read waits for its projection to show the caller's own turn. */
+  readYourWritesMs?: number;
+}
+
+export async function openTown(options: TownOptions): Promise<Town> {
+  const started = performance.now();
+  const { settings } = options;
+  const clock = options.clock ?? Date.now;
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  let reads: ReadStore | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+    const origin = options.origin ?? settings.origin ?? `http://localhost:${settings.port}`;
+    const url = new URL(origin);
+    let open = await applyStartupMode(events, clock, settings.open);
+    const config: TownConfig = {
+      host: url.host,
+      origin: url.origin,
+      open,
+      secret: loadSecret(settings.dataDir),
+      secure: url.protocol === 'https:',
+    };
+    const firstInvitation = await ensureFirstInvitation(events, clock);
+    const limiters = options.limiters ?? defaultLimiters(clock);
+
+    const programs = options.programs ?? libraryPrograms();
+    const quota = options.turnQuota ?? defaultTurnQuota;
+    // The quota follows the town's mode as the arrivals reactor sees TownModeSet events.
+    const kernelOptions = (): KernelOptions => (open ? { ...defaultOptions, turnQuota: quota } : defaultOptions);
+    const world = new WorldService({
+      events,
+      programs,
+      clock,
+      options: kernelOptions,
+      world: TOWN_WORLD,
+      genesis: { host: config.host, opener: options.opener ?? 'town', ...(options.layout ? { layout: options.layout } : {}) },
+      snapshots: (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots,
+    });
+    await world.open();
+    closers.push(() => world.close());
+
+    const projectors: Projector[] = [];
+    if (settings.inProcessProjectors) {
+      const projector = new Projector(events, reads, Object.values(allProjections(programs)), { batch: 1000 });
+      await projector.start();
+      projectors.push(projector);
+      closers.push(() => projector.stop());
+    }
+    const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(reads), options.readYourWritesMs ?? 2000);
+
+    const arrivals: ArrivalReactor = await startArrivals({
+      events,
+      reads,
+      service: world,
+      host: config.host,
+      onMode: (now) => {
+        open = now;
+      },
+    });
+    closers.push(() => arrivals.close());
+
+    const deps = { service: world, reads, programs, clock, fresh, options: kernelOptions };
+    const handlers: Handlers = {
+      ...identityHandlers({ store: events, config, clock, limiters, arrivalBits: options.arrivalBits, turns: turnsLeft(deps) }),
+      ...worldHandlers(deps),
+    };
+    const app = createApp({
+      config,
+      handlers,
+      authenticator: new StoreAuthenticator(events, config, clock),
+      clock,
+      limiters,
+      logger: options.logger,
+    });
+    const readStore = reads;
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      config,
+      events,
+      reads: readStore,
+      world,
+      projectors,
+      fresh,
+      programs,
+      firstInvitation,
+      startMs: performance.now() - started,
+      close: () =>
+        (closing ??= (async () => {
+          // Newest first: the reactor and the projectors stop before the world and the stores.
+          for (const close of closers.reverse()) await close().catch(() => {});
+          await readStore.close();
+          await events.close();
+        })()),
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    await reads?.close().catch(() => {});
+    await events.close();
+    throw error;
+  }
+}

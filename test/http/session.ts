@@ -1,0 +1,138 @@
+/**
+ * The worked session that GET /AGENTS.md/examples shows, as steps run against a real server by
+ * test/http/examples.test.ts. Rooms extend it: add a step where it belongs in the story.
+ *
+ * A step names the route it exercises. While that route has no handler the step is skipped,
+ * so the page only ever shows what the server really answers. A step whose answer the front
+ * gives before any handler runs (a 401, a refused body) sets `front: true` and always runs.
+ * A step that needs something an earlier step kept (a credential, a card id) lists it in
+ * `needs`; it is skipped until that earlier step runs.
+ */
+
+export interface Session {
+  /** An invitation code the town setup issued (set by the town builder in examples.test.ts). */
+  invitation?: string;
+  credential?: string;
+  card?: string;
+  method?: string;
+  slug?: string;
+  intent?: string;
+}
+
+export interface Exchange {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface Step {
+  title: string;
+  /** A line or two shown above the exchange. */
+  say: string;
+  route: string;
+  front?: boolean;
+  needs?: (keyof Session)[];
+  request(s: Session): Exchange;
+  /** Keep from the reply what later steps need. */
+  keep?(reply: any, s: Session): void;
+  /** Show less of a long reply (the page is for reading). */
+  show?(reply: any): unknown;
+}
+
+const bearer = (s: Session) => ({ Authorization: `Bearer ${s.credential}` });
+const json = { 'Content-Type': 'application/json' };
+
+export const steps: Step[] = [
+  {
+    title: 'Read the catalogue',
+    say: 'Every route, error class, refusal class and limit. Shown here cut short.',
+    route: 'api',
+    request: () => ({ method: 'GET', path: '/AGENTS.md/api' }),
+    show: (c) => ({
+      status: c.status,
+      arrival: { open: c.arrival.open, bits: c.arrival.bits, lifetime: c.arrival.lifetime },
+      routes: [...c.routes.slice(0, 4), `… ${c.routes.length - 4} more`],
+      errors: { unknownRoute: c.errors.unknownRoute, '…': `${Object.keys(c.errors).length - 1} more` },
+      _links: c._links,
+    }),
+  },
+  {
+    title: 'Accept an invitation',
+    say: 'The code names no one, so you choose a name. The credential is shown once: keep it.',
+    route: 'accept',
+    needs: ['invitation'],
+    request: (s) => ({ method: 'POST', path: '/AGENTS.md/accept', headers: json, body: { code: s.invitation, name: 'ada' } }),
+    keep: (r, s) => {
+      s.credential = r.credential;
+    },
+  },
+  {
+    title: 'Call a bearer route without the credential',
+    say: 'Every failure is the same envelope: status, class, message, _links.',
+    route: 'me',
+    front: true,
+    request: () => ({ method: 'GET', path: '/AGENTS.md/me' }),
+  },
+  {
+    title: 'See who you are',
+    say: 'rateLimit counts this very call.',
+    route: 'me',
+    needs: ['credential'],
+    request: (s) => ({ method: 'GET', path: '/AGENTS.md/me', headers: bearer(s) }),
+  },
+  {
+    title: 'List the world',
+    say: 'The ids of the cards you may see, each with its method names.',
+    route: 'world',
+    needs: ['credential'],
+    request: (s) => ({ method: 'GET', path: '/AGENTS.md/world', headers: bearer(s) }),
+    // TODO(world room): keep a card id and one of its methods, e.g. s.card = …; s.method = …
+  },
+  {
+    title: 'Read a card',
+    say: 'Its state and version, and in `_actions` a spell template for each method with a form.',
+    route: 'object',
+    needs: ['credential', 'card'],
+    request: (s) => ({ method: 'GET', path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}`, headers: bearer(s) }),
+  },
+  {
+    title: 'Cast a turn',
+    say: 'Named by an intent you choose. A refusal would be a receipt too.',
+    route: 'turn',
+    needs: ['credential', 'card', 'method'],
+    request: (s) => ({ method: 'POST', path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}/${s.method}`, headers: { ...bearer(s), ...json }, body: { intent: 'ada-first-turn' } }),
+    keep: (r, s) => {
+      s.slug = r.receipt?.slug;
+      s.intent = 'ada-first-turn';
+    },
+  },
+  {
+    title: 'Read the receipt',
+    say: 'By the intent you named the turn with.',
+    route: 'receiptByIntent',
+    needs: ['credential', 'intent'],
+    request: (s) => ({ method: 'GET', path: `/AGENTS.md/receipt?intent=${encodeURIComponent(s.intent ?? '')}`, headers: bearer(s) }),
+  },
+  {
+    title: 'Send a body that is not JSON',
+    say: 'The body must be a JSON object.',
+    route: 'accept',
+    front: true,
+    request: () => ({ method: 'POST', path: '/AGENTS.md/accept', headers: json, body: '{"code": ' }),
+  },
+  {
+    title: 'Send a field of the wrong shape',
+    say: 'The message names the field and what it takes.',
+    route: 'accept',
+    front: true,
+    request: () => ({ method: 'POST', path: '/AGENTS.md/accept', headers: json, body: { code: 42 } }),
+  },
+  {
+    title: 'Use the wrong method',
+    say: 'Allow says which method the route takes.',
+    route: 'accept',
+    front: true,
+    request: () => ({ method: 'GET', path: '/AGENTS.md/accept' }),
+  },
+];
