@@ -1,0 +1,108 @@
+/**
+ * evolve(world, entry) -> world: applies one journal entry. Deterministic, runs no card code;
+ * replaying a journal from its first entry reproduces the world. It updates the world's Maps in
+ * place (replacing values, never editing them) and returns the same world.
+ */
+import type { Card, Entry, Write } from './entry.js';
+import { hourOf, intentKey, linesKept, offersKept, type World } from './world.js';
+
+export class JournalGap extends Error {
+  constructor(readonly expected: number, readonly got: number) {
+    super(`entry at height ${got} does not follow height ${expected - 1}`);
+  }
+}
+
+export function evolve(world: World, entry: Entry): World {
+  if (entry.height !== world.height) throw new JournalGap(world.height, entry.height);
+  if (entry.world) {
+    world.name = entry.world.name;
+    world.host = entry.world.host;
+    world.opener = entry.world.opener;
+    world.entrance = entry.world.entrance;
+  }
+  for (const pkg of entry.packages ?? []) world.packages.set(pkg.pin, pkg);
+  for (const k of entry.kinds ?? []) world.kinds.set(k.name, k.pin);
+  for (const card of entry.made ?? []) world.cards.set(card.id, card);
+  for (const write of entry.writes ?? []) {
+    const card = world.cards.get(write.id);
+    if (card) world.cards.set(write.id, applyWrite(card, write));
+  }
+  for (const offer of entry.offers ?? []) {
+    const old = world.offers.get(offer.principal) ?? [];
+    const next = [...old, { ...offer, height: entry.height }];
+    world.offers.set(offer.principal, next.length > offersKept ? next.slice(-offersKept) : next);
+  }
+  if (entry.consumed !== undefined) {
+    const send = world.pending.get(entry.consumed);
+    world.pending.delete(entry.consumed);
+    if (send) {
+      const run = world.runs.get(send.run);
+      if (run) world.runs.set(send.run, { ...run, waiting: run.waiting - 1 });
+    }
+  }
+  if (entry.spent) {
+    const run = world.runs.get(entry.spent.run);
+    if (run) world.runs.set(entry.spent.run, { ...run, work: entry.spent.work, storage: entry.spent.storage });
+  }
+  for (const send of entry.sends ?? []) {
+    world.pending.set(send.id, send);
+    const run = world.runs.get(send.run) ?? { work: 0, storage: 0, waiting: 0 };
+    world.runs.set(send.run, { ...run, waiting: run.waiting + 1 });
+  }
+  if (entry.spent) {
+    const run = world.runs.get(entry.spent.run);
+    if (run && run.waiting <= 0) world.runs.delete(entry.spent.run);
+  }
+  if (entry.quiet) world.quiet.set(entry.quiet.principal, entry.quiet);
+  for (const a of entry.avatars ?? []) world.avatars.set(a.principal, a.object);
+  if (entry.intent) world.intents.set(intentKey(entry.principal, entry.intent.intent), { fingerprint: entry.intent.fingerprint, cid: entry.cid });
+  if (entry.kind === 'turn') countTurn(world, entry.principal, entry.clock);
+  if (entry.kind !== 'delivery' && entry.kind !== 'genesis' && entry.kind !== 'fork') world.seen.set(entry.principal, entry.clock);
+
+  world.receipts.set(entry.cid, {
+    cid: entry.cid,
+    slug: entry.slug,
+    height: entry.height,
+    clock: entry.clock,
+    principal: entry.principal,
+    object: entry.receipt.object ?? entry.request?.object ?? '',
+    method: entry.receipt.method ?? entry.request?.method ?? '',
+    ...(entry.intent ? { intent: entry.intent.intent } : {}),
+    receipt: entry.receipt,
+  });
+  const sharing = world.slugs.get(entry.slug);
+  world.slugs.set(entry.slug, sharing ? [...sharing, entry.cid] : [entry.cid]);
+
+  world.height = entry.height + 1;
+  world.clock = entry.clock;
+  return world;
+}
+
+function countTurn(world: World, principal: string, clock: number): void {
+  const hour = hourOf(clock);
+  const old = world.turns.get(principal);
+  world.turns.set(principal, { hour, count: old && old.hour === hour ? old.count + 1 : 1 });
+}
+
+export function applyWrite(card: Card, write: Write): Card {
+  const next: Card = { ...card, version: write.version };
+  if (write.state !== undefined) next.state = write.state;
+  if (write.kind !== undefined) next.kind = write.kind;
+  if (write.pin !== undefined) next.pin = write.pin;
+  if (write.pinSlug !== undefined) next.pinSlug = write.pinSlug;
+  if (write.owner !== undefined) next.owner = write.owner;
+  if (write.visibility !== undefined) next.visibility = write.visibility;
+  if (write.lent !== undefined) next.lent = write.lent;
+  if (write.place !== undefined) next.place = write.place;
+  if (write.say !== undefined && write.say.length) {
+    const lines = [...card.lines, ...write.say];
+    next.lines = lines.length > linesKept ? lines.slice(-linesKept) : lines;
+  }
+  return next;
+}
+
+/** Replays entries over a blank (or given) world. */
+export function replay(entries: Iterable<Entry>, world: World): World {
+  for (const entry of entries) evolve(world, entry);
+  return world;
+}

@@ -1,0 +1,172 @@
+/**
+ * The first entry of a world: the genesis town (the sealed library plus a small town of rooms
+ * joined by doors), an empty world with the library (a scratch world), or a fork of another
+ * world carrying what the forker may view.
+ */
+import type { Entry, EntryBody, Package } from './entry.js';
+import type { KernelOptions } from './options.js';
+import type { PackageSource, Programs } from './programs.js';
+import { contentId } from './content-id.js';
+import { applySeed, isRefusal } from './seed.js';
+import { nameOf, pinSlugOf, Refused, Turn } from './turn.js';
+import { blankWorld, canSee, TOWN, type World } from './world.js';
+
+export interface LayoutCard {
+  id: string;
+  kind: string;
+  /** The room it lies in ('' for a room). */
+  place: string;
+  /** Plain JSON over the kind's initial state; fields the state lacks are left out. */
+  seed?: Record<string, unknown>;
+}
+
+export interface TownLayout {
+  entrance: string;
+  cards: LayoutCard[];
+}
+
+const room = (id: string, name: string, description: string, doors: string[], things: string[] = []): LayoutCard => ({
+  id,
+  kind: 'room',
+  place: '',
+  seed: { name, description, doors, things },
+});
+const door = (from: string, to: string, toName: string): LayoutCard => ({
+  id: `door-${from}-${to}`,
+  kind: 'door',
+  place: from,
+  seed: { name: `the door to ${toName}`, from, to },
+});
+
+/** The genesis town: a square with a notice board and a lamp, and three rooms off it. */
+export const genesisTown: TownLayout = {
+  entrance: 'square',
+  cards: [
+    { id: 'town', kind: 'town', place: '', seed: { name: 'the town' } },
+    room('square', 'the town square', 'A paved square with a notice board by the well and a lamp on a post. Doors lead to the library, the workshop and the post office.', ['door-square-library', 'door-square-workshop', 'door-square-post-office'], ['notice-board', 'lamp']),
+    room('library', 'the library', 'Shelves of the sealed library: every kind of card, each with a page and an example spell.', ['door-library-square']),
+    room('workshop', 'the workshop', 'Benches and tools: make things here, and check your modules before you give a card new code.', ['door-workshop-square']),
+    room('post-office', 'the post office', 'Pigeonholes and a counter: sends between cards wait here until they are delivered.', ['door-post-office-square']),
+    door('square', 'library', 'the library'),
+    door('library', 'square', 'the town square'),
+    door('square', 'workshop', 'the workshop'),
+    door('workshop', 'square', 'the town square'),
+    door('square', 'post-office', 'the post office'),
+    door('post-office', 'square', 'the town square'),
+    { id: 'notice-board', kind: 'board', place: 'square', seed: { title: 'the notice board' } },
+    { id: 'lamp', kind: 'lamp', place: 'square' },
+  ],
+};
+
+function seal(body: EntryBody): Entry {
+  return { ...body, ...contentId(body) };
+}
+
+const zero = () => ({ ticks: 0, heap: 0, bytes: 0 });
+
+/** Every kind of the library, pinned: the packages and the kind → pin table a world starts with. */
+export function libraryPackages(programs: Programs): { packages: Package[]; kinds: { name: string; pin: string }[] } {
+  const packages: Package[] = [];
+  const kinds: { name: string; pin: string }[] = [];
+  const seen = new Set<string>();
+  for (const name of programs.kindNames()) {
+    const src = programs.kind(name)!;
+    const r = programs.load(src);
+    if (!r.ok) throw new Error(`the sealed library's ${name} does not compile: ${r.diagnostics[0]?.message}`);
+    const pin = r.program.cid;
+    kinds.push({ name, pin });
+    if (seen.has(pin)) continue;
+    seen.add(pin);
+    packages.push({ pin, pinSlug: pinSlugOf(pin), kind: src.kind, modules: src.modules, ...(src.law !== undefined ? { law: src.law } : {}) });
+  }
+  return { packages, kinds };
+}
+
+/**
+ * Keeps the seed fields the kind's initial state has and can take, so a layout (or an avatar's
+ * name) fits the library as it is; a field it cannot take is left at its initial value.
+ */
+export function fitSeed(programs: Programs, src: PackageSource, seed: Record<string, unknown> | undefined, options: KernelOptions, clock: number): Record<string, unknown> | undefined {
+  if (!seed) return undefined;
+  const r = programs.load(src);
+  if (!r.ok) return undefined;
+  const program = r.program;
+  const init = program.initial(options.budget, { caller: TOWN, owner: TOWN, self: '', now: clock });
+  if (!init.ok || init.state.tag !== 'record') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const f of init.state.fields) {
+    if (!Object.prototype.hasOwnProperty.call(seed, f.name)) continue;
+    const one = applySeed(init.state, { [f.name]: seed[f.name] }, program.stateType);
+    if (isRefusal(one) || program.checkState(one) !== undefined) continue;
+    out[f.name] = seed[f.name];
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+export function genesisEntry(programs: Programs, cmd: { name: string; host: string; opener: string; layout?: TownLayout }, clock: number, options: KernelOptions): Entry {
+  const layout = cmd.layout ?? genesisTown;
+  const { packages, kinds } = libraryPackages(programs);
+  const world: World = blankWorld();
+  for (const p of packages) world.packages.set(p.pin, p);
+  for (const k of kinds) world.kinds.set(k.name, k.pin);
+  const turn = new Turn({ world, programs, options, clock, height: 0, principal: TOWN, caller: TOWN, depth: 0, run: 0 });
+  for (const c of layout.cards) {
+    const src = programs.kind(c.kind);
+    if (!src) throw new Error(`genesis: the library has no kind ${c.kind} (for ${c.id})`);
+    try {
+      turn.make(src, { id: c.id, maker: TOWN, owner: TOWN, place: c.place, seed: fitSeed(programs, src, c.seed, options, clock), offer: false });
+    } catch (e) {
+      if (e instanceof Refused) throw new Error(`genesis: ${c.id} (${c.kind}) was refused: ${e.refusal.class} ${e.refusal.reason ?? ''}`);
+      throw e;
+    }
+  }
+  const effects = turn.finish();
+  return seal({
+    height: 0,
+    clock,
+    kind: 'genesis',
+    principal: TOWN,
+    world: { name: cmd.name, host: cmd.host, opener: cmd.opener, entrance: layout.entrance },
+    packages,
+    kinds,
+    made: effects.made,
+    receipt: { status: 'done', line: `${cmd.name} was founded: ${effects.made.length} cards, ${kinds.length} kinds`, revealed: [], offers: [], usage: { ...turn.usage }, object: cmd.name, method: 'genesis' },
+  });
+}
+
+export function emptyEntry(programs: Programs, cmd: { name: string; host: string; opener: string }, clock: number): Entry {
+  const { packages, kinds } = libraryPackages(programs);
+  return seal({
+    height: 0,
+    clock,
+    kind: 'genesis',
+    principal: cmd.opener,
+    world: { name: cmd.name, host: cmd.host, opener: cmd.opener, entrance: '' },
+    packages,
+    kinds,
+    receipt: { status: 'done', line: `${nameOf(cmd.opener)} opened ${cmd.name}, empty but for the library`, revealed: [], offers: [], usage: zero(), object: cmd.name, method: 'empty' },
+  });
+}
+
+/** A fork of `source` as it stands, carrying only the cards `forker` may view (and their code). */
+export function forkEntry(source: World, forker: string, name: string, clock: number): Entry {
+  const cards = [...source.cards.values()].filter((c) => canSee(c, forker)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const kinds = [...source.kinds].map(([k, pin]) => ({ name: k, pin })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const pins = new Set<string>([...kinds.map((k) => k.pin), ...cards.map((c) => c.pin)]);
+  const packages = [...pins].sort().map((p) => source.packages.get(p)).filter((p): p is Package => p !== undefined);
+  const carried = new Set(cards.map((c) => c.id));
+  const avatars = [...source.avatars].filter(([, id]) => carried.has(id)).map(([principal, object]) => ({ principal, object })).sort((a, b) => (a.principal < b.principal ? -1 : 1));
+  return seal({
+    height: 0,
+    clock,
+    kind: 'fork',
+    principal: forker,
+    world: { name, host: source.host, opener: forker, entrance: carried.has(source.entrance) ? source.entrance : '' },
+    from: { world: source.name, height: source.height },
+    packages,
+    kinds,
+    made: cards,
+    ...(avatars.length ? { avatars } : {}),
+    receipt: { status: 'done', line: `${nameOf(forker)} forked ${source.name} at height ${source.height}: ${cards.length} cards`, revealed: [], offers: [], usage: zero(), object: name, method: 'fork' },
+  });
+}

@@ -1,0 +1,327 @@
+/**
+ * Built-in functions: always in scope, polymorphic where a card needs them to be (lists of
+ * anything), each typed by its own rule and metered by the work it does.
+ */
+import type { Rt } from './meter.js';
+import { textLength } from './boundary.js';
+import { BOOL, ERR, NAT, TEXT, compat, listOf, show, type Ty } from './types.js';
+import { Halt, display, eq, lt, norm, type Value } from './values.js';
+
+export interface Builtin {
+  name: string;
+  arity: number;
+  /** How a guest calls it, for hints. */
+  sig: string;
+  doc: string;
+  /** The result type, or a complaint about argument `i`. */
+  type(args: Ty[]): Ty | { arg: number; message: string };
+  run(args: Value[], rt: Rt, tys: Ty[]): Value;
+}
+
+const want = (arg: number, message: string): { arg: number; message: string } => ({ arg, message });
+const isList = (t: Ty): t is { k: 'list'; of: Ty } => t.k === 'list';
+const err = (t: Ty): boolean => t.k === 'err';
+
+function textArg(rt: Rt, s: string): void {
+  rt.tick(1 + (s.length >> 4));
+}
+function newText(rt: Rt, s: string): string {
+  rt.alloc(8 + s.length);
+  return s;
+}
+function newList(rt: Rt, xs: Value[]): Value[] {
+  rt.alloc(16 + 8 * xs.length);
+  return xs;
+}
+function evaluation(reason: string): never {
+  throw new Halt({ class: 'evaluation', reason });
+}
+
+function listOrText(name: string, i: number, t: Ty): Ty | { arg: number; message: string } {
+  if (err(t) || isList(t) || t.k === 'text') return t.k === 'text' ? TEXT : t;
+  return want(i, `${name} takes a list or a text, not ${show(t)}`);
+}
+
+function elementOf(name: string, lt0: Ty, x: Ty): Ty | { arg: number; message: string } {
+  if (err(lt0)) return ERR;
+  if (!isList(lt0)) return want(0, `${name} takes a list first, not ${show(lt0)}`);
+  if (!compat(lt0.of, x) && !compat(x, lt0.of)) return want(1, `the list holds ${show(lt0.of)}, but this is ${show(x)}`);
+  return lt0;
+}
+
+const builtinList: Builtin[] = [
+  {
+    name: 'length',
+    arity: 1,
+    sig: 'length(list or text) -> Natural',
+    doc: 'how many items a list holds, or characters a text has',
+    type: ([t]) => {
+      const r = listOrText('length', 0, t!);
+      return 'arg' in r ? r : NAT;
+    },
+    run: ([x]) => (typeof x === 'string' ? textLength(x) : (x as Value[]).length),
+  },
+  {
+    name: 'append',
+    arity: 2,
+    sig: 'append(list, item) -> list',
+    doc: 'a new list with the item added at the end',
+    type: ([l, x]) => elementOf('append', l!, x!),
+    run: ([l, x], rt) => {
+      const xs = l as Value[];
+      rt.tick(1 + (xs.length >> 3));
+      const out = newList(rt, xs.slice());
+      out.push(x!);
+      return out;
+    },
+  },
+  {
+    name: 'contains',
+    arity: 2,
+    sig: 'contains(list, item) or contains(text, part) -> Boolean',
+    doc: 'whether the list holds the item, or the text holds the part',
+    type: ([l, x]) => {
+      if (l!.k === 'text') return x!.k === 'text' || err(x!) ? BOOL : want(1, `contains on a text looks for a text, not ${show(x!)}`);
+      const r = elementOf('contains', l!, x!);
+      return 'arg' in r ? r : BOOL;
+    },
+    run: ([l, x], rt) => {
+      if (typeof l === 'string') {
+        textArg(rt, l);
+        return l.includes(x as string);
+      }
+      const c = rt.count;
+      c.n = 0;
+      let found = false;
+      for (const y of l as Value[]) {
+        if (eq(y, x!, c)) {
+          found = true;
+          break;
+        }
+      }
+      rt.tick(c.n);
+      return found;
+    },
+  },
+  {
+    name: 'remove',
+    arity: 2,
+    sig: 'remove(list, item) -> list',
+    doc: 'a new list without the first such item; refuses absentItem when it is not there',
+    type: ([l, x]) => elementOf('remove', l!, x!),
+    run: ([l, x], rt, tys) => {
+      const xs = l as Value[];
+      const c = rt.count;
+      c.n = 0;
+      const i = xs.findIndex((y) => eq(y, x!, c));
+      rt.tick(c.n);
+      if (i < 0) throw new Halt({ class: 'absentItem', reason: `${display(x!, (tys[0] as { of: Ty }).of, true)} is not in the list` });
+      return newList(rt, [...xs.slice(0, i), ...xs.slice(i + 1)]);
+    },
+  },
+  {
+    name: 'without',
+    arity: 2,
+    sig: 'without(list, item) -> list',
+    doc: 'a new list with every such item left out (no refusal when there is none)',
+    type: ([l, x]) => elementOf('without', l!, x!),
+    run: ([l, x], rt) => {
+      const c = rt.count;
+      c.n = 0;
+      const out = (l as Value[]).filter((y) => !eq(y, x!, c));
+      rt.tick(c.n);
+      return newList(rt, out);
+    },
+  },
+  {
+    name: 'first',
+    arity: 1,
+    sig: 'first(list) -> item',
+    doc: 'the first item; an empty list cannot answer',
+    type: ([l]) => (err(l!) ? ERR : isList(l!) ? l.of : want(0, `first takes a list, not ${show(l!)}`)),
+    run: ([l]) => {
+      const xs = l as Value[];
+      if (!xs.length) evaluation('first of an empty list');
+      return xs[0]!;
+    },
+  },
+  {
+    name: 'last',
+    arity: 1,
+    sig: 'last(list) -> item',
+    doc: 'the last item; an empty list cannot answer',
+    type: ([l]) => (err(l!) ? ERR : isList(l!) ? l.of : want(0, `last takes a list, not ${show(l!)}`)),
+    run: ([l]) => {
+      const xs = l as Value[];
+      if (!xs.length) evaluation('last of an empty list');
+      return xs[xs.length - 1]!;
+    },
+  },
+  {
+    name: 'rest',
+    arity: 1,
+    sig: 'rest(list) -> list',
+    doc: 'the list without its first item (empty stays empty)',
+    type: ([l]) => (err(l!) || isList(l!) ? l! : want(0, `rest takes a list, not ${show(l!)}`)),
+    run: ([l], rt) => newList(rt, (l as Value[]).slice(1)),
+  },
+  {
+    name: 'slice',
+    arity: 3,
+    sig: 'slice(list or text, from, to) -> the same kind',
+    doc: 'the items (or characters) from position `from` up to but not including `to`',
+    type: ([l, a, b]) => {
+      const r = listOrText('slice', 0, l!);
+      if ('arg' in r) return r;
+      if (!compat(NAT, a!)) return want(1, `slice positions are naturals, not ${show(a!)}`);
+      if (!compat(NAT, b!)) return want(2, `slice positions are naturals, not ${show(b!)}`);
+      return r;
+    },
+    run: ([l, a, b], rt) => {
+      const from = typeof a === 'number' ? a : Number.MAX_SAFE_INTEGER;
+      const to = typeof b === 'number' ? b : Number.MAX_SAFE_INTEGER;
+      if (typeof l === 'string') {
+        const cps = Array.from(l);
+        rt.tick(1 + (cps.length >> 4));
+        return newText(rt, cps.slice(from, Math.max(from, to)).join(''));
+      }
+      return newList(rt, (l as Value[]).slice(from, Math.max(from, to)));
+    },
+  },
+  {
+    name: 'reverse',
+    arity: 1,
+    sig: 'reverse(list) -> list',
+    doc: 'the list back to front',
+    type: ([l]) => (err(l!) || isList(l!) ? l! : want(0, `reverse takes a list, not ${show(l!)}`)),
+    run: ([l], rt) => {
+      rt.tick(1 + ((l as Value[]).length >> 3));
+      return newList(rt, (l as Value[]).slice().reverse());
+    },
+  },
+  {
+    name: 'sort',
+    arity: 1,
+    sig: 'sort(list of naturals or texts) -> list',
+    doc: 'the list in ascending order (texts by character code)',
+    type: ([l]) => {
+      if (err(l!)) return ERR;
+      if (isList(l!) && (l.of.k === 'nat' || l.of.k === 'text' || err(l.of))) return l;
+      return want(0, `sort takes a list of naturals or texts, not ${show(l!)}`);
+    },
+    run: ([l], rt) => {
+      const xs = (l as Value[]).slice();
+      rt.tick(1 + xs.length * Math.ceil(Math.log2(xs.length + 1)));
+      xs.sort((a, b) => (lt(a, b) ? -1 : lt(b, a) ? 1 : 0));
+      return newList(rt, xs);
+    },
+  },
+  {
+    name: 'text',
+    arity: 1,
+    sig: 'text(value) -> Text',
+    doc: 'the value as it reads inside text',
+    type: () => TEXT,
+    run: ([x], rt, tys) => newText(rt, display(x!, tys[0]!)),
+  },
+  {
+    name: 'words',
+    arity: 1,
+    sig: 'words(text) -> List Text',
+    doc: 'the words of a text, split at spaces and line breaks',
+    type: ([t]) => (t!.k === 'text' || err(t!) ? listOf(TEXT) : want(0, `words takes a text, not ${show(t!)}`)),
+    run: ([t], rt) => {
+      textArg(rt, t as string);
+      const ws = (t as string).split(/\s+/).filter((w) => w.length > 0);
+      rt.alloc((t as string).length);
+      return newList(rt, ws);
+    },
+  },
+  {
+    name: 'join',
+    arity: 2,
+    sig: 'join(list of texts, separator) -> Text',
+    doc: 'the texts one after another, with the separator between',
+    type: ([l, s]) => {
+      if (!err(l!) && !(isList(l!) && (l.of.k === 'text' || err(l.of)))) return want(0, `join takes a list of texts, not ${show(l!)}`);
+      if (s!.k !== 'text' && !err(s!)) return want(1, `the separator is a text, not ${show(s!)}`);
+      return TEXT;
+    },
+    run: ([l, s], rt) => {
+      const out = (l as string[]).join(s as string);
+      rt.tick(1 + (out.length >> 4));
+      return newText(rt, out);
+    },
+  },
+  ...(['lower', 'upper', 'trim'] as const).map(
+    (name): Builtin => ({
+      name,
+      arity: 1,
+      sig: `${name}(text) -> Text`,
+      doc: name === 'trim' ? 'the text without spaces at either end' : `the text in ${name} case`,
+      type: ([t]) => (t!.k === 'text' || err(t!) ? TEXT : want(0, `${name} takes a text, not ${show(t!)}`)),
+      run: ([t], rt) => {
+        textArg(rt, t as string);
+        const s = t as string;
+        return newText(rt, name === 'lower' ? s.toLowerCase() : name === 'upper' ? s.toUpperCase() : s.trim());
+      },
+    }),
+  ),
+  ...(['startsWith', 'endsWith'] as const).map(
+    (name): Builtin => ({
+      name,
+      arity: 2,
+      sig: `${name}(text, part) -> Boolean`,
+      doc: `whether the text ${name === 'startsWith' ? 'begins' : 'ends'} with the part`,
+      type: ([t, p]) => {
+        if (t!.k !== 'text' && !err(t!)) return want(0, `${name} takes a text, not ${show(t!)}`);
+        if (p!.k !== 'text' && !err(p!)) return want(1, `${name} looks for a text, not ${show(p!)}`);
+        return BOOL;
+      },
+      run: ([t, p], rt) => {
+        textArg(rt, p as string);
+        return name === 'startsWith' ? (t as string).startsWith(p as string) : (t as string).endsWith(p as string);
+      },
+    }),
+  ),
+  ...(['min', 'max'] as const).map(
+    (name): Builtin => ({
+      name,
+      arity: 2,
+      sig: `${name}(a, b) -> Natural`,
+      doc: `the ${name === 'min' ? 'smaller' : 'larger'} of two naturals`,
+      type: ([a, b]) => {
+        if (a!.k !== 'nat' && !err(a!)) return want(0, `${name} takes naturals, not ${show(a!)}`);
+        if (b!.k !== 'nat' && !err(b!)) return want(1, `${name} takes naturals, not ${show(b!)}`);
+        return NAT;
+      },
+      run: ([a, b]) => (name === 'min' ? (lt(b!, a!) ? b! : a!) : lt(a!, b!) ? b! : a!),
+    }),
+  ),
+  {
+    name: 'natural',
+    arity: 1,
+    sig: 'natural(text) -> Natural',
+    doc: 'the natural a text of digits spells; other text cannot answer',
+    type: ([t]) => (t!.k === 'text' || err(t!) ? NAT : want(0, `natural reads a text, not ${show(t!)}`)),
+    run: ([t], rt) => {
+      const s = (t as string).trim();
+      textArg(rt, s);
+      if (!/^[0-9]{1,4000}$/.test(s)) evaluation(`${JSON.stringify(s.slice(0, 40))} is not a natural`);
+      return norm(BigInt(s));
+    },
+  },
+  {
+    name: 'isNatural',
+    arity: 1,
+    sig: 'isNatural(text) -> Boolean',
+    doc: 'whether the text is all digits (so natural() can read it)',
+    type: ([t]) => (t!.k === 'text' || err(t!) ? BOOL : want(0, `isNatural reads a text, not ${show(t!)}`)),
+    run: ([t], rt) => {
+      textArg(rt, t as string);
+      return /^[0-9]{1,4000}$/.test((t as string).trim());
+    },
+  },
+];
+
+export const builtins: Map<string, Builtin> = new Map(builtinList.map((b) => [b.name, b]));

@@ -1,0 +1,224 @@
+/**
+ * Every example in docs/cards.md runs, with exactly the outputs the page states.
+ *   ```card NAME``` a module; ```session NAME``` runs it; ```error NAME``` is its first diagnostic.
+ * A session line `> spell field=value` casts (then the law is checked, rules run, wants
+ * reported, as a turn would); `> view NAME` shows a view; `> def(args)` runs a def;
+ * `> as bob: …` casts as another guest. Output lines name what came back; each stated line
+ * must be exactly what the run gave, and a refusal must be stated.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compile } from '../../../src/cards/compile.js';
+import { sealedLibrary } from '../../../src/cards/library/index.js';
+import type { Budget, CallContext, Diagnostic, Program, RunRefusal } from '../../../src/cards/program.js';
+import { label, natural, record, type TypedData } from '../../../src/cards/typed.js';
+import { readSpell } from './spells.js';
+
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!dir.endsWith('/') && dir !== dirname(dir)) {
+    try {
+      readFileSync(join(dir, 'docs', 'cards.md'));
+      return dir;
+    } catch {
+      dir = dirname(dir);
+    }
+  }
+  throw new Error('docs/cards.md not found');
+}
+
+const doc = readFileSync(join(repoRoot(), 'docs', 'cards.md'), 'utf8');
+const blocks = [...doc.matchAll(/```(card|session|error) (\w+)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, name: m[2]!, body: m[3]! }));
+const budget: Budget = { ticks: 1_000_000, heap: 10_000_000, bytes: 100_000 };
+const guest = (name: string) => `guest:town:${name}`;
+
+/** Typed data as the page writes it: `{ lit: true, fuel: 2 }`, `"text"`, `[1, 2]`, `box { w: 3 }`. */
+export function show(d: TypedData): string {
+  switch (d.tag) {
+    case 'natural':
+      return String(d.value);
+    case 'label':
+      return JSON.stringify(d.value);
+    case 'boolean':
+      return String(d.value);
+    case 'list':
+      return `[${d.items.map(show).join(', ')}]`;
+    case 'record':
+      return `{ ${d.fields.map((f) => `${f.name}: ${show(f.value)}`).join(', ')} }`;
+    case 'variant':
+      return d.payload && d.payload.tag === 'record' && d.payload.fields.length ? `${d.label} ${show(d.payload)}` : d.label;
+  }
+}
+
+function refusalLine(r: RunRefusal | { class: 'lawRefused'; clause: string; reading: string }): string {
+  if (r.class === 'cardRefused' || r.class === 'lawRefused') return `refused: ${r.class} ${r.clause}: ${r.reading}`;
+  return `refused: ${r.class} ${r.reason}`;
+}
+
+/** A def's arguments as the page writes them: naturals, "text", true/false, [lists], { records }. */
+function parseArgs(src: string): TypedData[] {
+  let i = 0;
+  const ws = () => {
+    while (src[i] === ' ') i++;
+  };
+  const value = (): TypedData => {
+    ws();
+    const c = src[i];
+    if (c === '"') {
+      const m = /^"(?:[^"\\]|\\.)*"/.exec(src.slice(i))!;
+      i += m[0].length;
+      return label(JSON.parse(m[0]) as string);
+    }
+    if (c === '[') {
+      i++;
+      const items: TypedData[] = [];
+      ws();
+      while (src[i] !== ']') {
+        items.push(value());
+        ws();
+        if (src[i] === ',') i++;
+        ws();
+      }
+      i++;
+      return { tag: 'list', items };
+    }
+    if (c === '{') {
+      i++;
+      const fields: [string, TypedData][] = [];
+      ws();
+      while (src[i] !== '}') {
+        const m = /^(\w+)\s*:/.exec(src.slice(i))!;
+        i += m[0].length;
+        fields.push([m[1]!, value()]);
+        ws();
+        if (src[i] === ',') i++;
+        ws();
+      }
+      i++;
+      return record(fields);
+    }
+    const m = /^(\d+|true|false)/.exec(src.slice(i));
+    if (!m) throw new Error(`cannot read ${src.slice(i)}`);
+    i += m[0].length;
+    if (m[0] === 'true' || m[0] === 'false') return { tag: 'boolean', value: m[0] === 'true' };
+    return natural(BigInt(m[0]));
+  };
+  const out: TypedData[] = [];
+  ws();
+  while (i < src.length) {
+    out.push(value());
+    ws();
+    if (src[i] === ',') i++;
+    ws();
+  }
+  return out;
+}
+
+/** Runs one `>` line and returns what came back, one output line each. */
+function act(p: Program, line: string, st: { state: TypedData }): string[] {
+  let caller = guest('ann');
+  let text = line;
+  const as = /^as (\w+):\s*(.*)$/.exec(line);
+  if (as) {
+    caller = guest(as[1]!);
+    text = as[2]!;
+  }
+  const ctx: CallContext = { caller, owner: guest('ann'), self: 'card-1', now: 1_000 };
+  const out: string[] = [];
+  const view = /^view (\w+)$/.exec(text);
+  if (view) {
+    const r = p.view(view[1]!, st.state, caller, budget);
+    return r.ok ? [`result: ${show(r.result)}`] : [refusalLine(r.refusal)];
+  }
+  const entry = /^(\w+)\((.*)\)$/.exec(text);
+  if (entry) {
+    const r = p.runEntry(entry[1]!, parseArgs(entry[2]!), budget);
+    return r.ok ? [`result: ${show(r.result)}`] : [refusalLine(r.refusal)];
+  }
+  const { method, args } = readSpell(text, p.methods);
+  const r = p.call(method, st.state, args, ctx, budget);
+  if (!r.ok) return [refusalLine(r.refusal)];
+  const broken = p.checkLaw(st.state, r.state, ctx);
+  if (broken) return [refusalLine({ class: 'lawRefused', clause: broken.name, reading: broken.reading })];
+  const rules = p.runRules(st.state, r.state, ctx, budget);
+  if (!rules.ok) return [refusalLine(rules.refusal)];
+  out.push(`state: ${show(r.state)}`);
+  for (const s of r.says) out.push(`says: ${s}`);
+  for (const s of r.sends) out.push(`sends: ${s.to}.${s.method} ${show(s.argument)}`);
+  for (const m of r.makes) out.push(`makes: ${m.kind}${m.seed ? ' ' + show(m.seed) : ''}`);
+  if (!(r.result.tag === 'record' && r.result.fields.length === 0)) out.push(`result: ${show(r.result)}`);
+  for (const s of rules.says) out.push(`rules: ${s}`);
+  const wants = p.openWants(r.state, ctx);
+  out.push(`wants: ${wants.length ? wants.join(', ') : 'none'}`);
+  st.state = r.state;
+  return out;
+}
+
+const programs = new Map<string, Program | Diagnostic[]>();
+for (const b of blocks.filter((x) => x.kind === 'card')) {
+  const r = compile({ modules: [{ name: b.name, source: b.body }] }, sealedLibrary());
+  programs.set(b.name, r.ok ? r.program : r.diagnostics);
+}
+
+test('the page has examples of every kind', () => {
+  assert.ok(blocks.filter((b) => b.kind === 'card').length >= 8);
+  assert.ok(blocks.filter((b) => b.kind === 'session').length >= 6);
+  assert.ok(blocks.filter((b) => b.kind === 'error').length >= 2);
+  for (const b of blocks.filter((x) => x.kind !== 'card')) assert.ok(programs.has(b.name), `a card named ${b.name} for the ${b.kind}`);
+});
+
+for (const b of blocks.filter((x) => x.kind === 'card')) {
+  const hasError = blocks.some((x) => x.kind === 'error' && x.name === b.name);
+  test(`card ${b.name} ${hasError ? 'is refused as the page says' : 'compiles'}`, () => {
+    const p = programs.get(b.name)!;
+    if (hasError) assert.ok(Array.isArray(p), `${b.name} should not compile`);
+    else if (Array.isArray(p)) assert.unreachable(`${b.name} does not compile: ${JSON.stringify(p)}`);
+  });
+}
+
+for (const b of blocks.filter((x) => x.kind === 'error')) {
+  test(`error ${b.name}`, () => {
+    const d = programs.get(b.name) as Diagnostic[];
+    const first = d[0]!;
+    assert.is(`${first.stage} ${first.line}:${first.column} ${first.message}`, b.body.trim());
+  });
+}
+
+blocks
+  .filter((x) => x.kind === 'session')
+  .forEach((b, n) => {
+    test(`session ${n + 1} on ${b.name}`, () => {
+      const p = programs.get(b.name) as Program;
+      assert.ok(!Array.isArray(p));
+      const init = p.card ? p.initial(budget, { caller: guest('ann'), owner: guest('ann'), self: 'card-1', now: 1_000 }) : undefined;
+      const st = { state: init && init.ok ? init.state : record([]) };
+      let outputs: string[] | undefined;
+      let stated: string[] = [];
+      const settle = (line: string) => {
+        if (!outputs) return;
+        const refusal = outputs.find((o) => o.startsWith('refused:'));
+        if (refusal) assert.ok(stated.includes(refusal), `${line}: the page must state the refusal "${refusal}"`);
+        for (const s of stated) {
+          const kind = s.slice(0, s.indexOf(':'));
+          assert.ok(outputs.includes(s), `${line}\n  page says:  ${s}\n  run gave:   ${outputs.filter((o) => o.startsWith(kind)).join(' | ') || '(nothing of that kind)'}`);
+        }
+      };
+      let current = '';
+      for (const raw of b.body.split('\n')) {
+        const line = raw.trim();
+        if (!line) continue;
+        if (line.startsWith('> ')) {
+          settle(current);
+          current = line;
+          outputs = act(p, line.slice(2), st);
+          stated = [];
+        } else stated.push(line);
+      }
+      settle(current);
+    });
+  });
+
+test.run();

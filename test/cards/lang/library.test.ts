@@ -1,0 +1,170 @@
+/** The sealed library: every module compiles, every page has an example spell that works, and the kinds behave. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compile } from '../../../src/cards/compile.js';
+import { libraryKinds, libraryNames, sealedLibrary } from '../../../src/cards/library/index.js';
+import type { Program } from '../../../src/cards/program.js';
+import { label, list, natural, record } from '../../../src/cards/typed.js';
+import { ann, bob, budget, cast, ctx, get, ok, plain, refused } from './helpers.js';
+import { readSpell } from './spells.js';
+
+const lib = sealedLibrary();
+const program = (name: string): Program => {
+  const r = compile({ modules: [lib.modules.get(name)!] }, lib);
+  if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
+  return r.program;
+};
+const start = (p: Program) => {
+  const r = p.initial(budget, ctx());
+  if (!r.ok) throw new Error(JSON.stringify(r.refusal));
+  return r.state;
+};
+
+test('the library loads from the source tree (also when running from dist/) with a page per module', () => {
+  assert.equal([...lib.modules.keys()], [...libraryNames]);
+  for (const name of libraryNames) {
+    assert.ok(lib.modules.get(name)!.source.length > 100, name);
+    assert.ok(lib.pages!.get(name)!.startsWith(`# ${name}`), name);
+  }
+  assert.is(sealedLibrary(), lib);
+});
+
+test('every module compiles; every one but core programs a card', () => {
+  for (const name of libraryNames) program(name);
+  assert.equal(libraryKinds(), ['room', 'door', 'avatar', 'note', 'board', 'lamp', 'town']);
+});
+
+test('every library page has an example spell that the module hears, and it runs', () => {
+  for (const name of libraryNames) {
+    const page = lib.pages!.get(name)!;
+    const spells = [...page.matchAll(/```spell\n([\s\S]*?)```/g)].map((x) => x[1]!.trim());
+    assert.ok(spells.length > 0, `${name}.md has an example spell`);
+    let p: Program;
+    if (name === 'core') {
+      const card = /```card\n([\s\S]*?)```/.exec(page);
+      assert.ok(card, 'core.md shows a card that uses it');
+      const r = compile({ modules: [{ name: 'tally', source: card![1]! }] }, lib);
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.diagnostics));
+      p = (r as { program: Program }).program;
+    } else p = program(name);
+    let s = start(p);
+    for (const text of spells) {
+      if (name === 'town') {
+        s = ok(cast(p, 'receive', s, { text: label(text), post: label('') })).state;
+        continue;
+      }
+      const { method, args } = readSpell(text, p.methods);
+      const r = p.call(method, s, args, ctx({ self: 'card-1' }), budget);
+      assert.ok(r.ok, `${name}: ${text} → ${JSON.stringify(!r.ok && r.refusal)}`);
+      if (r.ok) s = r.state;
+    }
+  }
+});
+
+test('lamp: law, want and rule as its page says', () => {
+  const p = program('lamp');
+  const s = start(p);
+  const lit = ok(cast(p, 'light', s)).state;
+  assert.equal(refused(cast(p, 'light', lit)).refusal, { class: 'cardRefused', clause: 'lit', reading: 'the lamp is already lit' });
+  const out = ok(cast(p, 'douse', lit, {}, ctx({ caller: bob }))).state;
+  assert.is(p.checkLaw(lit, out, ctx({ caller: bob }))?.name, 'kept');
+  const full = ok(cast(p, 'fill', s, { measures: natural(9) })).state;
+  assert.is(p.checkLaw(s, full, ctx())?.name, 'full');
+  const r = p.runRules(lit, out, ctx(), budget);
+  assert.ok(r.ok && r.says[0] === 'the lamp goes dark');
+  const v = p.view('paint', lit, ann, budget);
+  assert.ok(v.ok && plain(v.result) === '(*) a lit lamp, 2 measures of oil left');
+});
+
+test('board: keyTaken, absentItem, duplicateKey, and who may change a row', () => {
+  const p = program('board');
+  let s = start(p);
+  s = ok(cast(p, 'add', s, { key: label('market'), text: label('every morning') })).state;
+  assert.equal(refused(cast(p, 'add', s, { key: label('market'), text: label('again') })).refusal, { class: 'keyTaken', reason: 'the key market is held by another row; update it, or add market-2' });
+  assert.equal(refused(cast(p, 'update', s, { key: label('fair'), text: label('x') })).refusal, { class: 'absentItem', reason: 'no row has the key fair' });
+  assert.equal(refused(cast(p, 'remove', s, { key: label('fair') })).refusal, { class: 'absentItem', reason: 'no row has the key fair' });
+  assert.equal(refused(cast(p, 'update', s, { key: label('market'), text: label('x') }, ctx({ caller: bob }))).refusal.class, 'cardRefused');
+  s = ok(cast(p, 'update', s, { key: label('market'), text: label('every noon') })).state;
+  assert.equal(get(s, 'rows'), [{ key: 'market', text: 'every noon', by: ann }]);
+  const row = (key: string) => record({ key: label(key), text: label(''), by: label(ann) });
+  assert.equal(refused(cast(p, 'put', s, { rows: list([row('a'), row('b'), row('a')]) })).refusal, { class: 'duplicateKey', reason: 'the key a is named twice' });
+  s = ok(cast(p, 'put', s, { rows: list([row('a'), row('b')]) })).state;
+  s = ok(cast(p, 'remove', s, { key: label('a') })).state;
+  const page = p.view('page', s, ann, budget);
+  assert.ok(page.ok && plain(page.result) === 'a notice board\nb: ');
+  assert.is(p.methods.find((m) => m.name === 'put')!.form, undefined);
+});
+
+test('avatar and room: going sends leave and enter; a room lets only the avatar itself in', () => {
+  const av = program('avatar');
+  const room = program('room');
+  const c = ctx({ self: 'avatar-ann' });
+  let a = start(av);
+  a = ok(cast(av, 'go', a, { room: label('square') }, c)).state;
+  const moved = ok(cast(av, 'go', a, { room: label('library') }, c));
+  assert.equal(moved.sends.map((x) => [x.to, x.method, plain(x.argument)]), [
+    ['square', 'leave', { who: 'avatar-ann' }],
+    ['library', 'enter', { who: 'avatar-ann' }],
+  ]);
+  assert.equal(refused(cast(av, 'go', moved.state, { room: label('library') }, c)).refusal.class, 'cardRefused');
+  let r = start(room);
+  r = ok(cast(room, 'enter', r, { who: label('avatar-ann') }, ctx({ caller: 'avatar-ann', owner: 'guest:x:host' }))).state;
+  assert.equal(get(r, 'here'), ['avatar-ann']);
+  assert.equal(refused(cast(room, 'enter', r, { who: label('avatar-bob') }, ctx({ caller: bob, owner: 'guest:x:host' }))).refusal, { class: 'cardRefused', clause: 'notYou', reading: 'only avatar-bob itself comes into a room' });
+  assert.equal(refused(cast(room, 'leave', r, { who: label('avatar-bob') }, ctx({ caller: 'avatar-bob', owner: 'guest:x:host' }))).refusal.class, 'absentItem');
+  // A door moves an avatar: the law lets a card (not a guest) do it.
+  const moving = ok(cast(av, 'go', a, { room: label('workshop') }, ctx({ caller: 'door-1', self: 'avatar-ann' }))).state;
+  assert.is(av.checkLaw(a, moving, ctx({ caller: 'door-1' })), undefined);
+  assert.is(av.checkLaw(a, moving, ctx({ caller: bob }))?.name, 'moves');
+});
+
+test('door: through sends the avatar to the far side', () => {
+  const p = program('door');
+  let s = start(p);
+  s = ok(cast(p, 'connect', s, { from: label('square'), to: label('library') })).state;
+  const there = ok(cast(p, 'through', s, { avatar: label('avatar-ann'), side: label('square') }));
+  assert.equal(there.sends.map((x) => [x.to, x.method, plain(x.argument)]), [['avatar-ann', 'go', { room: 'library' }]]);
+  const back = ok(cast(p, 'through', s, { avatar: label('avatar-ann'), side: label('library') }));
+  assert.equal(plain(back.sends[0]!.argument), { room: 'square' });
+  const closed = ok(cast(p, 'close', s)).state;
+  assert.equal(refused(cast(p, 'through', closed, { avatar: label('a') })).refusal, { class: 'cardRefused', clause: 'closed', reading: 'a door is closed' });
+  const bad = ok(cast(p, 'connect', s, { from: label('x'), to: label('x') })).state;
+  assert.is(p.checkLaw(s, bad, ctx())?.name, 'apart');
+});
+
+test('note: writing, adding, the want and the law', () => {
+  const p = program('note');
+  const s = start(p);
+  assert.equal(p.openWants(s, ctx()), ['words']);
+  const w = ok(cast(p, 'write', s, { text: label('hello') })).state;
+  const w2 = ok(cast(p, 'add', w, { line: label('again') })).state;
+  assert.is(get(w2, 'text'), 'hello\nagain');
+  assert.equal(p.openWants(w2, ctx()), []);
+  assert.is(p.checkLaw(s, w, ctx({ caller: bob }))?.name, 'kept');
+});
+
+test('town: answers prose deterministically, counts and remembers topics', () => {
+  const p = program('town');
+  let s = start(p);
+  const help = ok(cast(p, 'receive', s, { text: label('help'), post: label('at://post/1') }));
+  assert.ok(help.result.tag === 'label' && help.result.value.startsWith('I am the town.'));
+  assert.equal(help.says, [(help.result as { value: string }).value]);
+  const again = ok(cast(p, 'receive', s, { text: label('help'), post: label('at://post/2') }));
+  assert.equal(again.result, help.result);
+  s = help.state;
+  for (const word of ['lamps', 'market', 'weather', 'boats', 'cats', 'dogs', 'bread', 'music', 'stars']) {
+    const r = ok(cast(p, 'receive', s, { text: label(`what about ${word}?`), post: label('') }));
+    s = r.state;
+  }
+  assert.is(get(s, 'heard'), 10);
+  assert.equal((get(s, 'topics') as string[]).length, 8);
+  const hi = ok(cast(p, 'receive', s, { text: label('hello town'), post: label('') }, ctx({ caller: bob })));
+  assert.equal(hi.result, label(`Hello, ${bob}. I have heard 10 posts so far. Say help to learn what I answer.`));
+  const unknown = ok(cast(p, 'receive', s, { text: label('tell me about the zeppelin'), post: label('') }));
+  assert.ok((unknown.result as { value: string }).value.includes('about tell'));
+  const empty = ok(cast(p, 'receive', s, { text: label('   '), post: label('') }));
+  assert.ok((empty.result as { value: string }).value.startsWith('I heard nothing'));
+  assert.equal(p.methods.map((m) => [m.name, m.kind]), [['receive', 'receive'], ['paint', 'view']]);
+});
+
+test.run();
