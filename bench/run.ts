@@ -5,6 +5,7 @@
  */
 const benches: Record<string, string> = {
   store: './store.js',
+  reads: './read-store.js',
   http: './http.js',
   ticks: './ticks.js',
   kernel: './kernel.js',

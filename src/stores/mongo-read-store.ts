@@ -1,0 +1,356 @@
+/**
+ * The MongoDB ReadStore adapter (`mongodb` driver). Filters, sorts, projections and updates go
+ * to the server as they are, after the same checks the embedded store makes
+ * (read-store-checks.ts), so a caller's bug fails the same way on both.
+ *
+ * Units: on a replica set or sharded cluster a unit is one multi-document transaction
+ * (snapshot reads, majority writes) holding its writes and the checkpoints. On a standalone
+ * server, which has no transactions, a unit's writes are buffered in an overlay (reads inside
+ * the unit see them) and applied at the end as ordered writes, the checkpoint LAST: a crash
+ * part-way leaves documents ahead of the checkpoint, never behind it, and since projections
+ * are idempotent the tail they replay after restart rewrites the same documents.
+ *
+ * Documents always carry string `_id`s: where MongoDB would make an ObjectId for an upsert,
+ * the adapter supplies a UUID. Checkpoints live in the `checkpoints` collection as decimal
+ * strings (`{_id: projection, position: "…"}`), exact beyond 2^53.
+ */
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type ClientSession, type Db, type Filter as MongoFilter, type Collection as MongoCollection, type Sort as MongoSort, type UpdateFilter } from 'mongodb';
+import {
+  DuplicateKey,
+  type Collection,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type ReadStore,
+  type Unit,
+  type Update,
+  type UpdateResult,
+} from './read-store.js';
+import {
+  CHECKPOINTS_COLLECTION,
+  checkCollectionName,
+  checkDoc,
+  checkFilter,
+  checkIndexSpec,
+  checkPosition,
+  checkProjectionName,
+  checkReplacement,
+  checkUpdate,
+  equalityFields,
+  filterId,
+} from './read-store-checks.js';
+import { checkFindOptions, Overlay, OverlayUnit, UnitGate, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
+
+export interface MongoReadStoreOptions {
+  /** `mongodb://…` or `mongodb+srv://…`. */
+  url: string;
+  /** Database name; default: the one named in the url, else `town`. */
+  database?: string;
+  /** `never` uses buffered units even where transactions exist (tests the standalone path). */
+  transactions?: 'auto' | 'never';
+}
+
+export function databaseFromUrl(url: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]+)/.exec(url);
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+export async function openMongoReadStore(options: MongoReadStoreOptions): Promise<MongoReadStore> {
+  const client = new MongoClient(options.url, { ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 });
+  await client.connect();
+  try {
+    const db = client.db(options.database ?? databaseFromUrl(options.url) ?? 'town');
+    // `hello` since MongoDB 4.4.2; older servers only answer `isMaster`.
+    const hello = await db
+      .admin()
+      .command({ hello: 1 })
+      .catch(() => db.admin().command({ isMaster: 1 }));
+    const transactions = options.transactions !== 'never' && (typeof hello.setName === 'string' || hello.msg === 'isdbgrid');
+    return new MongoReadStore(client, db, transactions);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+/** MongoDB's duplicate key error (E11000), from a single write or a bulk write. */
+function duplicateOf(error: unknown, collection: string): DuplicateKey | undefined {
+  const e = error as { code?: number; keyValue?: unknown; writeErrors?: unknown; errmsg?: string };
+  const writes = Array.isArray(e?.writeErrors) ? e.writeErrors : e?.writeErrors ? [e.writeErrors] : [];
+  const write = writes.find((w: { code?: number }) => w?.code === 11000) as { err?: { keyValue?: unknown; errmsg?: string } } | undefined;
+  if (e?.code !== 11000 && !write) return undefined;
+  const keyValue = e.keyValue ?? write?.err?.keyValue;
+  return new DuplicateKey(collection, keyValue ? JSON.stringify(keyValue) : (e.errmsg ?? write?.err?.errmsg ?? 'E11000'));
+}
+
+async function mapped<T>(collection: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    throw duplicateOf(error, collection) ?? error;
+  }
+}
+
+function toResult(r: { matchedCount: number; modifiedCount: number; upsertedCount: number; upsertedId: unknown }): UpdateResult {
+  const out: UpdateResult = { matched: r.matchedCount, modified: r.modifiedCount };
+  if (r.upsertedCount > 0 && r.upsertedId !== null && r.upsertedId !== undefined) out.upsertedId = String(r.upsertedId);
+  return out;
+}
+
+export class MongoReadStore implements ReadStore {
+  private readonly gate = new UnitGate();
+  private readonly checkpoints: MongoCollection<{ _id: string; position: string }>;
+  private readonly base: BaseReader;
+  private readonly hooks: OverlayHooks;
+  private closed = false;
+
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    /** Whether units run as server transactions. */
+    readonly transactions: boolean,
+  ) {
+    this.checkpoints = db.collection(CHECKPOINTS_COLLECTION);
+    this.base = {
+      get: async (collection, id) => ((await this.raw(collection).findOne({ _id: id })) as Doc | null) ?? undefined,
+      find: async (collection, filter, sort, limit, exclude) => {
+        const options: { sort?: MongoSort; limit?: number } = {};
+        if (sort && Object.keys(sort).length) options.sort = sort as MongoSort;
+        if (limit !== undefined) options.limit = limit;
+        return (await this.raw(collection).find(excluding(filter, exclude), options).toArray()) as Doc[];
+      },
+      count: (collection, filter, exclude) => this.raw(collection).countDocuments(excluding(filter, exclude)),
+    };
+    this.hooks = { createIndex: (collection, spec) => createIndex(this.raw(collection), spec) };
+  }
+
+  raw(name: string): MongoCollection<Doc> {
+    return this.db.collection<Doc>(name);
+  }
+
+  collection(name: string): Collection {
+    this.assertOpen();
+    return new MongoDocs(checkCollectionName(name), this.raw(name), undefined);
+  }
+
+  async unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.gate.exclusive(() => (this.transactions ? this.transactionUnit(work) : this.bufferedUnit(work)));
+  }
+
+  private async transactionUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    const session = this.client.startSession();
+    // The overlay is used only to serialise the unit's operations and remember a failure.
+    const overlay = new Overlay();
+    try {
+      session.startTransaction({ readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' }, readPreference: 'primary' });
+      // An index build waits for transactions on its collection: one started from inside the
+      // transaction would wait for itself, so index builds asked for in a unit run after it.
+      const indexes: [string, IndexSpec][] = [];
+      const unit: Unit = {
+        collection: (name) => new MongoDocs(checkCollectionName(name), this.raw(name), session, overlay, indexes),
+        setCheckpoint: (projection, position) => {
+          if (overlay.finished) throw new Error('this unit has already ended');
+          overlay.checkpoints.set(checkProjectionName(projection), checkPosition(position));
+        },
+      };
+      const result = await work(unit);
+      await overlay.run(async () => undefined).catch(() => undefined);
+      overlay.finished = true;
+      if (overlay.failed) throw overlay.failed;
+      for (const [projection, position] of overlay.checkpoints) {
+        await this.checkpoints.updateOne({ _id: projection }, { $set: { position: position.toString() } }, { upsert: true, session });
+      }
+      await commit(session);
+      for (const [name, spec] of indexes) await createIndex(this.raw(name), spec);
+      return result;
+    } catch (error) {
+      if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      overlay.finished = true;
+      await session.endSession();
+    }
+  }
+
+  private async bufferedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    const overlay = new Overlay();
+    let result: T;
+    try {
+      result = await work(new OverlayUnit(this.base, overlay, this.hooks));
+      await overlay.run(async () => undefined).catch(() => undefined);
+    } finally {
+      overlay.finished = true;
+    }
+    if (overlay.failed) throw overlay.failed;
+    for (const [collection, pending] of overlay.docs) {
+      if (pending.size === 0) continue;
+      const ops = [...pending].map(([id, doc]) =>
+        doc ? { replaceOne: { filter: { _id: id }, replacement: doc, upsert: true } } : { deleteOne: { filter: { _id: id } } },
+      );
+      await mapped(collection, () => this.raw(collection).bulkWrite(ops, { ordered: true }));
+    }
+    // Last: a crash before this line replays the unit's events, it never skips them.
+    const checkpoints = [...overlay.checkpoints].map(([projection, position]) => ({
+      updateOne: { filter: { _id: projection }, update: { $set: { position: position.toString() } }, upsert: true },
+    }));
+    if (checkpoints.length) await this.checkpoints.bulkWrite(checkpoints, { ordered: true });
+    return result;
+  }
+
+  async checkpoint(projection: string): Promise<bigint | undefined> {
+    this.assertOpen();
+    const doc = await this.checkpoints.findOne({ _id: checkProjectionName(projection) });
+    return doc ? BigInt(doc.position) : undefined;
+  }
+
+  async drop(prefix = ''): Promise<void> {
+    this.assertOpen();
+    const names = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+    for (const name of names) {
+      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name.startsWith('system.')) continue;
+      try {
+        await this.db.dropCollection(name);
+      } catch (error) {
+        if ((error as { code?: number }).code !== 26) throw error; // NamespaceNotFound: dropped meanwhile
+      }
+    }
+    await this.checkpoints.deleteMany({ _id: { $regex: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.gate.drain();
+    await this.client.close();
+  }
+
+  /** For tests: remove the whole database. */
+  async dropDatabase(): Promise<void> {
+    await this.db.dropDatabase();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the read store is closed');
+  }
+}
+
+function excluding(filter: Filter, exclude: IdSet): MongoFilter<Doc> {
+  if (exclude.size === 0) return filter as MongoFilter<Doc>;
+  return { $and: [filter, { _id: { $nin: [...exclude.keys()] } }] } as MongoFilter<Doc>;
+}
+
+async function commit(session: ClientSession): Promise<void> {
+  // A commit whose outcome is unknown (network blip) may be retried: commitTransaction is idempotent.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await session.commitTransaction();
+      return;
+    } catch (error) {
+      const retry = (error as { hasErrorLabel?(l: string): boolean }).hasErrorLabel?.('UnknownTransactionCommitResult');
+      if (!retry || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function createIndex(raw: MongoCollection<Doc>, spec: IndexSpec): Promise<void> {
+  const checked = checkIndexSpec(spec);
+  if (checked.keys.length === 1 && checked.keys[0]![0] === '_id') return; // always there
+  await mapped(raw.collectionName, () =>
+    raw.createIndex(Object.fromEntries(checked.keys), { name: checked.name, ...(checked.unique ? { unique: true } : {}) }),
+  );
+}
+
+/**
+ * A collection on the server: outside units (no session) or inside a transaction (`session`,
+ * with the unit's overlay serialising operations and dooming the unit on a failure).
+ */
+class MongoDocs implements Collection {
+  constructor(
+    readonly name: string,
+    private readonly raw: MongoCollection<Doc>,
+    private readonly session: ClientSession | undefined,
+    private readonly overlay?: Overlay,
+    private readonly deferredIndexes?: [string, IndexSpec][],
+  ) {}
+
+  private read<T>(op: () => Promise<T>): Promise<T> {
+    return this.overlay ? this.overlay.run(op) : op();
+  }
+
+  private async write<T>(op: () => Promise<T>): Promise<T> {
+    const go = () => mapped(this.name, op);
+    return this.overlay ? this.overlay.run(go) : go();
+  }
+
+  findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
+    return this.read(async () => (await this.findNow(filter, { ...options, limit: 1 }))[0] ?? null);
+  }
+
+  find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
+    return this.read(() => this.findNow(filter, options));
+  }
+
+  private async findNow(filter: Filter, options: FindOptions | undefined): Promise<Doc[]> {
+    checkFilter(filter);
+    const { sort, skip, limit } = checkFindOptions(options);
+    const cursor = this.raw.find(filter as MongoFilter<Doc>, {
+      session: this.session,
+      ...(sort && Object.keys(sort).length ? { sort: sort as MongoSort } : {}),
+      ...(skip ? { skip } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+      ...(options?.projection ? { projection: options.projection } : {}),
+    });
+    return (await cursor.toArray()) as Doc[];
+  }
+
+  count(filter: Filter): Promise<number> {
+    return this.read(() => this.raw.countDocuments(checkFilter(filter) as MongoFilter<Doc>, { session: this.session }));
+  }
+
+  insertOne(doc: Doc): Promise<void> {
+    return this.write(async () => {
+      await this.raw.insertOne(checkDoc(doc), { session: this.session });
+    });
+  }
+
+  replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    return this.write(async () => {
+      checkFilter(filter);
+      const replacement = checkReplacement(doc);
+      if (options?.upsert && replacement._id === undefined && filterId(filter) === undefined) {
+        // Keep the matched document's id, or give an inserted one a string id.
+        const existing = await this.raw.findOne(filter as MongoFilter<Doc>, { projection: { _id: 1 }, session: this.session });
+        replacement._id = existing?._id ?? randomUUID();
+      }
+      const r = await this.raw.replaceOne(filter as MongoFilter<Doc>, replacement, { upsert: options?.upsert === true, session: this.session });
+      return toResult(r);
+    });
+  }
+
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    return this.write(async () => {
+      checkFilter(filter);
+      const checked = checkUpdate(update);
+      const idFixed = equalityFields(filter).some(([k]) => k === '_id') || checked.$set?._id !== undefined || checked.$setOnInsert?._id !== undefined;
+      if (options?.upsert && !idFixed) checked.$setOnInsert = { ...(checked.$setOnInsert ?? {}), _id: randomUUID() };
+      const r = await this.raw.updateOne(filter as MongoFilter<Doc>, checked as UpdateFilter<Doc>, { upsert: options?.upsert === true, session: this.session });
+      return toResult(r);
+    });
+  }
+
+  deleteMany(filter: Filter): Promise<number> {
+    return this.write(async () => (await this.raw.deleteMany(checkFilter(filter) as MongoFilter<Doc>, { session: this.session })).deletedCount);
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    if (this.deferredIndexes) {
+      checkIndexSpec(spec);
+      this.deferredIndexes.push([this.name, spec]);
+      return;
+    }
+    return this.write(() => createIndex(this.raw, spec));
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Chooses the ReadStore adapter: MongoDB when a `mongodb://` or `mongodb+srv://` url is given
+ * (the app passes MONGO_URL), otherwise the embedded LMDB store under the data directory.
+ */
+import type { ReadStore } from './read-store.js';
+import { openEmbeddedReadStore } from './embedded-read-store.js';
+import { openMongoReadStore } from './mongo-read-store.js';
+
+export interface OpenReadStoreOptions {
+  /** `mongodb://…` connection string; empty or absent means the embedded store. */
+  url?: string;
+  /** The app's data directory (./data by default, or TOWN_DATA). */
+  dataDir: string;
+  /** MongoDB database; default: the one named in the url, else `town`. */
+  database?: string;
+}
+
+export async function openReadStore(options: OpenReadStoreOptions): Promise<ReadStore> {
+  const url = options.url?.trim();
+  if (!url) return openEmbeddedReadStore({ dataDir: options.dataDir });
+  // Anything else is a configuration mistake, refused rather than silently run embedded.
+  if (!/^mongodb(\+srv)?:\/\//.test(url)) throw new TypeError('MONGO_URL must start with mongodb:// or mongodb+srv://');
+  return openMongoReadStore({ url, database: options.database });
+}

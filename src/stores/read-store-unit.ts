@@ -1,0 +1,302 @@
+/**
+ * Units of work held in memory until commit: a unit's writes go to an overlay (pending
+ * document states per collection plus checkpoints), its reads see the committed store with the
+ * overlay on top, and the adapter commits the overlay at the end in one go. The embedded store
+ * always works this way (an LMDB transaction cannot stay open across `await`); the MongoDB
+ * adapter does on deployments without transactions.
+ *
+ * A unit whose operation failed is doomed, as a MongoDB transaction is after a write error:
+ * later operations rethrow that error and the unit commits nothing, even if `work` caught it.
+ */
+import {
+  DuplicateKey,
+  type Collection,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Sort,
+  type Unit,
+  type Update,
+  type UpdateResult,
+} from './read-store.js';
+import {
+  checkCollectionName,
+  checkDoc,
+  checkFilter,
+  checkPosition,
+  checkProjectionName,
+  checkReplacement,
+  checkUpdate,
+  isPlainObject,
+  jsonCopy,
+} from './read-store-checks.js';
+import { applyUpdate, matcher, pinnedIds, projector, replacementDocument, sortDocs, upsertDocument } from './read-store-documents.js';
+
+/** Ids a base read must leave out (the ones the overlay owns). */
+export interface IdSet {
+  has(id: string): boolean;
+  readonly size: number;
+  keys(): Iterable<string>;
+}
+
+export const NO_IDS: IdSet = new Set<string>();
+
+/** The committed state a unit reads through. */
+export interface BaseReader {
+  get(collection: string, id: string): Promise<Doc | undefined>;
+  /**
+   * Documents matching `filter`, not in `exclude`, in `effectiveSort(sort)` order, at most
+   * `limit` of them (all when undefined).
+   */
+  find(collection: string, filter: Filter, sort: Sort | undefined, limit: number | undefined, exclude: IdSet): Promise<Doc[]>;
+  count(collection: string, filter: Filter, exclude: IdSet): Promise<number>;
+}
+
+export interface OverlayHooks {
+  /** Refuses a pending write (DuplicateKey on a unique index) before the overlay records it. */
+  beforeWrite?(collection: string, id: string, next: Doc | null, overlay: Overlay): void | Promise<void>;
+  createIndex(collection: string, spec: IndexSpec): Promise<void>;
+}
+
+export class Overlay {
+  readonly docs = new Map<string, Map<string, Doc | null>>();
+  readonly checkpoints = new Map<string, bigint>();
+  failed: Error | undefined;
+  finished = false;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  pending(collection: string): Map<string, Doc | null> | undefined {
+    return this.docs.get(collection);
+  }
+
+  set(collection: string, id: string, doc: Doc | null): void {
+    let docs = this.docs.get(collection);
+    if (!docs) this.docs.set(collection, (docs = new Map()));
+    docs.set(id, doc);
+  }
+
+  get empty(): boolean {
+    return this.checkpoints.size === 0 && [...this.docs.values()].every((d) => d.size === 0);
+  }
+
+  /** Runs one operation of the unit, after the previous one, so two operations never interleave. */
+  run<T>(op: () => Promise<T>): Promise<T> {
+    const go = async (): Promise<T> => {
+      if (this.finished) throw new Error('this unit has already ended; use the collections of a running unit');
+      if (this.failed) throw this.failed;
+      try {
+        return await op();
+      } catch (error) {
+        this.failed ??= error as Error;
+        throw error;
+      }
+    };
+    const result = this.tail.then(go, go);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export function checkFindOptions(options: FindOptions | undefined): { sort?: Sort; skip: number; limit?: number; project?: (d: Doc) => Doc } {
+  const skip = options?.skip ?? 0;
+  if (!Number.isSafeInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, not ${String(skip)}`);
+  let limit = options?.limit;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError(`limit must be a non-negative integer, not ${String(limit)}`);
+  if (limit === 0) limit = undefined; // MongoDB: a limit of 0 means no limit
+  if (options?.sort !== undefined && !isPlainObject(options.sort)) throw new TypeError('sort must be an object');
+  if (options?.projection !== undefined && !isPlainObject(options.projection)) throw new TypeError('projection must be an object');
+  return { sort: options?.sort, skip, limit, project: projector(options?.projection) };
+}
+
+/** A collection seen through a unit: reads see the unit's own writes; writes stay pending. */
+export class OverlayCollection implements Collection {
+  readonly name: string;
+
+  constructor(
+    name: string,
+    private readonly base: BaseReader,
+    private readonly overlay: Overlay,
+    private readonly hooks: OverlayHooks,
+  ) {
+    this.name = checkCollectionName(name);
+  }
+
+  findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
+    return this.overlay.run(async () => (await this.read(filter, { ...options, limit: 1 }))[0] ?? null);
+  }
+
+  find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
+    return this.overlay.run(() => this.read(filter, options));
+  }
+
+  count(filter: Filter): Promise<number> {
+    return this.overlay.run(async () => {
+      checkFilter(filter);
+      const pending = this.overlay.pending(this.name);
+      if (!pending?.size) return this.base.count(this.name, filter, NO_IDS);
+      return (await this.base.count(this.name, filter, pending)) + this.pendingMatches(filter, pending).length;
+    });
+  }
+
+  insertOne(doc: Doc): Promise<void> {
+    return this.overlay.run(async () => {
+      const next = checkDoc(doc);
+      if (await this.exists(next._id)) throw new DuplicateKey(this.name, JSON.stringify({ _id: next._id }));
+      await this.write(next._id, next);
+    });
+  }
+
+  replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    return this.overlay.run(async () => {
+      const replacement = checkReplacement(doc);
+      const target = (await this.read(filter, { limit: 1 }))[0];
+      if (target) {
+        const next = replacementDocument(filter, replacement, target._id);
+        const modified = JSON.stringify(next) !== JSON.stringify(target);
+        if (modified) await this.write(next._id, next);
+        return { matched: 1, modified: modified ? 1 : 0 };
+      }
+      if (!options?.upsert) return { matched: 0, modified: 0 };
+      const next = replacementDocument(filter, replacement);
+      return this.upsert(next);
+    });
+  }
+
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    return this.overlay.run(async () => {
+      const checked = checkUpdate(update);
+      const target = (await this.read(filter, { limit: 1 }))[0];
+      if (target) {
+        // `target` is this unit's own copy (a fresh read, or a copy of a pending document).
+        const before = JSON.stringify(target);
+        const next = applyUpdate(target, checked, false);
+        const modified = JSON.stringify(next) !== before;
+        if (modified) await this.write(next._id, next);
+        return { matched: 1, modified: modified ? 1 : 0 };
+      }
+      if (!options?.upsert) return { matched: 0, modified: 0 };
+      return this.upsert(upsertDocument(filter, checked));
+    });
+  }
+
+  deleteMany(filter: Filter): Promise<number> {
+    return this.overlay.run(async () => {
+      const doomed = await this.read(filter, {});
+      for (const doc of doomed) await this.write(doc._id, null);
+      return doomed.length;
+    });
+  }
+
+  createIndex(spec: IndexSpec): Promise<void> {
+    return this.overlay.run(() => this.hooks.createIndex(this.name, spec));
+  }
+
+  private async upsert(next: Doc): Promise<UpdateResult> {
+    // The filter matched nothing, but another document may own the id (MongoDB: E11000).
+    if (await this.exists(next._id)) throw new DuplicateKey(this.name, JSON.stringify({ _id: next._id }));
+    await this.write(next._id, next);
+    return { matched: 0, modified: 0, upsertedId: next._id };
+  }
+
+  private async exists(id: string): Promise<boolean> {
+    const pending = this.overlay.pending(this.name);
+    if (pending?.has(id)) return pending.get(id) !== null;
+    return (await this.base.get(this.name, id)) !== undefined;
+  }
+
+  private async write(id: string, next: Doc | null): Promise<void> {
+    await this.hooks.beforeWrite?.(this.name, id, next, this.overlay);
+    this.overlay.set(this.name, id, next);
+  }
+
+  private pendingMatches(filter: Filter, pending: Map<string, Doc | null>): Doc[] {
+    const ids = pinnedIds(filter);
+    const test = matcher(filter, ids !== undefined);
+    const out: Doc[] = [];
+    if (ids) {
+      for (const id of new Set(ids)) {
+        const doc = pending.get(id);
+        if (doc && test(doc)) out.push(doc);
+      }
+    } else {
+      for (const doc of pending.values()) if (doc && test(doc)) out.push(doc);
+    }
+    return out;
+  }
+
+  private async read(filter: Filter, options: FindOptions | undefined): Promise<Doc[]> {
+    checkFilter(filter);
+    const { sort, skip, limit, project } = checkFindOptions(options);
+    const pending = this.overlay.pending(this.name);
+    const want = limit === undefined ? undefined : skip + limit;
+    let docs: Doc[];
+    if (!pending?.size) {
+      docs = await this.base.find(this.name, filter, sort, want, NO_IDS);
+    } else {
+      const committed = await this.base.find(this.name, filter, sort, want, pending);
+      const mine = this.pendingMatches(filter, pending).map((d) => jsonCopy(d));
+      docs = mine.length ? sortDocs(committed.concat(mine), sort) : committed;
+    }
+    const page = docs.slice(skip, want);
+    return project ? page.map(project) : page;
+  }
+}
+
+/** A unit over an overlay: its collections, and checkpoints recorded for the commit. */
+export class OverlayUnit implements Unit {
+  constructor(
+    private readonly base: BaseReader,
+    readonly overlay: Overlay,
+    private readonly hooks: OverlayHooks,
+  ) {}
+
+  collection(name: string): Collection {
+    return new OverlayCollection(name, this.base, this.overlay, this.hooks);
+  }
+
+  setCheckpoint(projection: string, position: bigint): void {
+    if (this.overlay.finished) throw new Error('this unit has already ended');
+    this.overlay.checkpoints.set(checkProjectionName(projection), checkPosition(position));
+  }
+}
+
+/**
+ * Serialises a store's units (and the embedded store's single writes, index builds and drops),
+ * first come first served. A caller may bound its wait: a write made through the store from
+ * inside a running unit's work would otherwise wait for that unit forever.
+ *
+ * (AsyncLocalStorage could tell "inside a unit" apart, but enabling it makes every `await` in
+ * the process about twice as slow on Node 20: measured, not worth it.)
+ */
+export class UnitGate {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  exclusive<T>(fn: () => Promise<T>, wait?: { limitMs: number; what: string }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let gaveUp = false;
+      const timer =
+        wait &&
+        setTimeout(() => {
+          gaveUp = true;
+          reject(
+            new Error(
+              `${wait.what} waited ${wait.limitMs} ms for running units and gave up; ` +
+                'a write through the store inside a unit\'s work waits for that unit forever: write through unit.collection()',
+            ),
+          );
+        }, wait.limitMs);
+      const run = this.tail.then(() => {
+        if (gaveUp) return;
+        if (timer) clearTimeout(timer);
+        return fn().then(resolve, reject);
+      });
+      this.tail = run.catch(() => undefined);
+    });
+  }
+
+  /** Resolves when everything queued so far has ended. */
+  drain(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+}

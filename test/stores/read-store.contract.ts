@@ -1,0 +1,535 @@
+/**
+ * The ReadStore contract: what every adapter must do, so that projections and queries mean
+ * the same on the embedded store and on MongoDB. Run against the embedded store always and
+ * against MongoDB when MONGO_URL is set (test/stores/read-store.test.ts).
+ *
+ * Every test works in collections and checkpoints named with a fresh prefix, so the suite also
+ * runs against a server that holds other data.
+ */
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DuplicateKey, type Collection, type Doc, type Filter, type ReadStore } from '../../src/stores/read-store.js';
+
+export interface ReadStoreUnderTest {
+  store: ReadStore;
+  /** Open the same data again after `store.close()`. */
+  reopen(): Promise<ReadStore>;
+  /** Close whatever is open and remove every resource the test used. */
+  cleanup(): Promise<void>;
+}
+
+interface Ctx {
+  sut: ReadStoreUnderTest;
+  store: ReadStore;
+  p: string;
+}
+
+export async function rejects(promise: Promise<unknown>, what = 'a refusal'): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new assert.Assertion({ message: `expected ${what}, but it succeeded`, operator: 'rejects', expects: what, actual: 'success' });
+}
+
+async function duplicate(promise: Promise<unknown>, collection: string): Promise<DuplicateKey> {
+  const error = await rejects(promise, 'DuplicateKey');
+  assert.instance(error, DuplicateKey, `expected DuplicateKey, got ${error.name}: ${error.message}`);
+  assert.is((error as DuplicateKey).collection, collection);
+  return error as DuplicateKey;
+}
+
+const ids = (docs: Doc[]) => docs.map((d) => d._id);
+const sortedIds = (docs: Doc[]) => ids(docs).sort();
+
+const FRUIT: Doc[] = [
+  { _id: 'a', n: 1, s: 'apple', tags: ['x', 'y'], nested: { k: 'v1', deep: { z: 1 } }, opt: null },
+  { _id: 'b', n: 2, s: 'banana', tags: ['y'], nested: { k: 'v2' } },
+  { _id: 'c', n: 10, s: 'cherry', tags: [], nested: { k: 'v1' }, flag: true },
+  { _id: 'd', n: -3.5, s: 'Apricot', tags: ['x'], list: [{ q: 1 }, { q: 2 }] },
+  { _id: 'e', n: '7', s: 'apex' },
+];
+
+/** Filter → the ids it must match in FRUIT (MongoDB's answers). */
+const FILTERS: [string, Filter, string[]][] = [
+  ['$eq on an array matches an element', { tags: 'x' }, ['a', 'd']],
+  ['$eq with an array matches the whole array', { tags: ['x', 'y'] }, ['a']],
+  ['$eq with an empty array', { tags: [] }, ['c']],
+  ['$in mixes types', { n: { $in: [1, 10, '7'] } }, ['a', 'c', 'e']],
+  ['$gt on numbers skips strings (type bracketing)', { n: { $gt: 1 } }, ['b', 'c']],
+  ['$lt on numbers', { n: { $lt: 0 } }, ['d']],
+  ['$gte/$lte on numbers', { n: { $gte: 1, $lte: 2 } }, ['a', 'b']],
+  ['$gt/$lt on strings', { s: { $gt: 'b', $lt: 'c' } }, ['b']],
+  ['$gte on strings is byte order (capitals first)', { s: { $gte: 'apple' } }, ['a', 'b', 'c']],
+  ['$lt on strings skips numbers', { n: { $lt: 'z' } }, ['e']],
+  ['$exists true includes null', { opt: { $exists: true } }, ['a']],
+  ['null matches null and missing', { opt: null }, ['a', 'b', 'c', 'd', 'e']],
+  ['$exists false', { flag: { $exists: false } }, ['a', 'b', 'd', 'e']],
+  ['$or', { $or: [{ n: 1 }, { s: 'cherry' }] }, ['a', 'c']],
+  ['$and', { $and: [{ tags: 'y' }, { n: { $gte: 2 } }] }, ['b']],
+  ['implicit and of fields', { tags: 'y', n: { $gte: 2 } }, ['b']],
+  ['dot path', { 'nested.k': 'v1' }, ['a', 'c']],
+  ['deep dot path', { 'nested.deep.z': 1 }, ['a']],
+  ['dot path through an array of objects', { 'list.q': 2 }, ['d']],
+  ['anchored prefix regex', { s: /^ap/ }, ['a', 'e']],
+  ['$regex string', { s: { $regex: '^ap' } }, ['a', 'e']],
+  ['$regex with the i option', { s: { $regex: '^AP', $options: 'i' } }, ['a', 'd', 'e']],
+  ['unanchored regex', { s: /rr/ }, ['c']],
+  ['$ne', { n: { $ne: 1 } }, ['b', 'c', 'd', 'e']],
+  ['$nin', { s: { $nin: ['apple', 'banana'] } }, ['c', 'd', 'e']],
+  ['_id $in', { _id: { $in: ['c', 'a', 'zz'] } }, ['a', 'c']],
+  ['_id range', { _id: { $gt: 'b', $lte: 'd' } }, ['c', 'd']],
+  ['_id prefix regex', { _id: /^c/ }, ['c']],
+  ['_id number range matches nothing', { _id: { $gt: 1 } }, []],
+  ['empty $in matches nothing', { s: { $in: [] } }, []],
+  ['$or over two indexed fields', { $or: [{ s: 'apex' }, { n: { $lt: 0 } }] }, ['d', 'e']],
+];
+
+export function readStoreContract(name: string, makeStore: () => Promise<ReadStoreUnderTest>) {
+  const test = suite<Ctx>(`read store contract: ${name}`);
+  test.before.each(async (ctx) => {
+    ctx.sut = await makeStore();
+    ctx.store = ctx.sut.store;
+    ctx.p = `t${randomUUID().slice(0, 8)}.`;
+  });
+  test.after.each(async (ctx) => {
+    await ctx.sut.cleanup();
+  });
+
+  const fruit = async (store: ReadStore, p: string): Promise<Collection> => {
+    const c = store.collection(`${p}fruit`);
+    for (const doc of FRUIT) await c.insertOne(doc);
+    return c;
+  };
+
+  test('insertOne then findOne by _id returns an equal copy', async ({ store, p }) => {
+    const c = store.collection(`${p}things`);
+    const doc = { _id: 'one', title: 'hello', n: 1, nested: { list: [1, 2] } };
+    await c.insertOne(doc);
+    doc.title = 'changed after insert';
+    const found = await c.findOne({ _id: 'one' });
+    assert.equal(found, { _id: 'one', title: 'hello', n: 1, nested: { list: [1, 2] } });
+    found!.title = 'changed after read';
+    assert.is((await c.findOne({ _id: 'one' }))!.title, 'hello');
+    assert.is(await c.findOne({ _id: 'two' }), null);
+  });
+
+  test('filters mean what they mean on MongoDB', async ({ store, p }) => {
+    const c = await fruit(store, p);
+    for (const [what, filter, want] of FILTERS) {
+      assert.equal(sortedIds(await c.find(filter)), want, what);
+      assert.is(await c.count(filter), want.length, `count: ${what}`);
+    }
+  });
+
+  test('filters mean the same with indexes on the fields', async ({ store, p }) => {
+    const c = await fruit(store, p);
+    const indexes: Record<string, 1 | -1>[] = [{ n: 1 }, { s: 1 }, { tags: 1 }, { 'nested.k': 1 }, { 'list.q': 1 }, { opt: 1 }, { s: -1, n: 1 }];
+    for (const keys of indexes) await c.createIndex({ keys });
+    for (const [what, filter, want] of FILTERS) {
+      assert.equal(sortedIds(await c.find(filter)), want, what);
+      assert.is(await c.count(filter), want.length, `count: ${what}`);
+    }
+  });
+
+  test('a bad filter, option or name is refused', async ({ store, p }) => {
+    const c = await fruit(store, p);
+    await rejects(c.find({ n: { $bogus: 1 } }));
+    await rejects(c.find({ n: undefined }));
+    await rejects(c.deleteMany({ n: undefined }));
+    await rejects(c.find({}, { limit: -1 }));
+    await rejects(c.find({}, { skip: 1.5 }));
+    assert.throws(() => store.collection(''));
+    assert.throws(() => store.collection('a$b'));
+    assert.is(await c.count({}), 5, 'nothing was deleted');
+  });
+
+  test('sort, skip and limit', async ({ store, p }) => {
+    const c = await fruit(store, p);
+    const numeric = { n: { $type: 'number' } };
+    assert.equal(ids(await c.find(numeric, { sort: { n: 1 } })), ['d', 'a', 'b', 'c']);
+    assert.equal(ids(await c.find(numeric, { sort: { n: -1 } })), ['c', 'b', 'a', 'd']);
+    assert.equal(ids(await c.find(numeric, { sort: { n: 1 }, skip: 1, limit: 2 })), ['a', 'b']);
+    assert.equal(ids(await c.find(numeric, { sort: { n: 1 }, limit: 0 })), ['d', 'a', 'b', 'c'], 'limit 0 means no limit');
+    assert.equal(ids(await c.find({}, { sort: { s: 1 } })), ['d', 'e', 'a', 'b', 'c'], 'strings in byte order');
+    assert.equal(ids(await c.find({}, { sort: { _id: -1 }, limit: 2 })), ['e', 'd']);
+    assert.equal(ids(await c.find({}, { sort: { _id: 1 }, skip: 4 })), ['e']);
+    assert.equal(ids(await c.find({}, { skip: 9 })), []);
+  });
+
+  test('sort orders mixed types as MongoDB does, ties by _id', async ({ store, p }) => {
+    const c = store.collection(`${p}mixed`);
+    const docs: Doc[] = [
+      { _id: '1', v: true },
+      { _id: '2', v: 'b' },
+      { _id: '3', v: 5 },
+      { _id: '4' },
+      { _id: '5', v: null },
+      { _id: '6', v: { a: 1 } },
+      { _id: '7', v: 'a' },
+      { _id: '8', v: -1 },
+      { _id: '9', v: 5, w: 1 },
+    ];
+    for (const d of docs) await c.insertOne(d);
+    const asc = ids(await c.find({}, { sort: { v: 1, _id: 1 } }));
+    assert.equal(asc, ['4', '5', '8', '3', '9', '7', '2', '6', '1']);
+    assert.equal(ids(await c.find({ v: { $type: 'number' } }, { sort: { v: -1, _id: 1 } })), ['3', '9', '8']);
+  });
+
+  test('projection keeps _id and the chosen paths, in document order', async ({ store, p }) => {
+    const c = await fruit(store, p);
+    const a = await c.findOne({ _id: 'a' }, { projection: { s: 1, n: 1 } });
+    assert.equal(a, { _id: 'a', n: 1, s: 'apple' });
+    assert.equal(Object.keys(a!), ['_id', 'n', 's']);
+    assert.equal(await c.findOne({ _id: 'a' }, { projection: { 'nested.k': 1 } }), { _id: 'a', nested: { k: 'v1' } });
+    assert.equal(await c.findOne({ _id: 'd' }, { projection: { 'list.q': 1 } }), { _id: 'd', list: [{ q: 1 }, { q: 2 }] });
+    assert.equal(await c.findOne({ _id: 'e' }, { projection: { missing: 1 } }), { _id: 'e' });
+    assert.equal(
+      (await c.find({ n: { $type: 'number' } }, { sort: { n: -1 }, limit: 2, projection: { n: 1 } })),
+      [{ _id: 'c', n: 10 }, { _id: 'b', n: 2 }],
+    );
+  });
+
+  test('$set, $unset, $inc, $push', async ({ store, p }) => {
+    const c = store.collection(`${p}ops`);
+    await c.insertOne({ _id: 'x', a: 1, list: [1], keep: 'k', gone: 'g', sub: { b: 1 } });
+    let r = await c.updateOne({ _id: 'x' }, { $set: { a: 2, 'sub.c': 'new', 'deep.er': true } });
+    assert.equal(r, { matched: 1, modified: 1 });
+    r = await c.updateOne({ _id: 'x' }, { $unset: { gone: '', 'sub.b': '', absent: '' } });
+    assert.equal(r, { matched: 1, modified: 1 });
+    r = await c.updateOne({ _id: 'x' }, { $inc: { a: 3, fresh: 2, 'sub.n': -1 } });
+    assert.equal(r, { matched: 1, modified: 1 });
+    r = await c.updateOne({ _id: 'x' }, { $push: { list: 2, newList: 'first' } });
+    assert.equal(r, { matched: 1, modified: 1 });
+    r = await c.updateOne({ _id: 'x' }, { $push: { list: { $each: [3, 4] } } });
+    assert.equal(r, { matched: 1, modified: 1 });
+    r = await c.updateOne({ _id: 'x' }, { $set: { keep: 'k' } });
+    assert.equal(r, { matched: 1, modified: 0 }, 'setting the same value modifies nothing');
+    r = await c.updateOne({ _id: 'x' }, { $setOnInsert: { ignored: 1 }, $set: { a: 6 } });
+    assert.equal(r, { matched: 1, modified: 1 });
+    assert.equal(await c.findOne({ _id: 'x' }), {
+      _id: 'x',
+      a: 6,
+      list: [1, 2, 3, 4],
+      keep: 'k',
+      sub: { c: 'new', n: -1 },
+      deep: { er: true },
+      fresh: 2,
+      newList: ['first'],
+    });
+    assert.equal(await c.updateOne({ _id: 'nope' }, { $set: { a: 1 } }), { matched: 0, modified: 0 });
+    assert.is(await c.count({}), 1);
+  });
+
+  test('updates MongoDB refuses are refused and change nothing', async ({ store, p }) => {
+    const c = store.collection(`${p}ops`);
+    const doc = { _id: 'x', s: 'text', n: 1, scalar: 3 };
+    await c.insertOne(doc);
+    await rejects(c.updateOne({ _id: 'x' }, { $inc: { s: 1 } }), '$inc of a string');
+    await rejects(c.updateOne({ _id: 'x' }, { $push: { n: 1 } }), '$push to a number');
+    await rejects(c.updateOne({ _id: 'x' }, { $set: { 'scalar.inner': 1 } }), 'a field inside a number');
+    await rejects(c.updateOne({ _id: 'x' }, { $set: { _id: 'y' } }), 'changing _id');
+    await rejects(c.updateOne({ _id: 'x' }, { $set: { n: 2 }, $inc: { n: 1 } }), 'conflicting paths');
+    await rejects(c.updateOne({ _id: 'x' }, { $rename: { n: 'm' } } as never), 'an unsupported operator');
+    await rejects(c.updateOne({ _id: 'x' }, {}), 'an empty update');
+    await rejects(c.updateOne({ _id: 'x' }, { n: 2 } as never), 'a replacement passed as an update');
+    await rejects(c.insertOne({ _id: 7 } as never), 'a number _id');
+    await rejects(c.insertOne({ n: 1 } as never), 'a missing _id');
+    await rejects(c.replaceOne({ _id: 'x' }, { _id: 'other', n: 1 }), 'a replacement changing _id');
+    assert.equal(await c.findOne({ _id: 'x' }), doc);
+  });
+
+  test('upsert builds the document from the filter equalities and the update', async ({ store, p }) => {
+    const c = store.collection(`${p}ups`);
+    let r = await c.updateOne(
+      { _id: 'u1', world: 'town', 'where.room': 'hall', n: { $gt: 5 }, kind: { $eq: 'card' } },
+      { $set: { x: 1 }, $setOnInsert: { created: 7 }, $inc: { hits: 1 } },
+      { upsert: true },
+    );
+    assert.equal(r, { matched: 0, modified: 0, upsertedId: 'u1' });
+    assert.equal(await c.findOne({ _id: 'u1' }), { _id: 'u1', world: 'town', where: { room: 'hall' }, kind: 'card', x: 1, created: 7, hits: 1 } as Doc);
+    r = await c.updateOne({ _id: 'u1' }, { $setOnInsert: { created: 99 }, $inc: { hits: 1 } }, { upsert: true });
+    assert.equal(r, { matched: 1, modified: 1 });
+    const again = await c.findOne({ _id: 'u1' });
+    assert.is(again!.created, 7, '$setOnInsert only applies when inserting');
+    assert.is(again!.hits, 2);
+
+    r = await c.updateOne({ name: 'zed' }, { $set: { v: 1 } }, { upsert: true });
+    assert.type(r.upsertedId, 'string');
+    assert.equal(await c.findOne({ name: 'zed' }), { _id: r.upsertedId!, name: 'zed', v: 1 });
+
+    assert.equal(await c.updateOne({ _id: 'u2' }, { $set: { v: 1 } }), { matched: 0, modified: 0 }, 'no upsert, no insert');
+    assert.is(await c.findOne({ _id: 'u2' }), null);
+  });
+
+  test('replaceOne replaces the whole document, upserting when asked', async ({ store, p }) => {
+    const c = store.collection(`${p}rep`);
+    assert.equal(await c.replaceOne({ _id: 'r1' }, { _id: 'r1', a: 1 }), { matched: 0, modified: 0 });
+    assert.is(await c.count({}), 0);
+    assert.equal(await c.replaceOne({ _id: 'r1' }, { _id: 'r1', a: 1 }, { upsert: true }), { matched: 0, modified: 0, upsertedId: 'r1' });
+    assert.equal(await c.replaceOne({ _id: 'r1' }, { _id: 'r1', b: 2 }, { upsert: true }), { matched: 1, modified: 1 });
+    assert.equal(await c.findOne({ _id: 'r1' }), { _id: 'r1', b: 2 });
+    assert.equal(await c.replaceOne({ b: 2 }, { _id: 'r1', b: 2 }), { matched: 1, modified: 0 });
+    assert.equal(await c.replaceOne({ _id: 'r2' }, { c: 3 } as never, { upsert: true }), { matched: 0, modified: 0, upsertedId: 'r2' });
+    assert.equal(await c.findOne({ _id: 'r2' }), { _id: 'r2', c: 3 });
+  });
+
+  test('deleteMany deletes what matches and counts it', async ({ store, p }) => {
+    const c = await fruit(store, p);
+    assert.is(await c.deleteMany({ tags: 'x' }), 2);
+    assert.equal(sortedIds(await c.find({})), ['b', 'c', 'e']);
+    assert.is(await c.deleteMany({ tags: 'x' }), 0);
+    assert.is(await c.deleteMany({}), 3);
+    assert.is(await c.count({}), 0);
+  });
+
+  test('a duplicate _id is refused with DuplicateKey', async ({ store, p }) => {
+    const c = store.collection(`${p}dup`);
+    await c.insertOne({ _id: 'k', v: 1 });
+    const error = await duplicate(c.insertOne({ _id: 'k', v: 2 }), `${p}dup`);
+    assert.match(error.key, 'k');
+    assert.equal(await c.findOne({ _id: 'k' }), { _id: 'k', v: 1 });
+    // An upsert whose filter misses but whose _id exists.
+    await duplicate(c.updateOne({ _id: 'k', v: 5 }, { $set: { w: 1 } }, { upsert: true }), `${p}dup`);
+    assert.equal(await c.findOne({ _id: 'k' }), { _id: 'k', v: 1 });
+  });
+
+  test('a unique index refuses duplicates on insert, update, replace and upsert', async ({ store, p }) => {
+    const name = `${p}people`;
+    const c = store.collection(name);
+    await c.createIndex({ keys: { email: 1 }, unique: true });
+    await c.createIndex({ keys: { email: 1 }, unique: true }); // the same index again is a no-op
+    await c.insertOne({ _id: 'p1', email: 'a@x' });
+    await c.insertOne({ _id: 'p2', email: 'b@x' });
+    const error = await duplicate(c.insertOne({ _id: 'p3', email: 'a@x' }), name);
+    assert.match(error.key, 'a@x');
+    await duplicate(c.updateOne({ _id: 'p2' }, { $set: { email: 'a@x' } }), name);
+    await duplicate(c.replaceOne({ _id: 'p2' }, { _id: 'p2', email: 'a@x' }), name);
+    await duplicate(c.updateOne({ _id: 'p9' }, { $set: { email: 'a@x' } }, { upsert: true }), name);
+    assert.equal(sortedIds(await c.find({})), ['p1', 'p2']);
+    assert.is((await c.findOne({ _id: 'p2' }))!.email, 'b@x');
+    // Changing a document's own key, or keeping it, is not a duplicate.
+    await c.updateOne({ _id: 'p1' }, { $set: { email: 'a@x', name: 'A' } });
+    await c.updateOne({ _id: 'p1' }, { $set: { email: 'c@x' } });
+    await c.insertOne({ _id: 'p3', email: 'a@x' });
+    assert.is(await c.count({ email: 'a@x' }), 1);
+  });
+
+  test('a unique compound index and a unique index over existing duplicates', async ({ store, p }) => {
+    const name = `${p}names`;
+    const c = store.collection(name);
+    await c.createIndex({ keys: { world: 1, name: 1 }, unique: true });
+    await c.insertOne({ _id: '1', world: 'town', name: 'bob' });
+    await c.insertOne({ _id: '2', world: 'other', name: 'bob' });
+    await duplicate(c.insertOne({ _id: '3', world: 'town', name: 'bob' }), name);
+    const other = store.collection(`${p}dups`);
+    await other.insertOne({ _id: '1', tag: 'same' });
+    await other.insertOne({ _id: '2', tag: 'same' });
+    await duplicate(other.createIndex({ keys: { tag: 1 }, unique: true }), `${p}dups`);
+    await other.insertOne({ _id: '3', tag: 'same' }); // the refused index does not exist
+  });
+
+  test('a unit that throws leaves nothing written and no checkpoint', async ({ store, p }) => {
+    const c = store.collection(`${p}unit`);
+    await c.insertOne({ _id: 'before', v: 0 });
+    const error = await rejects(
+      store.unit(async (u) => {
+        const uc = u.collection(`${p}unit`);
+        await uc.insertOne({ _id: 'a', v: 1 });
+        await uc.updateOne({ _id: 'before' }, { $set: { v: 1 } });
+        await u.collection(`${p}other`).insertOne({ _id: 'b' });
+        u.setCheckpoint(`${p}proj`, 10n);
+        throw new Error('projection failed');
+      }),
+    );
+    assert.is(error.message, 'projection failed');
+    assert.equal(await c.find({}), [{ _id: 'before', v: 0 }]);
+    assert.is(await store.collection(`${p}other`).count({}), 0);
+    assert.is(await store.checkpoint(`${p}proj`), undefined);
+  });
+
+  test('a unit whose write was refused commits nothing, even if the work caught the refusal', async ({ store, p }) => {
+    const c = store.collection(`${p}unit`);
+    await c.insertOne({ _id: 'taken' });
+    await duplicate(
+      store.unit(async (u) => {
+        const uc = u.collection(`${p}unit`);
+        await uc.insertOne({ _id: 'fresh' });
+        try {
+          await uc.insertOne({ _id: 'taken' });
+        } catch {
+          // swallowed by a careless projection
+        }
+        u.setCheckpoint(`${p}proj`, 5n);
+      }),
+      `${p}unit`,
+    );
+    assert.equal(ids(await c.find({})), ['taken']);
+    assert.is(await store.checkpoint(`${p}proj`), undefined);
+  });
+
+  test('a unit commits its writes and checkpoint together and reads its own writes', async ({ store, p }) => {
+    const name = `${p}unit`;
+    const c = store.collection(name);
+    await c.insertOne({ _id: 'old1', n: 1 });
+    await c.insertOne({ _id: 'old2', n: 4 });
+    const result = await store.unit(async (u) => {
+      const uc = u.collection(name);
+      await uc.insertOne({ _id: 'new', n: 2 });
+      await uc.updateOne({ _id: 'old2' }, { $inc: { n: 10 } });
+      await uc.deleteMany({ _id: 'old1' });
+      assert.equal(await uc.findOne({ _id: 'new' }), { _id: 'new', n: 2 });
+      assert.equal(ids(await uc.find({}, { sort: { n: 1 } })), ['new', 'old2']);
+      assert.equal(ids(await uc.find({ n: { $gt: 1 } }, { sort: { n: -1 }, limit: 1 })), ['old2']);
+      assert.is(await uc.count({}), 2);
+      assert.is(await uc.count({ n: { $gte: 2 } }), 2);
+      assert.is((await uc.findOne({ _id: 'old2' }))!.n, 14);
+      // Outside the unit nothing has changed yet.
+      assert.equal(ids(await c.find({})), ['old1', 'old2']);
+      u.setCheckpoint(`${p}proj`, 42n);
+      return 'done';
+    });
+    assert.is(result, 'done');
+    assert.equal(await c.find({}, { sort: { _id: 1 } }), [
+      { _id: 'new', n: 2 },
+      { _id: 'old2', n: 14 },
+    ]);
+    assert.is(await store.checkpoint(`${p}proj`), 42n);
+  });
+
+  test('a unit may move a unique value from one document to another', async ({ store, p }) => {
+    const name = `${p}handles`;
+    const c = store.collection(name);
+    await c.createIndex({ keys: { handle: 1 }, unique: true });
+    await c.insertOne({ _id: 'a', handle: 'one' });
+    await c.insertOne({ _id: 'b', handle: 'two' });
+    await store.unit(async (u) => {
+      const uc = u.collection(name);
+      await uc.updateOne({ _id: 'a' }, { $set: { handle: 'tmp' } });
+      await uc.updateOne({ _id: 'b' }, { $set: { handle: 'one' } });
+      await uc.updateOne({ _id: 'a' }, { $set: { handle: 'two' } });
+    });
+    assert.equal(await c.find({}, { sort: { _id: 1 } }), [
+      { _id: 'a', handle: 'two' },
+      { _id: 'b', handle: 'one' },
+    ]);
+    // Inside a unit, the unit's own pending values count as taken.
+    await duplicate(
+      store.unit(async (u) => {
+        const uc = u.collection(name);
+        await uc.insertOne({ _id: 'c', handle: 'three' });
+        await uc.insertOne({ _id: 'd', handle: 'three' });
+      }),
+      name,
+    );
+    assert.is(await c.count({}), 2);
+  });
+
+  test('concurrent units do not interleave', async ({ store, p }) => {
+    const name = `${p}counter`;
+    await store.collection(name).insertOne({ _id: 'n', v: 0 });
+    const bump = () =>
+      store.unit(async (u) => {
+        const uc = u.collection(name);
+        const doc = await uc.findOne({ _id: 'n' });
+        await new Promise((r) => setTimeout(r, 5));
+        await uc.updateOne({ _id: 'n' }, { $set: { v: (doc!.v as number) + 1 } });
+      });
+    await Promise.all([bump(), bump(), bump()]);
+    assert.is((await store.collection(name).findOne({ _id: 'n' }))!.v, 3);
+  });
+
+  test('checkpoints round-trip as bigints above 2^53', async ({ store, p }) => {
+    const big = 2n ** 53n + 12345n;
+    assert.is(await store.checkpoint(`${p}proj`), undefined);
+    await store.unit(async (u) => u.setCheckpoint(`${p}proj`, big));
+    assert.is(await store.checkpoint(`${p}proj`), big);
+    await store.unit(async (u) => u.setCheckpoint(`${p}proj`, big * 1000n + 1n));
+    assert.is(await store.checkpoint(`${p}proj`), big * 1000n + 1n);
+    assert.is(await store.checkpoint(`${p}other`), undefined);
+    await rejects(store.unit(async (u) => u.setCheckpoint(`${p}proj`, -1n)));
+    await rejects(store.unit(async (u) => u.setCheckpoint(`${p}proj`, 5 as never)));
+    assert.is(await store.checkpoint(`${p}proj`), big * 1000n + 1n);
+  });
+
+  test('reopening keeps documents, indexes and checkpoints', async (ctx) => {
+    const { p } = ctx;
+    const name = `${p}keep`;
+    const c = ctx.store.collection(name);
+    await c.createIndex({ keys: { email: 1 }, unique: true });
+    await c.createIndex({ keys: { world: 1, n: 1 } });
+    await ctx.store.unit(async (u) => {
+      for (let i = 0; i < 20; i++) await u.collection(name).insertOne({ _id: `d${i}`, email: `${i}@x`, world: i % 2 ? 'odd' : 'even', n: i });
+      u.setCheckpoint(`${p}proj`, 77n);
+    });
+    await ctx.store.close();
+    ctx.store = await ctx.sut.reopen();
+    const again = ctx.store.collection(name);
+    assert.is(await again.count({}), 20);
+    assert.is(await ctx.store.checkpoint(`${p}proj`), 77n);
+    assert.equal(ids(await again.find({ world: 'odd', n: { $gt: 12 } }, { sort: { n: 1 } })), ['d13', 'd15', 'd17', 'd19']);
+    await duplicate(again.insertOne({ _id: 'new', email: '3@x' }), name);
+  });
+
+  test('drop(prefix) removes those collections, their indexes and checkpoints only', async ({ store, p }) => {
+    const a = store.collection(`${p}cards.all`);
+    const b = store.collection(`${p}cards.byOwner`);
+    const keep = store.collection(`${p}feed.threads`);
+    await a.createIndex({ keys: { tag: 1 }, unique: true });
+    await a.insertOne({ _id: '1', tag: 't' });
+    await b.insertOne({ _id: '1' });
+    await keep.insertOne({ _id: '1' });
+    await store.unit(async (u) => {
+      u.setCheckpoint(`${p}cards`, 5n);
+      u.setCheckpoint(`${p}feed`, 6n);
+    });
+    await store.drop(`${p}cards`);
+    assert.is(await a.count({}), 0);
+    assert.is(await b.count({}), 0);
+    assert.is(await keep.count({}), 1);
+    assert.is(await store.checkpoint(`${p}cards`), undefined);
+    assert.is(await store.checkpoint(`${p}feed`), 6n);
+    // The unique index went with the collection.
+    await a.insertOne({ _id: '1', tag: 't' });
+    await a.insertOne({ _id: '2', tag: 't' });
+    assert.is(await a.count({ tag: 't' }), 2);
+  });
+
+  test('1,000 documents page in sort order without gaps or repeats', async ({ store, p }) => {
+    const name = `${p}cards`;
+    const c = store.collection(name);
+    await c.createIndex({ keys: { world: 1, id: 1 } });
+    await store.unit(async (u) => {
+      const uc = u.collection(name);
+      for (let i = 0; i < 1000; i++) {
+        const id = `card-${String((i * 7919) % 1000).padStart(4, '0')}`;
+        await uc.insertOne({ _id: id, id, world: i % 3 === 0 ? 'other' : 'town', rank: i % 10 });
+      }
+    });
+    const seen: string[] = [];
+    let after = '';
+    for (;;) {
+      const page = await c.find({ world: 'town', id: { $gt: after } }, { sort: { id: 1 }, limit: 64 });
+      seen.push(...page.map((d) => d.id as string));
+      if (page.length < 64) break;
+      after = page[page.length - 1]!.id as string;
+    }
+    const town = await c.count({ world: 'town' });
+    assert.is(town, 666);
+    assert.is(seen.length, town);
+    assert.equal(seen, [...seen].sort());
+    assert.is(new Set(seen).size, seen.length);
+    // Backwards with skip/limit over a non-unique key, ties broken by _id.
+    const all: string[] = [];
+    for (let skip = 0; skip < 1000; skip += 100) {
+      all.push(...ids(await c.find({}, { sort: { rank: -1, _id: 1 }, skip, limit: 100 })));
+    }
+    assert.is(new Set(all).size, 1000);
+    const full = ids(await c.find({}, { sort: { rank: -1, _id: 1 } }));
+    assert.equal(all, full);
+  });
+
+  return test;
+}

@@ -1,0 +1,300 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DuplicateKey, type Doc, type ReadStore } from '../../src/stores/read-store.js';
+import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { databaseFromUrl, openMongoReadStore } from '../../src/stores/mongo-read-store.js';
+import { openReadStore } from '../../src/stores/open-read-store.js';
+import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
+import { readStoreContract, rejects, type ReadStoreUnderTest } from './read-store.contract.js';
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
+}
+
+async function embedded(): Promise<ReadStoreUnderTest> {
+  const dataDir = tempDir();
+  let current: ReadStore = await openEmbeddedReadStore({ dataDir });
+  return {
+    store: current,
+    async reopen() {
+      current = await openEmbeddedReadStore({ dataDir });
+      return current;
+    },
+    async cleanup() {
+      await current.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+readStoreContract('embedded', embedded).run();
+
+const mongoUrl = process.env.MONGO_URL;
+if (mongoUrl) {
+  for (const transactions of ['auto', 'never'] as const) {
+    readStoreContract(`mongo (transactions: ${transactions})`, async () => {
+      const database = `town_contract_${randomUUID().slice(0, 8)}`;
+      let current = await openMongoReadStore({ url: mongoUrl, database, transactions });
+      return {
+        store: current,
+        async reopen() {
+          current = await openMongoReadStore({ url: mongoUrl, database, transactions });
+          return current;
+        },
+        async cleanup() {
+          await current.dropDatabase();
+          await current.close();
+        },
+      };
+    }).run();
+  }
+} else {
+  console.log('read store contract: skipped mongo adapter (MONGO_URL not set)');
+}
+
+// What only the embedded store promises: where its data lives and how it uses its indexes.
+const test = suite<{ dataDir: string; store: EmbeddedReadStore }>('embedded read store');
+test.before.each(async (ctx) => {
+  ctx.dataDir = tempDir();
+  ctx.store = await openEmbeddedReadStore({ dataDir: ctx.dataDir });
+});
+test.after.each(async (ctx) => {
+  await ctx.store.close();
+  fs.rmSync(ctx.dataDir, { recursive: true, force: true });
+});
+
+async function seed(store: EmbeddedReadStore, n: number): Promise<void> {
+  await store.unit(async (u) => {
+    const c = u.collection('cards');
+    for (let i = 0; i < n; i++) {
+      const id = `card-${String(i).padStart(5, '0')}`;
+      await c.insertOne({ _id: id, id, world: i % 4 === 0 ? 'scratch' : 'town', owner: `o${i % 100}`, n: i, tags: [`t${i % 7}`, 'all'] });
+    }
+  });
+}
+
+function reads(store: EmbeddedReadStore) {
+  const before = { ...store.stats };
+  return () => ({ docs: store.stats.docsRead - before.docsRead, keys: store.stats.keysRead - before.keysRead });
+}
+
+test('the read models live under <dataDir>/read', async ({ store, dataDir }) => {
+  await store.collection('x').insertOne({ _id: '1' });
+  assert.ok(fs.existsSync(path.join(dataDir, 'read', 'data.mdb')));
+});
+
+test('an equality lookup on an indexed field reads only the matching documents', async ({ store }) => {
+  await seed(store, 2000);
+  const c = store.collection('cards');
+  let count = reads(store);
+  assert.is((await c.find({ owner: 'o7' })).length, 20);
+  assert.is(count().docs, 2000, 'without an index every document is read');
+  await c.createIndex({ keys: { owner: 1 } });
+  count = reads(store);
+  const found = await c.find({ owner: 'o7' });
+  assert.is(found.length, 20);
+  assert.ok(found.every((d) => d.owner === 'o7'));
+  assert.equal(count(), { docs: 20, keys: 20 });
+  count = reads(store);
+  assert.is(await c.count({ owner: { $in: ['o1', 'o2'] } }), 40);
+  assert.is(count().docs, 40);
+  // A count of plain equalities on an index counts its keys without reading documents.
+  count = reads(store);
+  assert.is(await c.count({ owner: 'o7' }), 20);
+  assert.is(await c.count({ owner: { $eq: 'o8' } }), 20);
+  assert.equal(count(), { docs: 0, keys: 0 });
+  assert.is(await c.count({ owner: 'o7', n: { $lt: 1000 } }), 10, 'a field outside the index is tested');
+});
+
+test('inside a unit: delete then insert the same _id, update a pending insert, sort the mix', async ({ store }) => {
+  const c = store.collection('mix');
+  await c.insertOne({ _id: 'a', n: 3 });
+  await c.insertOne({ _id: 'b', n: 1 });
+  await store.unit(async (u) => {
+    const uc = u.collection('mix');
+    assert.is(await uc.deleteMany({ _id: 'a' }), 1);
+    assert.is(await uc.findOne({ _id: 'a' }), null);
+    await uc.insertOne({ _id: 'a', n: 0 });
+    await uc.insertOne({ _id: 'c', n: 2 });
+    await uc.updateOne({ _id: 'c' }, { $inc: { n: 10 } });
+    assert.equal((await uc.find({}, { sort: { n: 1 } })).map((d) => d._id), ['a', 'b', 'c']);
+    assert.equal((await uc.find({}, { sort: { n: -1 }, skip: 1, limit: 1, projection: { n: 1 } })), [{ _id: 'b', n: 1 }]);
+    assert.is(await uc.count({ n: { $lt: 5 } }), 2);
+  });
+  assert.equal(await c.find({}, { sort: { _id: 1 } }), [
+    { _id: 'a', n: 0 },
+    { _id: 'b', n: 1 },
+    { _id: 'c', n: 12 },
+  ]);
+});
+
+test('sorted paging on a compound index stops at the limit, both directions', async ({ store }) => {
+  await seed(store, 2000);
+  const c = store.collection('cards');
+  await c.createIndex({ keys: { world: 1, id: 1 } });
+  let count = reads(store);
+  const page = await c.find({ world: 'town', id: { $gt: 'card-01000' } }, { sort: { id: 1 }, limit: 64 });
+  assert.is(page.length, 64);
+  assert.is(page[0]!.id, 'card-01001');
+  assert.ok(page.every((d) => d.world === 'town'));
+  assert.equal(count(), { docs: 64, keys: 64 });
+  count = reads(store);
+  const back = await c.find({ world: 'town', id: { $lt: 'card-01000' } }, { sort: { id: -1 }, limit: 5 });
+  assert.equal(back.map((d) => d.id), ['card-00999', 'card-00998', 'card-00997', 'card-00995', 'card-00994']);
+  assert.equal(count(), { docs: 5, keys: 5 });
+});
+
+test('an _id range sorted by _id reads only the page', async ({ store }) => {
+  await seed(store, 1000);
+  const c = store.collection('cards');
+  const count = reads(store);
+  const page = await c.find({ _id: { $gt: 'card-00500' } }, { sort: { _id: 1 }, limit: 10 });
+  assert.is(page[0]!._id, 'card-00501');
+  assert.ok(count().docs <= 11, `read ${count().docs}`);
+});
+
+test('a prefix regex and an $or of indexed fields use the indexes', async ({ store }) => {
+  await seed(store, 2000);
+  const c = store.collection('cards');
+  await c.createIndex({ keys: { owner: 1 } });
+  await c.createIndex({ keys: { n: 1 } });
+  let count = reads(store);
+  assert.is((await c.find({ owner: /^o9/ })).length, 220); // o9, o90..o99
+  assert.is(count().docs, 220);
+  count = reads(store);
+  assert.is((await c.find({ $or: [{ owner: 'o3' }, { n: { $lt: 10 } }] })).length, 29);
+  assert.ok(count().docs <= 30, `read ${count().docs}`);
+});
+
+test('a multikey index finds array elements and still sorts correctly', async ({ store }) => {
+  await seed(store, 300);
+  const c = store.collection('cards');
+  await c.createIndex({ keys: { tags: 1 } });
+  const count = reads(store);
+  const t3 = await c.find({ tags: 't3' }, { sort: { tags: 1, _id: -1 }, limit: 3 });
+  assert.equal(t3.map((d) => d.n), [297, 290, 283]);
+  assert.ok(count().docs <= 43, `read ${count().docs}`);
+  assert.is(await c.count({ tags: 'all' }), 300);
+});
+
+test('long strings are cut in index keys without false duplicates or misses', async ({ store }) => {
+  const c = store.collection('long');
+  await c.createIndex({ keys: { text: 1 }, unique: true });
+  const stem = 'x'.repeat(150);
+  await c.insertOne({ _id: 'a', text: `${stem}a` });
+  await c.insertOne({ _id: 'b', text: `${stem}b` });
+  await c.insertOne({ _id: 'e', text: `${'😀'.repeat(60)}` });
+  const error = await rejects(c.insertOne({ _id: 'c', text: `${stem}a` }));
+  assert.instance(error, DuplicateKey);
+  assert.equal((await c.find({ text: `${stem}b` })).map((d) => d._id), ['b']);
+  assert.equal((await c.find({ text: { $gt: `${stem}a` } }, { sort: { text: 1 } })).map((d) => d._id), ['b', 'e']);
+  assert.equal((await c.find({ text: { $regex: `^${stem}` } })).map((d) => d._id), ['a', 'b']);
+  await store.unit(async (u) => {
+    await u.collection('long').updateOne({ _id: 'a' }, { $set: { text: `${stem}z` } });
+    await u.collection('long').insertOne({ _id: 'd', text: `${stem}a` });
+  });
+  assert.is(await c.count({}), 4);
+});
+
+test('indexes are kept on disk: after reopening, lookups still read only matches', async (ctx) => {
+  await seed(ctx.store, 1000);
+  await ctx.store.collection('cards').createIndex({ keys: { owner: 1 } });
+  await ctx.store.close();
+  ctx.store = await openEmbeddedReadStore({ dataDir: ctx.dataDir });
+  const count = reads(ctx.store);
+  assert.is((await ctx.store.collection('cards').find({ owner: 'o42' })).length, 10);
+  assert.is(count().docs, 10);
+});
+
+test('a big unit reads its own writes by _id without rescanning them', async ({ store }) => {
+  await store.unit(async (u) => {
+    const c = u.collection('big');
+    for (let i = 0; i < 3000; i++) {
+      await c.updateOne({ _id: `k${i % 1000}` }, { $inc: { hits: 1 }, $setOnInsert: { first: i } }, { upsert: true });
+    }
+  });
+  const c = store.collection('big');
+  assert.is(await c.count({}), 1000);
+  assert.equal(await c.findOne({ _id: 'k7' }), { _id: 'k7', first: 7, hits: 3 } as Doc);
+  assert.is(await c.count({ hits: 3 }), 1000);
+});
+
+test('a failed commit changes nothing, in memory or on disk', async ({ store }) => {
+  const c = store.collection('people');
+  await c.createIndex({ keys: { email: 1 }, unique: true });
+  await c.insertOne({ _id: 'a', email: 'a@x' });
+  // A unique index created inside the unit is only checked against the unit's writes at commit.
+  const error = await rejects(
+    store.unit(async (u) => {
+      const uc = u.collection('tags');
+      await uc.insertOne({ _id: '1', tag: 'same' });
+      await uc.insertOne({ _id: '2', tag: 'same' });
+      await uc.createIndex({ keys: { tag: 1 }, unique: true });
+      u.setCheckpoint('p', 3n);
+    }),
+  );
+  assert.instance(error, DuplicateKey);
+  assert.is(await store.collection('tags').count({}), 0);
+  assert.is(await store.checkpoint('p'), undefined);
+});
+
+test('operations after close are refused', async (ctx) => {
+  const c = ctx.store.collection('x');
+  await ctx.store.close();
+  await rejects(c.find({}));
+  assert.throws(() => ctx.store.collection('x'));
+  await rejects(ctx.store.checkpoint('p'));
+  ctx.store = await openEmbeddedReadStore({ dataDir: ctx.dataDir });
+});
+
+test('a write through the store inside a running unit gives up instead of hanging', async ({ dataDir }) => {
+  const store = await openEmbeddedReadStore({ dataDir: `${dataDir}/short`, gateWaitMs: 100 });
+  const error = await rejects(store.unit(async () => store.collection('x').insertOne({ _id: 'a' })));
+  assert.match(error.message, 'unit.collection()');
+  assert.is(await store.collection('x').count({}), 0);
+  // The abandoned write never runs later either.
+  await store.unit(async () => undefined);
+  assert.is(await store.collection('x').count({}), 0);
+  await store.close();
+});
+
+test('regexPrefix takes only the literal text every match starts with', () => {
+  assert.is(regexPrefix('^abc', ''), 'abc');
+  assert.is(regexPrefix('^ab\\.c', ''), 'ab.c');
+  assert.is(regexPrefix('^abc?', ''), 'ab');
+  assert.is(regexPrefix('^abc+', ''), 'abc');
+  assert.is(regexPrefix('^ab[cd]', ''), 'ab');
+  assert.is(regexPrefix('^ab\\d', ''), 'ab');
+  assert.is(regexPrefix('abc', ''), undefined);
+  assert.is(regexPrefix('^abc', 'i'), undefined);
+  assert.is(regexPrefix('^abc', 'm'), undefined);
+  assert.is(regexPrefix('^a|b', ''), undefined);
+});
+
+test.run();
+
+const factory = suite('openReadStore');
+
+factory('no url opens the embedded store under dataDir', async () => {
+  const dataDir = tempDir();
+  const store = await openReadStore({ dataDir, url: '  ' });
+  assert.instance(store, EmbeddedReadStore);
+  await store.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+factory('a url that is not MongoDB is refused', async () => {
+  await rejects(openReadStore({ dataDir: '/nonexistent', url: 'http://localhost:27017' }));
+});
+
+factory('the database comes from the url path', () => {
+  assert.is(databaseFromUrl('mongodb://a:1,b:2/town-prod?replicaSet=rs'), 'town-prod');
+  assert.is(databaseFromUrl('mongodb+srv://user:pw@cluster.example/'), undefined);
+  assert.is(databaseFromUrl('mongodb://localhost'), undefined);
+});
+
+factory.run();
