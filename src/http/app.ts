@@ -74,7 +74,11 @@ export function createApp(options: AppOptions): TownApp {
 
   // The catalogue and the guide are made once per town mode and kept as text.
   const made = new Map<string, string>();
-  const once = (key: string, make: () => string) => made.get(key) ?? (made.set(key, make()), made.get(key) as string);
+  const once = (key: string, make: () => string): string => {
+    let text = made.get(key);
+    if (text === undefined) made.set(key, (text = make()));
+    return text;
+  };
   const catalogue = (open: boolean, self: string) => once(`catalogue ${open} ${self}`, () => {
     const listed = routesFor(open);
     return JSON.stringify(buildCatalogue({ ...config, open }, listed, (r) => Boolean(handlers[r.base ?? r.name]), self), null, 2);
@@ -132,7 +136,7 @@ export function createApp(options: AppOptions): TownApp {
 
   // in-flight limit
   let inFlight = 0;
-  app.use(async (ctx, next) => {
+  app.use(async (_ctx, next) => {
     if (inFlight >= workers) {
       throw new TownError('busy', `every worker is taken (${workers} requests at once); try again shortly`, { headers: { 'Retry-After': '1' } });
     }

@@ -80,7 +80,7 @@ export function errorPage(err: TownError): { status: number; headers: Record<str
   const spec = errorClasses[err.cls];
   const hint = err.extra.hint ? `<p>${escapeHtml(err.extra.hint)}</p>` : '';
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(err.cls)}</title>`
-    + `<link rel="stylesheet" href="/static/town.css"><main><h1>${escapeHtml(err.message)}</h1>${hint}`
+    + `<main><h1>${escapeHtml(err.message)}</h1>${hint}`
     + `<p><a href="/">Home</a> · <a href="/enter">Enter</a></p></main></html>`;
   return { status: spec.http, headers: { ...err.extra.headers }, html };
 }

@@ -8,6 +8,7 @@ import type * as t from 'io-ts';
 import { acceptReasons, arriveReasons } from '../contract/errors.js';
 import { limits } from '../contract/limits.js';
 import * as b from './bodies.js';
+import { FieldsType } from './codec.js';
 
 export type Auth = 'none' | 'bearer' | 'cookie' | 'optional';
 /**
@@ -146,7 +147,7 @@ export function routeNamed(name: string): Route | undefined {
 /** The catalogue form of a path: `/AGENTS.md/world/{object}`, plus required query fields. */
 export function hrefTemplate(r: Route): string {
   const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-  const required = r.query && 'required' in r.query ? Object.keys((r.query as unknown as { required: object }).required) : [];
+  const required = r.query instanceof FieldsType ? Object.keys(r.query.required) : [];
   return required.length ? `${path}?${required.map((k) => `${k}={${k}}`).join('&')}` : path;
 }
 

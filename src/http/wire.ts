@@ -26,7 +26,10 @@ type State = 'line' | 'headers' | 'body' | 'chunkSize' | 'chunkData' | 'chunkEnd
 
 const tokenRe = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const targetRe = /^[\x21-\x7e]+$/;
-const badValueRe = /[\x00-\x08\x0a-\x1f\x7f]/;
+/** `METHOD SP target SP HTTP/d.d`: a token, visible ASCII, a version. */
+const requestLineRe = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([\x21-\x7e]+) HTTP\/([0-9])\.([0-9])$/;
+/** `name: value`: a token, then no control character but HTAB. */
+const headerRe = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([^\x00-\x08\x0a-\x1f\x7f]*)$/;
 /** How much of a header line is kept to read its name and (for framing headers) value. */
 const capture = 1024;
 /** Methods Node's parser knows, less CONNECT (which Node hands to a tunnel, not a request). */
@@ -80,6 +83,16 @@ export class RequestScanner {
       const lf = buf.indexOf(10, i);
       const end = lf === -1 ? buf.length : lf;
       const max = this.maxLine();
+      // The common case: a whole, short line inside this chunk, read without copying.
+      if (lf !== -1 && this.lineLength === 0 && end - i <= capture) {
+        const length = end - i;
+        if (length === 0 || buf[end - 1] !== 13) return { cls: 'badRequest', message: 'lines of a request end with CRLF' };
+        if (length - 1 > max) return this.tooLong();
+        const v = this.line(buf.toString('latin1', i, end - 1), length - 1);
+        i = lf + 1;
+        if (v) return v;
+        continue;
+      }
       this.lineLength += end - i;
       if (end > i) this.lastByte = buf[end - 1];
       // A line may end with CR before its LF: one byte of grace until the LF shows which.
@@ -118,11 +131,12 @@ export class RequestScanner {
     }
   }
 
-  private tooLong(): Verdict {
+  private tooLong(): Verdict | undefined {
     if (this.state === 'line') return { cls: 'uriTooLong', message: `the request line is over ${limits.requestLineBytes} bytes` };
     if (this.state === 'headers' || this.state === 'trailers') return { cls: 'headersTooLarge', message: `a header line is over ${limits.headerLineBytes} bytes` };
+    // A chunk-size line past all reason is a framing fault inside a body: Node's to refuse.
     this.state = 'lost';
-    return undefined as never;
+    return undefined;
   }
 
   private line(text: string, length: number): Verdict | undefined {
@@ -153,21 +167,20 @@ export class RequestScanner {
 
   private requestLine(text: string): Verdict | undefined {
     if (text === '') return undefined; // RFC 9112 2.2: empty lines before a request are ignored
-    const parts = text.split(' ');
-    if (parts.length !== 3 || !tokenRe.test(parts[0]) || !targetRe.test(parts[1])) {
+    const m = requestLineRe.exec(text);
+    if (!m) {
+      const parts = text.split(' ');
+      if (parts.length === 3 && tokenRe.test(parts[0]) && targetRe.test(parts[1]) && /^HTTP\/[0-9.]+$/.test(parts[2])) {
+        return { cls: 'httpVersion', message: `${parts[2]} is not served; use HTTP/1.1 or HTTP/1.0` };
+      }
       return { cls: 'badRequest', message: 'a request line is `METHOD target HTTP/1.1`' };
     }
-    const version = /^HTTP\/([0-9])\.([0-9])$/.exec(parts[2]);
-    if (!version) {
-      if (/^HTTP\/[0-9.]+$/.test(parts[2])) return { cls: 'httpVersion', message: `${parts[2]} is not served; use HTTP/1.1 or HTTP/1.0` };
-      return { cls: 'badRequest', message: 'a request line is `METHOD target HTTP/1.1`' };
+    if (m[3] !== '1' || (m[4] !== '0' && m[4] !== '1')) {
+      return { cls: 'httpVersion', message: `HTTP/${m[3]}.${m[4]} is not served; use HTTP/1.1 or HTTP/1.0` };
     }
-    if (version[1] !== '1' || (version[2] !== '0' && version[2] !== '1')) {
-      return { cls: 'httpVersion', message: `${parts[2]} is not served; use HTTP/1.1 or HTTP/1.0` };
-    }
-    this.method = parts[0];
-    this.target = parts[1];
-    this.http11 = version[2] === '1';
+    this.method = m[1];
+    this.target = m[2];
+    this.http11 = m[4] === '1';
     this.state = 'headers';
     this.headers = 0;
     this.host = false;
@@ -178,13 +191,17 @@ export class RequestScanner {
 
   private header(text: string, length: number): Verdict | undefined {
     if (++this.headers > limits.headers) return { cls: 'headersTooLarge', message: `more than ${limits.headers} headers` };
-    const colon = text.indexOf(':');
-    if (colon <= 0 || !tokenRe.test(text.slice(0, colon))) {
+    const m = headerRe.exec(text);
+    if (!m) {
+      const colon = text.indexOf(':');
+      if (colon > 0 && tokenRe.test(text.slice(0, colon))) return { cls: 'badRequest', message: 'a header value holds a control character' };
       return { cls: 'badRequest', message: 'a header line is `Name: value`, the name a token (no folded lines)' };
     }
-    const value = text.slice(colon + 1);
-    if (badValueRe.test(value)) return { cls: 'badRequest', message: 'a header value holds a control character' };
-    const name = text.slice(0, colon).toLowerCase();
+    // Only three names matter to the scanner; their lengths tell them apart before any lowering.
+    const n = m[1].length;
+    if (n !== 4 && n !== 14 && n !== 17) return undefined;
+    const name = m[1].toLowerCase();
+    const value = m[2];
     if (name === 'host') this.host = true;
     else if (name === 'content-length' || name === 'transfer-encoding') {
       if (length > capture) return { cls: 'badRequest', message: `the ${name} header is malformed` };
@@ -259,6 +276,8 @@ export class ConnectionGuard {
   private written = false;
   private deferred?: Error & { code?: string };
   closing = false;
+  /** The data listener that feeds this guard (kept so the guard can tell it from Node's). */
+  readonly listener = (chunk: Buffer) => this.onData(chunk);
 
   constructor(
     readonly socket: Socket,
@@ -381,9 +400,6 @@ export class ConnectionGuard {
     this.socket.end(rawEnvelope(verdict.cls, verdict.message, self, new Date()));
     setTimeout(() => this.socket.destroy(), this.options.lingerMs).unref();
   }
-
-  /** The data listener that feeds this guard (kept so the guard can tell it from Node's). */
-  listener?: (chunk: Buffer) => void;
 }
 
 function parserMessage(err: Error & { code?: string }): string {
@@ -402,7 +418,6 @@ export function guardServer(server: http.Server, options: WireOptions): { guards
   const bySocket = new WeakMap<Socket, ConnectionGuard>();
   server.on('connection', (socket: Socket) => {
     const guard = new ConnectionGuard(socket, options);
-    guard.listener = (chunk: Buffer) => guard.onData(chunk);
     bySocket.set(socket, guard);
     guards.add(guard);
     // Node's own data listener is already attached; ours goes in front of it. (Listening for

@@ -62,11 +62,15 @@ async function record(): Promise<{ text: string; served: string }> {
       if (step.needs?.some((k) => session[k] === undefined)) continue; // an earlier step did not run
       const x = step.request(session);
       const body = x.body === undefined ? undefined : typeof x.body === 'string' ? x.body : JSON.stringify(x.body);
-      const res = await fetch(base + x.path, { method: x.method, headers: x.headers, body, redirect: 'manual' });
-      const text = await res.text();
-      const type = res.headers.get('content-type') ?? '';
-      let reply: unknown = text;
-      if (/json/.test(type)) reply = JSON.parse(text);
+      let res: Response;
+      let text: string;
+      let reply: unknown;
+      for (const until = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 50))) {
+        res = await fetch(base + x.path, { method: x.method, headers: x.headers, body, redirect: 'manual' });
+        text = await res.text();
+        reply = /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+        if (!step.settle || step.settle(reply, session) || Date.now() > until) break;
+      }
       step.keep?.(reply, session);
       const shown = step.show && typeof reply === 'object' ? step.show(reply) : reply;
 

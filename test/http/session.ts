@@ -34,6 +34,11 @@ export interface Step {
   front?: boolean;
   needs?: (keyof Session)[];
   request(s: Session): Exchange;
+  /**
+   * For a reply that shows the town's own reaction to an earlier step (which comes a moment
+   * later): the request is repeated, for up to ten seconds, until this holds.
+   */
+  settle?(reply: any, s: Session): boolean;
   /** Keep from the reply what later steps need. */
   keep?(reply: any, s: Session): void;
   /** Show less of a long reply (the page is for reading). */
@@ -83,11 +88,16 @@ export const steps: Step[] = [
   },
   {
     title: 'List the world',
-    say: 'The ids of the cards you may see, each with its method names.',
+    say: 'The ids of the cards you may see, each with its method names. The town makes you an\navatar as you arrive; it is listed here a moment later.',
     route: 'world',
     needs: ['credential'],
     request: (s) => ({ method: 'GET', path: '/AGENTS.md/world', headers: bearer(s) }),
-    // TODO(world room): keep a card id and one of its methods, e.g. s.card = …; s.method = …
+    settle: (r) => Array.isArray(r.cards) && r.cards.some((c: { id?: string }) => c.id === 'avatar-ada'),
+    keep: (r, s) => {
+      // Your own avatar, to read and to walk with.
+      if (Array.isArray(r.cards) && r.cards.some((c: { id?: string }) => c.id === 'avatar-ada')) s.card = 'avatar-ada';
+    },
+    show: (r) => (Array.isArray(r.cards) && r.cards.length > 3 ? { ...r, cards: [...r.cards.slice(0, 3), `… ${r.cards.length - 3} more`] } : r),
   },
   {
     title: 'Read a card',
@@ -95,13 +105,16 @@ export const steps: Step[] = [
     route: 'object',
     needs: ['credential', 'card'],
     request: (s) => ({ method: 'GET', path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}`, headers: bearer(s) }),
+    keep: (r, s) => {
+      if (typeof r._actions?.go === 'string') s.method = 'go';
+    },
   },
   {
     title: 'Cast a turn',
-    say: 'Named by an intent you choose. A refusal would be a receipt too.',
+    say: "Walk your avatar to the library: the `go` template's field as plain JSON, the turn named\nby an intent you choose. A refusal would be a receipt too.",
     route: 'turn',
     needs: ['credential', 'card', 'method'],
-    request: (s) => ({ method: 'POST', path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}/${s.method}`, headers: { ...bearer(s), ...json }, body: { intent: 'ada-first-turn' } }),
+    request: (s) => ({ method: 'POST', path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}/${s.method}`, headers: { ...bearer(s), ...json }, body: { intent: 'ada-first-turn', fields: { room: 'library' } } }),
     keep: (r, s) => {
       s.slug = r.receipt?.slug;
       s.intent = 'ada-first-turn';

@@ -6,7 +6,8 @@
  * Scratch worlds (spec 4.3) reach these handlers too (ctx.state.scratch); they are not built
  * yet and answer `notImplemented`.
  */
-import type { Outcome, Receipt, TryReport } from '../../cards/kernel/decide.js';
+import type { Outcome, Receipt } from '../../cards/kernel/decide.js';
+import { deliveryLine, outcomeReply } from '../../queries/turn-reply.js';
 import type { KernelOptions } from '../../cards/kernel/options.js';
 import type { Programs } from '../../cards/kernel/programs.js';
 import { hourMs, hourOf } from '../../cards/kernel/world.js';
@@ -23,12 +24,14 @@ import { listWorld } from '../../queries/world.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
 import { guestsCollection, type GuestDoc } from '../../projections/guests.js';
 import type { ReadStore } from '../../stores/read-store.js';
+import type { EventStore } from '../../stores/event-store.js';
 import { TownError, type Caller, type Clock, type Handlers, type TownContext } from '../handler.js';
 import { links } from '../links.js';
 import { hrefOf } from '../routes.js';
 
 export interface WorldDeps {
   service: WorldService;
+  events: EventStore;
   reads: ReadStore;
   programs: Programs;
   clock: Clock;
@@ -67,83 +70,23 @@ function hintHref(kind: string | undefined, object: string | undefined, slug: st
   }
 }
 
-const refusalFields = ['clause', 'reason', 'reading', 'hint', 'expected', 'original', 'root', 'next', 'object'] as const;
-
-/** The turn reply of spec 2.5 (and its compact and full forms). */
+/** The turn reply of spec 2.5 (src/queries/turn-reply.ts) with its `_links`. */
 export function turnReply(d: Decided, object: string, q: { compact?: string; full?: string }): Record<string, unknown> {
   const o: Outcome = d.outcome;
-  if (o.kind === 'rejected') {
-    const { class: _c, message, ...fields } = o.error;
-    throw new TownError('hostRequest', message, { fields });
-  }
-  if (o.kind === 'try') return tryReply(o.report, object, d);
-  if (o.kind !== 'journal' && o.kind !== 'repeat' && o.kind !== 'refused') {
-    throw new Error(`a turn decided ${o.kind}`);
-  }
-  const r: Receipt = o.receipt;
-  const journaled = r.slug !== undefined;
-  const receipt = journaled ? { slug: r.slug, height: r.height } : { slug: null, height: d.height };
-  const own = links({
-    receipt: journaled ? hrefOf('receipt', { slug: r.slug! }) : undefined,
+  const reply = outcomeReply(o, { height: d.height, full: q.full === '1', compact: q.compact === '1', ...(d.deliveries ? { deliveries: d.deliveries } : {}) }) as Record<string, unknown>;
+  const r: Receipt | undefined = o.kind === 'journal' || o.kind === 'repeat' || o.kind === 'refused' ? o.receipt : undefined;
+  const slug = r?.slug;
+  const _links = links({
+    receipt: slug !== undefined ? hrefOf('receipt', { slug }) : undefined,
     card: hrefOf('card', { object }),
-    hint: r.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, r.slug) : undefined,
+    hint: r?.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, slug) : undefined,
   });
-  if (q.compact === '1') {
-    return {
-      status: r.status,
-      ...(r.class !== undefined ? { class: r.class } : {}),
-      outcome: r.line,
-      offers: r.offers,
-      receipt,
-      _links: own,
-    };
-  }
-  const reply: Record<string, unknown> = {
-    status: r.status,
-    ...(r.class !== undefined ? { class: r.class } : {}),
-    line: r.line,
-    ...(r.revealed.length ? { revealed: r.revealed } : {}),
-    offers: r.offers,
-    receipt,
-  };
-  if (r.status === 'refused') {
-    for (const k of refusalFields) if (r[k] !== undefined) reply[k] = r[k];
-    if (!journaled) reply.journaled = false;
-  }
-  if (o.kind === 'repeat') reply.repeated = true;
-  if (q.full === '1') {
-    reply.receipt = { ...receipt, ...(r.cid !== undefined ? { cid: r.cid } : {}) };
-    reply.whole = { ...r };
-  }
-  reply._links = own;
-  return reply;
-}
-
-function tryReply(t: TryReport, object: string, d: Decided): Record<string, unknown> {
-  return {
-    status: t.status,
-    ...(t.class !== undefined ? { class: t.class } : {}),
-    try: true,
-    line: t.line,
-    ...(t.revealed.length ? { revealed: t.revealed } : {}),
-    offers: t.offers,
-    ...Object.fromEntries(refusalFields.filter((k) => t[k] !== undefined).map((k) => [k, t[k]])),
-    writes: t.writes,
-    made: t.made,
-    fires: t.fires,
-    opens: t.opens,
-    roots: t.roots,
-    ...(t.result !== undefined ? { result: t.result } : {}),
-    usage: t.usage,
-    receipt: { slug: null, height: d.height },
-    journaled: false,
-    _links: links({ card: hrefOf('card', { object }) }),
-  };
+  return { ...reply, _links };
 }
 
 export function worldHandlers(deps: WorldDeps): Handlers {
   const { service, fresh } = deps;
-  const r: WorldReads = { reads: deps.reads, programs: deps.programs, world: service.world, clock: deps.clock };
+  const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
 
   /** Read-your-writes: the projection a read uses shows the caller's own latest turn. */
   const settled = (caller: Caller, projection: string) => fresh.settle(caller.principal, projection);
@@ -238,15 +181,7 @@ export function worldHandlers(deps: WorldDeps): Handlers {
       return {
         status: 'delivered',
         delivered: o.entries.length,
-        receipts: o.entries.map((e) => ({
-          slug: e.slug,
-          height: e.height,
-          status: e.receipt.status,
-          ...(e.receipt.class !== undefined ? { class: e.receipt.class } : {}),
-          line: e.receipt.line,
-          object: e.request?.object,
-          method: e.request?.method,
-        })),
+        receipts: o.entries.map(deliveryLine),
         _links: links({ pending: hrefOf('pending') }),
       };
     },
