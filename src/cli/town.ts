@@ -4,32 +4,76 @@
  * EVENTSTORE_URL).
  */
 import { settingsFromEnv } from '../config.js';
-import { openEventStore } from '../stores/open-event-store.js';
-import { operatorCommands, operatorUsage, runOperator } from './operator.js';
+import { limits } from '../contract/limits.js';
+import type { OperatorIo } from './operator.js';
+import { cardCommands, cardUsage, runCard } from './card.js';
 
 interface Family {
   commands: Set<string>;
   usage: string[];
-  run(command: string, args: string[], io: Parameters<typeof runOperator>[2]): Promise<number>;
+  /** Families that work on files alone (cards) open no store: they run with no town at all. */
+  offline?: (command: string, args: string[]) => Promise<number>;
+  run?(command: string, args: string[], io: OperatorIo): Promise<number>;
 }
 
-/** Command families. A later `card` family (cards as files) plugs in here beside the operator's. */
-const families: Family[] = [
-  { commands: operatorCommands, usage: operatorUsage, run: runOperator },
-];
+/** `npm run` starts scripts in the package's folder; paths on the command line are the caller's. */
+const callerCwd = () => (process.env.npm_lifecycle_event === 'town' && process.env.INIT_CWD) || process.cwd();
+
+/** Standard input, kept up to one byte over the module limit (the kernel refuses what is over). */
+function readStdin(): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    process.stdin.on('data', (c: Buffer) => {
+      if (kept > limits.moduleBytes) return;
+      chunks.push(c);
+      kept += c.length;
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
+    process.stdin.on('error', reject);
+  });
+}
+
+/** Cards as files: offline, no store, no town. */
+const cardFamily: Family = {
+  commands: cardCommands,
+  usage: cardUsage,
+  offline: (command, args) =>
+    runCard(command, args, {
+      cwd: callerCwd(),
+      readStdin,
+      clock: Date.now,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    }),
+};
+
+/**
+ * Command families: cards as files, and the operator's (on the town's store). The operator's
+ * modules are loaded only when asked for: they bring the store clients, which are heavy, and a
+ * card author checking a file should not wait for them.
+ */
+async function families(command: string | undefined): Promise<Family[]> {
+  if (command !== undefined && cardCommands.has(command)) return [cardFamily];
+  const { operatorCommands, operatorUsage, runOperator } = await import('./operator.js');
+  return [{ commands: operatorCommands, usage: operatorUsage, run: runOperator }, cardFamily];
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  const family = families.find((f) => command !== undefined && f.commands.has(command));
+  const known = await families(command);
+  const family = known.find((f) => command !== undefined && f.commands.has(command));
   if (!family) {
     process.stderr.write(`${command === undefined ? 'no command given' : `unknown command ${command}`}\nusage: npm run town -- <command>\n`);
-    for (const f of families) for (const line of f.usage) process.stderr.write(`  ${line}\n`);
+    for (const f of known) for (const line of f.usage) process.stderr.write(`  ${line}\n`);
     return 2;
   }
+  if (family.offline) return family.offline(command!, args);
   const settings = settingsFromEnv();
+  const { openEventStore } = await import('../stores/open-event-store.js');
   const store = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
   try {
-    return await family.run(command!, args, {
+    return await family.run!(command!, args, {
       store,
       clock: Date.now,
       out: (line) => process.stdout.write(`${line}\n`),

@@ -1,0 +1,90 @@
+/**
+ * A throwaway scratch world in memory, driven exactly as the host drives one: an `empty` world
+ * with the sealed library opened by its owner, a `create` as the scratch `objects` route makes
+ * it, turns decided by the kernel and evolved into the world, and after every journaled turn the
+ * queued sends delivered (up to 16), as the world service does. Nothing here runs card code
+ * itself: every step is the kernel's `decide`.
+ */
+import { decide, type Command, type CreateCommand, type Outcome, type ReplCommand, type TurnCommand } from '../cards/kernel/decide.js';
+import type { Card, Entry } from '../cards/kernel/entry.js';
+import { evolve } from '../cards/kernel/evolve.js';
+import { libraryPrograms } from '../cards/kernel/library.js';
+import { defaultOptions, type KernelOptions } from '../cards/kernel/options.js';
+import type { Programs } from '../cards/kernel/programs.js';
+import { blankWorld, visibleCard, type World } from '../cards/kernel/world.js';
+import type { Clock } from '../http/handler.js';
+import { limits } from '../contract/limits.js';
+import { principalOf } from '../identity/names.js';
+
+/** The host part of the principals the command line casts as (`guest:town:ann`). */
+export const scratchHost = 'town';
+export const guestPrincipal = (name: string) => principalOf(scratchHost, name);
+
+let shared: Programs | undefined;
+/** The library's programs, compiled once per process (as the server keeps them). */
+export function scratchPrograms(): Programs {
+  return (shared ??= libraryPrograms());
+}
+
+export interface Decision {
+  outcome: Outcome;
+  /** Height of the world once the decision (and any deliveries) were applied. */
+  height: number;
+  deliveries?: Entry[];
+}
+
+export class ScratchWorld {
+  readonly world: World = blankWorld();
+  private intents = 0;
+
+  constructor(
+    /** The principal who opened the world (its opener). */
+    readonly opener: string,
+    private readonly clock: Clock,
+    private readonly programs: Programs = scratchPrograms(),
+    private readonly options: KernelOptions = defaultOptions,
+  ) {
+    const opened = this.apply({ kind: 'empty', name: 'scratch', host: scratchHost, opener });
+    if (opened.outcome.kind !== 'journal') throw new Error(`an empty world decided ${opened.outcome.kind}`);
+  }
+
+  /** A fresh intent per request: the command line never repeats one. */
+  intent(): string {
+    return `cli:${++this.intents}`;
+  }
+
+  create(cmd: Omit<CreateCommand, 'kind' | 'intent' | 'entry'>): Decision {
+    return this.apply({ kind: 'create', intent: this.intent(), entry: 'initial', ...cmd });
+  }
+
+  /** A spell sent to `receive` of `object`, as `POST world/{object}/receive {intent, spell}`. */
+  cast(principal: string, object: string, spell: string, trying: boolean): Decision {
+    const cmd: TurnCommand = { kind: 'turn', principal, intent: this.intent(), object, method: 'receive', spell };
+    if (trying) cmd.try = true;
+    return this.apply(cmd);
+  }
+
+  repl(cmd: Omit<ReplCommand, 'kind' | 'intent'>): Decision {
+    return this.apply({ kind: 'repl', intent: this.intent(), ...cmd });
+  }
+
+  card(object: string, viewer: string): Card | undefined {
+    return visibleCard(this.world, object, viewer);
+  }
+
+  private decide(command: Command): Outcome {
+    return decide(this.world, command, this.clock(), this.programs, this.options);
+  }
+
+  private apply(command: Command): Decision {
+    const outcome = this.decide(command);
+    if (outcome.kind !== 'journal') return { outcome, height: this.world.height };
+    for (const e of outcome.entries) evolve(this.world, e);
+    // The world service delivers queued sends after every journaled turn, in the same batch.
+    if (command.kind !== 'turn' || this.world.pending.size === 0) return { outcome, height: this.world.height };
+    const delivered = this.decide({ kind: 'deliver', max: limits.deliverPerCall });
+    if (delivered.kind !== 'journal') return { outcome, height: this.world.height };
+    for (const e of delivered.entries) evolve(this.world, e);
+    return { outcome, height: this.world.height, deliveries: delivered.entries };
+  }
+}

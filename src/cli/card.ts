@@ -1,0 +1,292 @@
+/**
+ * `npm run town -- card <check|forms|run|repl> …`: cards as files, without a server, the way
+ * `tsc --noEmit` works for TypeScript. Every answer is the kernel's (`decide` on an in-memory
+ * scratch world, the sealed library's programs) rendered by the same reply modules the HTTP
+ * routes use, so what the command line says is what the host would say.
+ *
+ * Exit codes: 0 all well; 1 the host said no (diagnostics, a refused turn, a rejected request);
+ * 2 the command line is wrong or a file cannot be read (the host was never asked).
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { actionsOf, formsOf } from '../cards/kernel/reading.js';
+import type { HostRequest, Outcome } from '../cards/kernel/decide.js';
+import { decide } from '../cards/kernel/decide.js';
+import { blankWorld } from '../cards/kernel/world.js';
+import { defaultOptions } from '../cards/kernel/options.js';
+import { envelope } from '../http/envelope.js';
+import type { Clock } from '../http/handler.js';
+import { TownError } from '../http/handler.js';
+import { isGuestName } from '../identity/names.js';
+import { checkOutcomeReply, type CheckReply } from '../queries/check-reply.js';
+import { hostRequestError, outcomeReply, turnReply, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
+import { FileError, InputError, readModules, readText, type InputIo, type Modules } from './card-input.js';
+import { guestPrincipal, scratchPrograms, ScratchWorld } from './card-scratch.js';
+import { diagnosticLines, formsLines, hostRequestLines, showData, tryLines, turnLines, valueLines } from './card-show.js';
+
+export interface CardIo extends InputIo {
+  clock: Clock;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const cardCommands = new Set(['card']);
+
+/** Each subcommand's usage, as `npm run town` lists it. */
+const usageOf: Record<string, string[]> = {
+  check: ['card check <file.card|dir|-> [more modules…] [--entry <def>] [--json]   check modules against the sealed library'],
+  forms: ['card forms <file.card|dir|-> [more modules…] [--json]                   the _actions templates and forms'],
+  run: [
+    'card run <file.card|dir|-> [more…] [--law <file>] [--seed <json>] [--object <id>] [--owner <guest>]',
+    '         [--as <guest>] (--spell <spell> | --try <spell>)… [--clock <ms|ISO>] [--json]',
+    '                                                                         make the card in a throwaway world and cast',
+  ],
+  repl: [
+    'card repl <file.card|dir|-> <entry> [typed argument as JSON]… [--fields <json>] [--object <id>] [--as <guest>] [--json]',
+    '                                                                         run an entry of the module',
+  ],
+};
+
+export const cardUsage = Object.values(usageOf).flat();
+
+const exit = { ok: 0, refused: 1, usage: 2 } as const;
+
+/** Runs `card <sub> …`; answers the exit code. */
+export async function runCard(command: string, args: string[], io: CardIo): Promise<number> {
+  const [sub, ...rest] = args;
+  try {
+    if (command !== 'card') throw new InputError(`unknown command ${command}`);
+    switch (sub) {
+      case 'check':
+        return await check(rest, io);
+      case 'forms':
+        return await forms(rest, io);
+      case 'run':
+        return await run(rest, io);
+      case 'repl':
+        return await repl(rest, io);
+      default:
+        throw new InputError(sub === undefined ? 'card needs a subcommand' : `unknown card subcommand ${sub}`);
+    }
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    io.err(`card: ${error.message}`);
+    if (!(error instanceof FileError)) {
+      io.err('usage: npm run town -- <command>');
+      for (const line of sub !== undefined && Object.hasOwn(usageOf, sub) ? usageOf[sub]! : cardUsage) io.err(`  ${line}`);
+    }
+    return exit.usage;
+  }
+}
+
+type Options = ParseArgsConfig['options'];
+
+/** node:util's parser, keeping the order of options (`--as` applies to the spells after it). */
+function parse(args: string[], options: NonNullable<Options>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+  } catch (e) {
+    throw new InputError(e instanceof Error ? e.message : String(e));
+  }
+}
+
+const json = (io: CardIo, value: unknown) => io.out(JSON.stringify(value, null, 2));
+
+/** The `hostRequest` envelope (spec 2.10) as the front answers it, less the links of a URL there is none of. */
+function rejectedBody(e: HostRequest | TownError): Record<string, unknown> {
+  const { _links: _l, ...body } = envelope(e instanceof TownError ? e : hostRequestError(e), '').body;
+  return body;
+}
+
+function guest(name: string, flag: string): string {
+  if (!isGuestName(name)) throw new InputError(`${flag} ${JSON.stringify(name)} is not a guest name ([a-z][a-z0-9-]{0,31})`);
+  return name;
+}
+
+function jsonValue(text: string, flag: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new InputError(`${flag} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function clockOf(text: string | undefined, io: CardIo): Clock {
+  if (text === undefined) return io.clock;
+  const at = /^\d+$/.test(text) ? Number(text) : /(Z|[+-]\d\d:?\d\d)$/.test(text) ? Date.parse(text) : NaN;
+  if (!Number.isSafeInteger(at)) throw new InputError(`--clock takes milliseconds since the epoch or an ISO time with its zone, not ${JSON.stringify(text)}`);
+  return () => at;
+}
+
+/** The kernel's check of a package, as the scratch `check` route decides it. */
+function decideCheck(mods: Modules, entry?: string): Outcome {
+  return decide(blankWorld(), { kind: 'check', modules: mods.modules, ...(entry !== undefined ? { entry } : {}) }, 0, scratchPrograms(), defaultOptions);
+}
+
+/** Prints a check that did not pass (text or JSON); undefined when it passed. */
+function failedCheck(outcome: Outcome, mods: Modules, io: CardIo, asJson: boolean): number | undefined {
+  let reply: CheckReply;
+  try {
+    reply = checkOutcomeReply(outcome);
+  } catch (e) {
+    if (!(e instanceof TownError)) throw e;
+    if (asJson) json(io, rejectedBody(e));
+    else for (const line of hostRequestLines(rejectedBody(e), mods.files)) io.out(line);
+    return exit.refused;
+  }
+  if (reply.ok) return undefined;
+  if (asJson) json(io, reply);
+  else for (const line of diagnosticLines(reply.diagnostics, mods.files)) io.out(line);
+  return exit.refused;
+}
+
+async function check(args: string[], io: CardIo): Promise<number> {
+  const { values, positionals } = parse(args, { entry: { type: 'string' }, json: { type: 'boolean' } });
+  const mods = await readModules(positionals, io);
+  const outcome = decideCheck(mods, values.entry as string | undefined);
+  const failed = failedCheck(outcome, mods, io, values.json === true);
+  if (failed !== undefined) return failed;
+  if (values.json) json(io, checkOutcomeReply(outcome));
+  else for (const m of mods.modules) io.out(`${mods.files.get(m.name) ?? m.name}: ok`);
+  return exit.ok;
+}
+
+async function forms(args: string[], io: CardIo): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const mods = await readModules(positionals, io);
+  const failed = failedCheck(decideCheck(mods), mods, io, values.json === true);
+  if (failed !== undefined) return failed;
+  // The program a card of this package runs, compiled as the kernel compiles it (by package).
+  const loaded = scratchPrograms().load({ kind: mods.modules[0]!.name, modules: mods.modules });
+  if (!loaded.ok) {
+    // The package checks but does not compile as a card's package: said the same way.
+    if (values.json) json(io, checkOutcomeReply({ kind: 'checked', diagnostics: loaded.diagnostics }));
+    else for (const line of diagnosticLines(loaded.diagnostics, mods.files)) io.out(line);
+    return exit.refused;
+  }
+  const actions = actionsOf(loaded.program);
+  const shown = formsOf(loaded.program);
+  if (values.json) json(io, { _actions: actions, forms: shown });
+  else for (const line of formsLines(actions, shown)) io.out(line);
+  return exit.ok;
+}
+
+interface CastRecord {
+  as: string;
+  spell: string;
+  try: boolean;
+  reply: TurnReply | TryReply | Record<string, unknown>;
+}
+
+const objectOf = (name: string) => name.replace(/[^A-Za-z0-9._:/-]/g, '').slice(0, 128) || 'card';
+
+async function run(args: string[], io: CardIo): Promise<number> {
+  const { values, positionals, tokens } = parse(args, {
+    law: { type: 'string' },
+    seed: { type: 'string' },
+    object: { type: 'string' },
+    owner: { type: 'string' },
+    as: { type: 'string', multiple: true },
+    spell: { type: 'string', multiple: true },
+    try: { type: 'string', multiple: true },
+    clock: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const asJson = values.json === true;
+  const mods = await readModules(positionals, io);
+  const owner = guest((values.owner as string | undefined) ?? 'ann', '--owner');
+  const casts: { as: string; spell: string; try: boolean }[] = [];
+  let caster = owner;
+  for (const tok of tokens ?? []) {
+    if (tok.kind !== 'option') continue;
+    if (tok.name === 'as') caster = guest(tok.value ?? '', '--as');
+    if (tok.name === 'spell' || tok.name === 'try') casts.push({ as: caster, spell: tok.value ?? '', try: tok.name === 'try' });
+  }
+  const lawFile = values.law as string | undefined;
+  const law = lawFile !== undefined ? readText(lawFile, io, 'law file') : undefined;
+  if (lawFile !== undefined) mods.files.set('law', lawFile);
+  const seed = values.seed !== undefined ? jsonValue(values.seed as string, '--seed') : undefined;
+  const object = (values.object as string | undefined) ?? objectOf(mods.modules[0]!.name);
+  const world = new ScratchWorld(guestPrincipal(owner), clockOf(values.clock as string | undefined, io));
+
+  const made = world.create({ principal: guestPrincipal(owner), object, modules: mods.modules, ...(law !== undefined ? { law } : {}), ...(seed !== undefined ? { seed } : {}) });
+  if (made.outcome.kind === 'rejected') {
+    const body = rejectedBody(made.outcome.error);
+    if (asJson) json(io, { create: body });
+    else for (const line of hostRequestLines(body, mods.files)) io.out(line);
+    return exit.refused;
+  }
+  if (made.outcome.kind !== 'journal' && made.outcome.kind !== 'refused') throw new Error(`a create decided ${made.outcome.kind}`);
+  const created = turnReply(made.outcome.receipt, { height: made.height, full: true });
+  if (!asJson) {
+    io.out(`> create ${object} as ${owner}`);
+    for (const line of turnLines(created)) io.out(line);
+  }
+  let refused = created.status === 'refused';
+  const done: CastRecord[] = [];
+  if (!refused) {
+    for (const c of casts) {
+      const d = world.cast(guestPrincipal(c.as), object, c.spell, c.try);
+      let reply: TurnReply | TryReply | Record<string, unknown>;
+      try {
+        reply = outcomeReply(d.outcome, { height: d.height, full: true, ...(d.deliveries ? { deliveries: d.deliveries } : {}) }) as TurnReply | TryReply;
+      } catch (e) {
+        if (!(e instanceof TownError)) throw e;
+        reply = rejectedBody(e);
+      }
+      if (reply.status !== 'done') refused = true;
+      done.push({ ...c, reply });
+      if (asJson) continue;
+      io.out(`> ${c.as !== owner ? `as ${c.as}: ` : ''}${c.try ? 'try ' : ''}${c.spell}`);
+      const lines = 'try' in reply ? tryLines(reply as TryReply) : 'line' in reply ? turnLines(reply as TurnReply) : hostRequestLines(reply, mods.files);
+      for (const line of lines) io.out(line);
+    }
+  }
+  const card = world.card(object, guestPrincipal(owner));
+  const shown = card ? { object: card.id, kind: card.kind, version: card.version, owner: card.owner, state: card.state } : undefined;
+  if (asJson) json(io, { create: created, casts: done, ...(shown ? { card: shown } : {}) });
+  else if (shown) {
+    io.out(`card ${shown.object}, version ${shown.version}:`);
+    io.out(`  state: ${showData(shown.state)}`);
+  }
+  return refused ? exit.refused : exit.ok;
+}
+
+async function repl(args: string[], io: CardIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    as: { type: 'string' },
+    fields: { type: 'string' },
+    object: { type: 'string' },
+    clock: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const [input, entry, ...given] = positionals;
+  if (input === undefined || entry === undefined) throw new InputError('repl takes a module (file, directory or -) and an entry');
+  const asJson = values.json === true;
+  const mods = await readModules([input], io);
+  const principal = guestPrincipal(guest((values.as as string | undefined) ?? 'ann', '--as'));
+  const argumentsGiven = given.map((a, i) => jsonValue(a, `argument ${i + 1}`));
+  const fields = values.fields !== undefined ? jsonValue(values.fields as string, '--fields') : undefined;
+  const world = new ScratchWorld(principal, clockOf(values.clock as string | undefined, io));
+  const d = world.repl({
+    principal,
+    modules: mods.modules,
+    entry,
+    ...(argumentsGiven.length ? { arguments: argumentsGiven } : {}),
+    ...(fields !== undefined ? { fields } : {}),
+    ...(values.object !== undefined ? { object: values.object as string } : {}),
+  });
+  let reply: TurnReply | ValueReply | Record<string, unknown>;
+  try {
+    reply = outcomeReply(d.outcome, { height: d.height, full: true }) as TurnReply | ValueReply;
+  } catch (e) {
+    if (!(e instanceof TownError)) throw e;
+    const body = rejectedBody(e);
+    if (asJson) json(io, body);
+    else for (const line of hostRequestLines(body, mods.files)) io.out(line);
+    return exit.refused;
+  }
+  if (asJson) json(io, reply);
+  else if (reply.status === 'value') for (const line of valueLines(reply as ValueReply)) io.out(line);
+  else for (const line of turnLines(reply as TurnReply)) io.out(line.slice(2));
+  return reply.status === 'refused' ? exit.refused : exit.ok;
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm run projector -- [<name> …] [--poll=<ms>] [--until-caught-up]`: runs projections (all
+ * when none is named) as a worker against the configured stores (EVENTSTORE_URL and MONGO_URL,
+ * or the embedded stores under TOWN_DATA), resuming from their checkpoints, until SIGTERM or
+ * SIGINT. `--until-caught-up` stops once the journal as it stood at start is folded.
+ *
+ * The embedded stores belong to one process at a time: against them a worker runs while the
+ * server does not (e.g. to bring a stopped town's read models up to date); beside a running
+ * server, workers use EventStoreDB and MongoDB (docs/decisions/world.md).
+ */
+import { settingsFromEnv } from '../config.js';
+import { libraryPrograms } from '../cards/kernel/library.js';
+import { openEventStore } from '../stores/open-event-store.js';
+import { openReadStore } from '../stores/open-read-store.js';
+import { chooseProjections, startWorker } from '../projections/worker.js';
+
+async function main(argv: string[]): Promise<number> {
+  const flags = argv.filter((a) => a.startsWith('--'));
+  const names = chooseProjections(argv.filter((a) => !a.startsWith('--')));
+  const poll = flags.find((f) => f.startsWith('--poll='));
+  const pollMs = poll ? Number(poll.slice('--poll='.length)) : undefined;
+  if (pollMs !== undefined && !(pollMs > 0)) throw new Error('--poll=<ms> takes a positive number');
+  const settings = settingsFromEnv();
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+  let failed: Error | undefined;
+  const projector = await startWorker({ events, reads, programs: libraryPrograms(), names, ...(pollMs !== undefined ? { pollMs } : {}), onError: (e) => (failed = e) });
+  console.log(`projector ${names.join(', ')}: following the journal from ${String(projector.checkpoint ?? 'the start')}`);
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  if (flags.includes('--until-caught-up')) void projector.whenCaughtUp().then(stop);
+  const report = setInterval(() => {
+    if (failed) stop();
+  }, 200);
+  await stopped;
+  clearInterval(report);
+  await projector.stop();
+  console.log(`projector ${names.join(', ')}: stopped at ${String(projector.checkpoint ?? 'the start')} (${projector.folded} events folded)`);
+  await reads.close();
+  await events.close();
+  if (failed) {
+    console.error(`projector failed: ${failed.stack ?? failed.message}`);
+    return 1;
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(2);
+  },
+);

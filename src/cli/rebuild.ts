@@ -1,0 +1,60 @@
+/**
+ * `npm run rebuild [-- <projection> …]`: drops the named read models (all when none is named),
+ * folds the whole journal into them again in one pass with a progress bar (events/s, ETA), and
+ * prints each read model's digest, which equals the digest of live read models that folded the
+ * same journal (`npm run digest`). Run it on a stopped town, or on a copy of its data directory
+ * (TOWN_DATA=/path/to/copy npm run rebuild).
+ */
+import { settingsFromEnv } from '../config.js';
+import { libraryPrograms } from '../cards/kernel/library.js';
+import { openEventStore } from '../stores/open-event-store.js';
+import { openReadStore } from '../stores/open-read-store.js';
+import { allProjections } from '../projections/index.js';
+import { chooseProjections } from '../projections/worker.js';
+import { progressLine, rebuildProjections, type Progress } from '../projections/rebuild.js';
+import { digestProjection } from '../projections/digest.js';
+
+async function main(argv: string[]): Promise<number> {
+  const names = chooseProjections(argv.filter((a) => !a.startsWith('--')));
+  const settings = settingsFromEnv();
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+  try {
+    const all = allProjections(libraryPrograms());
+    const chosen = names.map((n) => all[n]);
+    const tty = process.stderr.isTTY;
+    let shown = 0;
+    const show = (p: Progress, last = false) => {
+      const now = performance.now();
+      if (!last && now - shown < (tty ? 100 : 1000)) return;
+      shown = now;
+      process.stderr.write(tty ? `\r${progressLine(p)}` : `${progressLine(p)}\n`);
+    };
+    let final: Progress | undefined;
+    const result = await rebuildProjections(events, reads, chosen, {
+      onProgress: (p) => {
+        final = p;
+        show(p);
+      },
+    });
+    if (final) show(final, true);
+    if (tty) process.stderr.write('\n');
+    console.log(`rebuilt ${names.join(', ')}: ${result.events.toLocaleString('en')} events in ${result.seconds.toFixed(2)} s (${Math.round(result.events / Math.max(result.seconds, 1e-9)).toLocaleString('en')} events/s)`);
+    for (const p of chosen) {
+      const d = await digestProjection(reads, p);
+      console.log(`digest ${d.projection} ${d.documents} ${d.sha256}`);
+    }
+    return 0;
+  } finally {
+    await reads.close();
+    await events.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(2);
+  },
+);
