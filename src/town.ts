@@ -110,6 +110,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
       world: TOWN_WORLD,
       genesis: { host: config.host, opener: options.opener ?? 'town', ...(options.layout ? { layout: options.layout } : {}) },
       snapshots: (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots,
+      // One append in flight: measured on the embedded store, overlapping appends (sound there,
+      // this service being the stream's only writer) made smaller batches and fewer turns/s.
+      appendsInFlight: 1,
     });
     await world.open();
     closers.push(() => world.close());
@@ -134,7 +137,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     });
     closers.push(() => arrivals.close());
 
-    const deps = { service: world, reads, programs, clock, fresh, options: kernelOptions };
+    const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
     const handlers: Handlers = {
       ...identityHandlers({ store: events, config, clock, limiters, arrivalBits: options.arrivalBits, turns: turnsLeft(deps) }),
       ...worldHandlers(deps),

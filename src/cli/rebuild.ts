@@ -1,8 +1,9 @@
 /**
- * `npm run rebuild [-- <projection> …]`: drops the named read models (all when none is named),
- * folds the whole journal into them again in one pass with a progress bar (events/s, ETA), and
- * prints each read model's digest, which equals the digest of live read models that folded the
- * same journal (`npm run digest`). Run it on a stopped town, or on a copy of its data directory
+ * `npm run rebuild [-- <projection> … | snapshot]`: drops the named read models (all when none is
+ * named), folds the whole journal into them again in one pass with a progress bar (events/s,
+ * ETA), and prints each read model's digest, which equals the digest of live read models that
+ * folded the same journal (`npm run digest`). With no name (or `snapshot`) it also replays the
+ * journal into a fresh snapshot of the world (embedded store), the other derived data. Run it on a stopped town, or on a copy of its data directory
  * (TOWN_DATA=/path/to/copy npm run rebuild).
  */
 import { settingsFromEnv } from '../config.js';
@@ -13,15 +14,49 @@ import { allProjections } from '../projections/index.js';
 import { chooseProjections } from '../projections/worker.js';
 import { progressLine, rebuildProjections, type Progress } from '../projections/rebuild.js';
 import { digestProjection } from '../projections/digest.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultOptions } from '../cards/kernel/options.js';
+import { WorldService } from '../commands/world-service.js';
+import { fileSnapshots } from '../commands/world-snapshot.js';
+import { TOWN_WORLD, worldStream } from '../events/world.js';
+import type { EventStore } from '../stores/event-store.js';
+
+/**
+ * The world's snapshot is derived data too: replayed from the journal alone and written again
+ * (embedded store only; a town on EventStoreDB keeps none).
+ */
+async function rebuildSnapshot(events: EventStore, dataDir: string): Promise<string> {
+  if ((await events.streamRevision(worldStream(TOWN_WORLD))) === undefined) return 'no journal: no snapshot';
+  fs.rmSync(path.join(dataDir, 'snapshots'), { recursive: true, force: true });
+  const started = performance.now();
+  const world = new WorldService({
+    events,
+    programs: libraryPrograms(),
+    clock: Date.now,
+    options: () => defaultOptions,
+    genesis: { host: '', opener: 'town' },
+    snapshots: fileSnapshots(dataDir),
+  });
+  await world.open();
+  await world.close();
+  return `snapshot of ${TOWN_WORLD} at height ${world.height} written in ${((performance.now() - started) / 1000).toFixed(2)} s`;
+}
 
 async function main(argv: string[]): Promise<number> {
-  const names = chooseProjections(argv.filter((a) => !a.startsWith('--')));
+  const named = argv.filter((a) => !a.startsWith('--'));
+  const snapshot = named.length === 0 || named.includes('snapshot');
+  const names = named.length && named.every((n) => n === 'snapshot') ? [] : chooseProjections(named.filter((n) => n !== 'snapshot'));
   const settings = settingsFromEnv();
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   try {
     const all = allProjections(libraryPrograms());
     const chosen = names.map((n) => all[n]);
+    if (!chosen.length) {
+      if (snapshot && !settings.eventStoreUrl) console.log(await rebuildSnapshot(events, settings.dataDir));
+      return 0;
+    }
     const tty = process.stderr.isTTY;
     let shown = 0;
     const show = (p: Progress, last = false) => {
@@ -44,6 +79,7 @@ async function main(argv: string[]): Promise<number> {
       const d = await digestProjection(reads, p);
       console.log(`digest ${d.projection} ${d.documents} ${d.sha256}`);
     }
+    if (snapshot && !settings.eventStoreUrl) console.log(await rebuildSnapshot(events, settings.dataDir));
     return 0;
   } finally {
     await reads.close();

@@ -43,6 +43,8 @@ export interface Decided {
   position: bigint | undefined;
   /** Height of the journal once the answer was given (entries before it are durable). */
   height: number;
+  /** Deliveries of queued sends the host ran right after this turn (same batch). */
+  deliveries?: Entry[];
 }
 
 export interface WorldServiceOptions {
@@ -59,6 +61,14 @@ export interface WorldServiceOptions {
   snapshotEvery?: number;
   /** Lost races a command may suffer before it is refused `staleRoot`. */
   maxAttempts?: number;
+  /**
+   * Appends in flight at once. More than one is only sound when this service is the stream's
+   * ONLY writer (the embedded store, owned by this process, with one service per world): a
+   * store that refuses an append also refuses every append queued behind it there. With a store
+   * other fronts write to (EventStoreDB) keep 1: a batch decided on a failed one could land on
+   * top of another front's entries when its expected revision happens to match.
+   */
+  appendsInFlight?: number;
 }
 
 interface Waiter {
@@ -67,11 +77,14 @@ interface Waiter {
   resolve(d: Decided): void;
   reject(e: Error): void;
   outcome?: Outcome;
+  deliveries?: Entry[];
 }
 
 interface Batch {
   entries: Entry[];
   waiters: Waiter[];
+  /** Set once its append settled. */
+  settled?: { position: bigint } | { error: Error };
 }
 
 const emptyBatch = (): Batch => ({ entries: [], waiters: [] });
@@ -84,7 +97,10 @@ export class WorldService {
   /** Committed entries not yet folded into `base`. */
   private acked: Entry[] = [];
   private spec: World = layered(this.base);
-  private inflight: Batch | undefined;
+  /** Batches whose appends are in flight, oldest first. */
+  private inflight: Batch[] = [];
+  /** A batch failed: nothing is decided or sent until every batch in flight has settled. */
+  private failing = false;
   private next: Batch = emptyBatch();
   private recovering: Promise<void> | undefined;
   private queued: Waiter[] = [];
@@ -96,10 +112,13 @@ export class WorldService {
   private readonly snapshots: SnapshotStore;
   private readonly snapshotEvery: number;
   private readonly maxAttempts: number;
+  private readonly appendsInFlight: number;
   /** Listeners told of every committed batch (the `/live` channel and tests may use it). */
   private readonly listeners = new Set<(entries: readonly Entry[], position: bigint) => void>();
   /** Figures for the bench and the operator. */
   readonly stats = { batches: 0, entries: 0, conflicts: 0, replayed: 0, snapshotLoaded: 0 };
+  /** Milliseconds each of the latest appends took, issue to settle (for the bench). */
+  readonly appendMs: number[] = [];
 
   constructor(private readonly o: WorldServiceOptions) {
     this.world = o.world ?? 'town';
@@ -107,6 +126,7 @@ export class WorldService {
     this.snapshots = o.snapshots ?? noSnapshots;
     this.snapshotEvery = o.snapshotEvery ?? 50_000;
     this.maxAttempts = o.maxAttempts ?? 16;
+    this.appendsInFlight = Math.max(1, o.appendsInFlight ?? 1);
   }
 
   /** Loads the snapshot (when it fits the journal), replays the rest, founds an empty world. */
@@ -157,7 +177,7 @@ export class WorldService {
     if (this.closed) return Promise.reject(new Error('the world service is closed'));
     return new Promise<Decided>((resolve, reject) => {
       const w: Waiter = { command, attempts: 0, resolve, reject };
-      if (this.recovering) this.queued.push(w);
+      if (this.recovering || this.failing) this.queued.push(w);
       else this.decideNow(w);
     });
   }
@@ -166,7 +186,7 @@ export class WorldService {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing = true;
-    while (this.inflight || this.recovering || this.next.entries.length || this.next.waiters.length) {
+    while (this.inflight.length || this.recovering || this.failing || this.next.entries.length || this.next.waiters.length) {
       await (this.recovering ?? new Promise((r) => setTimeout(r, 5)));
       this.kick();
     }
@@ -190,50 +210,89 @@ export class WorldService {
     if (outcome.kind === 'journal') {
       for (const e of outcome.entries) evolve(this.spec, e);
       this.next.entries.push(...outcome.entries);
-      if (w.command.kind === 'turn' && this.spec.pending.size > 0) this.deliverQueued();
+      if (w.command.kind === 'turn' && this.spec.pending.size > 0) w.deliveries = this.deliverQueued();
     }
     this.next.waiters.push(w);
     this.kick();
   }
 
   /** The host delivers queued sends after every turn; they ride in the same batch. */
-  private deliverQueued(): void {
+  private deliverQueued(): Entry[] | undefined {
     let outcome: Outcome;
     try {
       outcome = decide(this.spec, { kind: 'deliver', max: limits.deliverPerCall }, this.o.clock(), this.o.programs, this.o.options());
     } catch {
-      return; // a send that cannot be decided stays queued for `deliver`
+      return undefined; // a send that cannot be decided stays queued for `deliver`
     }
-    if (outcome.kind !== 'journal') return;
+    if (outcome.kind !== 'journal') return undefined;
     for (const e of outcome.entries) evolve(this.spec, e);
     this.next.entries.push(...outcome.entries);
+    return outcome.entries;
   }
 
   // ---- appending ----------------------------------------------------------------------------
 
   private kick(): void {
-    if (this.inflight || this.recovering) return;
+    if (this.recovering || this.failing) return;
     const batch = this.next;
     if (!batch.entries.length) {
-      // Nothing to write, and nothing in flight: everything these saw is durable.
       if (!batch.waiters.length) return;
       this.next = emptyBatch();
+      const last = this.inflight[this.inflight.length - 1];
+      if (last) {
+        // They saw what is in flight: they are answered when the last batch in flight commits.
+        last.waiters.push(...batch.waiters);
+        return;
+      }
+      // Nothing to write, and nothing in flight: everything these saw is durable.
       for (const w of batch.waiters) this.answer(w, this.lastPosition);
       this.settleLayer();
       return;
     }
+    if (this.inflight.length >= this.appendsInFlight) return;
     this.next = emptyBatch();
-    this.inflight = batch;
+    this.inflight.push(batch);
     const first = batch.entries[0]!.height;
     const expected = first === 0 ? ('noStream' as const) : BigInt(first - 1);
+    const issued = performance.now();
+    const took = () => {
+      if (this.appendMs.length >= 1024) this.appendMs.shift();
+      this.appendMs.push(performance.now() - issued);
+    };
     this.o.events.append(this.stream, batch.entries.map((e) => entryEvent(this.world, e)), expected).then(
-      (r) => this.committedBatch(batch, r.position),
-      (error: unknown) => this.failedBatch(batch, error instanceof Error ? error : new Error(String(error))),
+      (r) => {
+        took();
+        this.settled(batch, { position: r.position });
+      },
+      (error: unknown) => {
+        took();
+        this.settled(batch, { error: error instanceof Error ? error : new Error(String(error)) });
+      },
     );
   }
 
+  /** Takes settled batches in order: commits until the first failure, which voids the rest. */
+  private settled(batch: Batch, how: NonNullable<Batch['settled']>): void {
+    batch.settled = how;
+    if ('error' in how) this.failing = true;
+    while (this.inflight[0]?.settled && 'position' in this.inflight[0].settled) {
+      const done = this.inflight.shift()!;
+      this.committedBatch(done, (done.settled as { position: bigint }).position);
+    }
+    if (!this.failing) {
+      this.kick();
+      this.settleLayer();
+      return;
+    }
+    if (this.inflight.some((b) => !b.settled)) return; // wait for the rest to settle
+    const failed = this.inflight;
+    this.inflight = [];
+    this.failing = false;
+    const first = failed[0]!.settled as { error: Error };
+    this.failedBatches(failed, first.error);
+  }
+
   private committedBatch(batch: Batch, position: bigint): void {
-    this.inflight = undefined;
     this.lastPosition = position;
     this.acked.push(...batch.entries);
     this.lastCid = batch.entries[batch.entries.length - 1]!.cid;
@@ -241,12 +300,10 @@ export class WorldService {
     this.stats.entries += batch.entries.length;
     for (const w of batch.waiters) this.answer(w, position);
     for (const l of this.listeners) l(batch.entries, position);
-    this.kick();
-    this.settleLayer();
   }
 
   private answer(w: Waiter, position: bigint | undefined): void {
-    w.resolve({ outcome: w.outcome!, position, height: this.height });
+    w.resolve({ outcome: w.outcome!, position, height: this.height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) });
   }
 
   /**
@@ -254,7 +311,7 @@ export class WorldService {
    * has grown long), so the layer stays short and lookups stay fast.
    */
   private settleLayer(): void {
-    const quiet = !this.inflight && !this.next.entries.length && !this.recovering;
+    const quiet = !this.inflight.length && !this.next.entries.length && !this.recovering && !this.failing;
     if (quiet ? this.acked.length === 0 : this.acked.length < 4096) return;
     this.rebase();
   }
@@ -264,18 +321,19 @@ export class WorldService {
     for (const e of this.acked) evolve(this.base, e);
     this.acked = [];
     const spec = layered(this.base);
-    for (const e of this.inflight?.entries ?? []) evolve(spec, e);
+    for (const b of this.inflight) for (const e of b.entries) evolve(spec, e);
     for (const e of this.next.entries) evolve(spec, e);
     this.spec = spec;
     if (this.base.height - this.snapshotHeight >= this.snapshotEvery) this.snapshot();
   }
 
-  private failedBatch(batch: Batch, error: Error): void {
-    this.inflight = undefined;
+  private failedBatches(failed: Batch[], error: Error): void {
     const conflict = error instanceof WrongExpectedVersion || error.name === 'WrongExpectedVersion';
     if (conflict) this.stats.conflicts++;
-    // Everything decided on the failed batch is void: decide it all again on the journal as it is.
-    const again = [...batch.waiters, ...this.next.waiters, ...this.queued];
+    // Everything decided on the failed batch is void: decide it all again on the journal as it is
+    // (what a later batch may have written regardless is read back by the catch-up, and its
+    // commands come out as repeats).
+    const again = [...failed.flatMap((b) => b.waiters), ...this.next.waiters, ...this.queued];
     this.next = emptyBatch();
     this.queued = [];
     this.recovering = this.recover(again, conflict, error);
@@ -312,6 +370,7 @@ export class WorldService {
         continue;
       }
       w.outcome = undefined;
+      w.deliveries = undefined;
       this.decideNow(w);
     }
     // Sends whose delivery was dropped with a failed batch are delivered now.

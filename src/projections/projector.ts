@@ -1,23 +1,34 @@
 /**
- * Runs one projection: subscribes to `$all` after its checkpoint, folds events in batches, and
- * writes each batch with the checkpoint in one read-store unit, so a crash never leaves the
- * checkpoint ahead of the data it covers.
+ * Runs projections: follows `$all` after their checkpoints, folds events in batches, and writes
+ * each batch with the checkpoints in one read-store unit, so a crash never leaves a checkpoint
+ * ahead of the data it covers.
+ *
+ * One projector may run several projections off one subscription (the server runs all of them
+ * so each event is read and decoded once); each keeps its own checkpoint and skips what it has
+ * already folded, so projections rebuilt or started at different times can share a projector.
  *
  * Batching is what makes rebuilds and catch-up fast (one durable commit per batch, not per
  * event); backpressure (onEvent awaits the flush when the batch is full) keeps a long catch-up
  * from buffering the whole journal in memory.
  */
-import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
+import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
-import type { Projection } from './projection.js';
+import { applyEvents, type Projection } from './projection.js';
 
 export interface ProjectorOptions {
   /** Events per unit at most. */
   batch?: number;
   onError?(error: Error): void;
+  /**
+   * Follow the journal by reading it every `pollMs` instead of subscribing: for a worker whose
+   * store does not tell it of appends made by another process.
+   */
+  pollMs?: number;
 }
 
 export class Projector {
+  private readonly projections: Projection[];
+  private readonly checkpoints = new Map<string, bigint | undefined>();
   private position: bigint | undefined;
   private buffer: RecordedEvent[] = [];
   private flushing: Promise<void> | undefined;
@@ -25,29 +36,47 @@ export class Projector {
   private waiters: { position: bigint; resolve(ok: boolean): void }[] = [];
   private caughtUp = false;
   private caughtUpWaiters: (() => void)[] = [];
+  private readonly advanced = new Set<(position: bigint) => void>();
   private readonly batch: number;
   private failed: Error | undefined;
+  /** Events folded since start (for progress and benches). */
+  folded = 0;
 
   constructor(
     private readonly events: EventStore,
     private readonly reads: ReadStore,
-    readonly projection: Projection,
+    projections: Projection | Projection[],
     private readonly options: ProjectorOptions = {},
   ) {
+    this.projections = Array.isArray(projections) ? projections : [projections];
+    if (!this.projections.length) throw new Error('a projector needs at least one projection');
     this.batch = options.batch ?? 500;
   }
 
-  /** The last position folded and committed. */
+  get names(): string[] {
+    return this.projections.map((p) => p.name);
+  }
+
+  /** The last position every projection of this projector has folded and committed. */
   get checkpoint(): bigint | undefined {
     return this.position;
   }
 
+  get error(): Error | undefined {
+    return this.failed;
+  }
+
+  checkpointOf(name: string): bigint | undefined {
+    return this.checkpoints.get(name);
+  }
+
   async start(): Promise<void> {
-    for (const { collection, spec } of this.projection.indexes ?? []) {
-      await this.reads.collection(collection).createIndex(spec);
+    for (const p of this.projections) {
+      for (const { collection, spec } of p.indexes ?? []) await this.reads.collection(collection).createIndex(spec);
+      this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
     }
-    this.position = await this.reads.checkpoint(this.projection.name);
-    this.subscription = this.events.subscribeToAll(this.position, {
+    this.position = this.lowest();
+    const handlers: SubscribeHandlers = {
       onEvent: (event) => this.onEvent(event),
       onCaughtUp: () => {
         void this.flush().then(() => {
@@ -56,13 +85,22 @@ export class Projector {
         });
       },
       onError: (error) => this.fail(error),
-    });
+    };
+    this.subscription = this.options.pollMs !== undefined
+      ? pollAll(this.events, this.position, handlers, this.options.pollMs)
+      : this.events.subscribeToAll(this.position, handlers);
   }
 
-  /** Resolves once the projection has folded everything that was in the journal at start. */
+  /** Resolves once the projections have folded everything that was in the journal at start. */
   whenCaughtUp(): Promise<void> {
     if (this.caughtUp) return Promise.resolve();
     return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+  }
+
+  /** Called after every committed batch with the new checkpoint. */
+  onAdvance(listener: (position: bigint) => void): () => void {
+    this.advanced.add(listener);
+    return () => this.advanced.delete(listener);
   }
 
   /**
@@ -71,6 +109,7 @@ export class Projector {
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     if (this.position !== undefined && this.position >= position) return Promise.resolve(true);
+    if (this.failed) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = {
         position,
@@ -92,6 +131,16 @@ export class Projector {
     this.subscription = undefined;
     await this.flush();
     for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+  }
+
+  private lowest(): bigint | undefined {
+    let low: bigint | undefined;
+    for (const p of this.projections) {
+      const c = this.checkpoints.get(p.name);
+      if (c === undefined) return undefined;
+      if (low === undefined || c < low) low = c;
+    }
+    return low;
   }
 
   private async onEvent(event: RecordedEvent): Promise<void> {
@@ -120,16 +169,20 @@ export class Projector {
         const last = events[events.length - 1]!.position;
         try {
           await this.reads.unit(async (unit) => {
-            for (const event of events) {
-              if (this.projection.handles(event.type)) await this.projection.apply(event, unit);
+            for (const p of this.projections) {
+              const from = this.checkpoints.get(p.name);
+              const fresh = from === undefined ? events : events.filter((e) => e.position > from);
+              if (fresh.length) await applyEvents(p, fresh, unit);
+              unit.setCheckpoint(p.name, last);
             }
-            unit.setCheckpoint(this.projection.name, last);
           });
         } catch (error) {
           this.fail(error as Error);
           return;
         }
+        for (const p of this.projections) this.checkpoints.set(p.name, last);
         this.position = last;
+        this.folded += events.length;
         this.wake();
       }
     };
@@ -140,6 +193,7 @@ export class Projector {
   private wake(): void {
     const position = this.position;
     if (position === undefined) return;
+    for (const l of this.advanced) l(position);
     const ready = this.waiters.filter((w) => w.position <= position);
     if (!ready.length) return;
     this.waiters = this.waiters.filter((w) => w.position > position);
@@ -149,8 +203,53 @@ export class Projector {
   private fail(error: Error): void {
     if (this.failed) return;
     this.failed = error;
-    (this.options.onError ?? ((e: Error) => console.error(`projector ${this.projection.name} stopped:`, e)))(error);
+    for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+    (this.options.onError ?? ((e: Error) => console.error(`projector ${this.names.join(',')} stopped:`, e)))(error);
   }
+}
+
+/**
+ * A catch-up subscription made of reads: every `pollMs` it reads `$all` after the last event it
+ * delivered. Same promises as subscribeToAll (order, no gaps, no duplicates, caught-up once).
+ */
+export function pollAll(events: EventStore, after: bigint | undefined, handlers: SubscribeHandlers, pollMs: number): Subscription {
+  let closed = false;
+  let last = after;
+  let wake: (() => void) | undefined;
+  let caughtUp = false;
+  const page = 1024;
+  const done = (async () => {
+    while (!closed) {
+      let n = 0;
+      try {
+        for await (const event of events.readAll({ ...(last !== undefined ? { after: last } : {}), maxCount: page })) {
+          if (closed) return;
+          await handlers.onEvent(event);
+          last = event.position;
+          n++;
+        }
+      } catch (error) {
+        if (!closed) handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      if (n === page) continue;
+      if (!caughtUp) {
+        caughtUp = true;
+        handlers.onCaughtUp?.(last);
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, pollMs);
+      });
+    }
+  })();
+  return {
+    async close() {
+      closed = true;
+      wake?.();
+      await done;
+    },
+  };
 }
 
 /**

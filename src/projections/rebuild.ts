@@ -1,10 +1,11 @@
 /**
- * Rebuild: drop a projection's read models and fold the whole journal into them again, in
- * large units, reporting progress. Analysts run it against a copy of the data directory.
+ * Rebuild: drop read models and fold the whole journal into them again, in large units,
+ * reporting progress. Several projections are rebuilt in one pass over the journal (each event
+ * is read and decoded once). Analysts run it against a copy of the data directory.
  */
 import type { EventStore, RecordedEvent } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
-import type { Projection } from './projection.js';
+import { applyEvents, type Projection } from './projection.js';
 
 export interface Progress {
   projection: string;
@@ -16,18 +17,36 @@ export interface Progress {
   etaSeconds: number | undefined;
 }
 
+export interface RebuildOptions {
+  batch?: number;
+  onProgress?(p: Progress): void;
+  now?: () => number;
+}
+
 export async function rebuildProjection(
   events: EventStore,
   reads: ReadStore,
   projection: Projection,
-  options: { batch?: number; onProgress?(p: Progress): void; now?: () => number } = {},
+  options: RebuildOptions = {},
+): Promise<{ events: number; seconds: number }> {
+  return rebuildProjections(events, reads, [projection], options);
+}
+
+export async function rebuildProjections(
+  events: EventStore,
+  reads: ReadStore,
+  projections: Projection[],
+  options: RebuildOptions = {},
 ): Promise<{ events: number; seconds: number }> {
   const now = options.now ?? (() => performance.now());
   const batch = options.batch ?? 2000;
-  await reads.drop(`${projection.name}.`);
-  await reads.drop(projection.name);
-  for (const { collection, spec } of projection.indexes ?? []) {
-    await reads.collection(collection).createIndex(spec);
+  const label = projections.map((p) => p.name).join(',');
+  for (const projection of projections) {
+    await reads.drop(`${projection.name}.`);
+    await reads.drop(projection.name);
+    for (const { collection, spec } of projection.indexes ?? []) {
+      await reads.collection(collection).createIndex(spec);
+    }
   }
   const head = (await events.headPosition()) ?? 0n;
   const started = now();
@@ -38,19 +57,21 @@ export async function rebuildProjection(
     if (!pending.length) return;
     const chunk = pending;
     pending = [];
+    const last = chunk[chunk.length - 1]!.position;
     await reads.unit(async (unit) => {
-      for (const event of chunk) if (projection.handles(event.type)) await projection.apply(event, unit);
-      unit.setCheckpoint(projection.name, chunk[chunk.length - 1]!.position);
+      for (const projection of projections) {
+        await applyEvents(projection, chunk, unit);
+        unit.setCheckpoint(projection.name, last);
+      }
     });
     count += chunk.length;
-    const last = chunk[chunk.length - 1]!.position;
     first ??= chunk[0]!.position;
     const seconds = (now() - started) / 1000;
     const rate = seconds > 0 ? count / seconds : 0;
     const done = Number(last - first) + 1;
     const left = Number(head - last);
     options.onProgress?.({
-      projection: projection.name,
+      projection: label,
       events: count,
       position: last,
       head,

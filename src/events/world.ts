@@ -1,0 +1,84 @@
+/**
+ * The event of a world's journal: one stored event per journal entry, on the stream
+ * `world-<world>` (the town is `world-town`). The stream revision of an entry IS its height, so
+ * the journal height a receipt names is where the entry lies in the stream.
+ *
+ * Every stored event is decoded through `WorldEntryEvent` before the world service or a
+ * projector uses it: an event that does not fit fails loudly (CorruptWorldEvent) instead of
+ * folding into a wrong world.
+ */
+import { createHash } from 'node:crypto';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { PathReporter } from 'io-ts/lib/PathReporter.js';
+import { EntryC, type Entry } from '../cards/kernel/entry.js';
+import type { EventData, RecordedEvent } from '../stores/event-store.js';
+
+/** The one event type of a world stream. */
+export const worldEntryType = 'WorldEntry';
+
+export const WorldEntryEvent = t.type({ type: t.literal(worldEntryType), data: EntryC });
+export type WorldEntryEvent = t.TypeOf<typeof WorldEntryEvent>;
+
+export const worldStreamPrefix = 'world-';
+export const TOWN_WORLD = 'town';
+
+export const worldStream = (world: string) => `${worldStreamPrefix}${world}`;
+
+/** The world a stream belongs to, or undefined for a stream of another category. */
+export function worldOfStream(stream: string): string | undefined {
+  return stream.startsWith(worldStreamPrefix) ? stream.slice(worldStreamPrefix.length) : undefined;
+}
+
+export class CorruptWorldEvent extends Error {
+  constructor(readonly stream: string, readonly revision: bigint, detail: string) {
+    super(`event ${revision} of ${stream} is not a journal entry: ${detail}`);
+    this.name = 'CorruptWorldEvent';
+  }
+}
+
+/** A decoded entry with where it lies: its world and its `$all` position. */
+export interface StoredEntry {
+  world: string;
+  entry: Entry;
+  position: bigint;
+}
+
+/**
+ * Decodes a stored world event. Its height must be its stream revision: an entry filed at the
+ * wrong place would make every later receipt's height lie.
+ */
+export function decodeWorldEntry(recorded: RecordedEvent): Entry {
+  const result = WorldEntryEvent.decode({ type: recorded.type, data: recorded.data });
+  if (isLeft(result)) throw new CorruptWorldEvent(recorded.stream, recorded.revision, PathReporter.report(result).slice(0, 3).join('; '));
+  const entry = result.right.data;
+  if (BigInt(entry.height) !== recorded.revision) {
+    throw new CorruptWorldEvent(recorded.stream, recorded.revision, `it says height ${entry.height}`);
+  }
+  return entry;
+}
+
+/** The stored entry when `recorded` is a world event, else undefined (other categories). */
+export function storedEntryOf(recorded: RecordedEvent): StoredEntry | undefined {
+  if (recorded.type !== worldEntryType) return undefined;
+  const world = worldOfStream(recorded.stream);
+  if (world === undefined) return undefined;
+  return { world, entry: decodeWorldEntry(recorded), position: recorded.position };
+}
+
+/**
+ * The event to append for an entry. Its id is derived from the entry's content id and world,
+ * so an append retried after a lost reply is recognised by the store instead of written twice.
+ */
+export function entryEvent(world: string, entry: Entry): EventData {
+  return { id: uuidOf(`${world}\n${entry.height}\n${entry.cid}`), type: worldEntryType, data: entry };
+}
+
+/** A name-based UUID (version 5 layout over sha-1 would need a namespace; sha-256 is enough). */
+function uuidOf(text: string): string {
+  const h = createHash('sha256').update(text).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}

@@ -1,0 +1,216 @@
+/**
+ * The cards projection: every card of every world as a document, with who may see it, its
+ * newest lines and the names of its methods; and every package (pinned code) with what its
+ * program offers (methods and their forms, law clauses with their readings, wants, rules).
+ *
+ *   cards.cards     _id `<world> <card id>`
+ *   cards.packages  _id `<pin>` (content-addressed: the same in every world)
+ *
+ * Idempotent: a card is only written by an entry that moves it past the version it holds, and a
+ * package never changes once written.
+ */
+import type { Card, Entry, Package, Write } from '../cards/kernel/entry.js';
+import type { Programs } from '../cards/kernel/programs.js';
+import { limits } from '../contract/limits.js';
+import type { Doc, Unit } from '../stores/read-store.js';
+import type { TypedData } from '../cards/typed.js';
+import type { FormField, LawClause, RuleInfo, WantInfo } from '../cards/program.js';
+import type { StoredEntry } from '../events/world.js';
+import { DocBatch, worldKey, worldProjection } from './entries.js';
+import type { Projection } from './projection.js';
+
+export const cardsCollection = 'cards.cards';
+/** The card reply shows the newest eight lines; the read model keeps no more. */
+export const linesOnCard = limits.cardLinesOnCardReply;
+export const packagesCollection = 'cards.packages';
+
+export interface CardDoc extends Doc {
+  world: string;
+  id: string;
+  kind: string;
+  pin: string;
+  pinSlug: string;
+  state: TypedData;
+  version: number;
+  owner: string;
+  maker: string;
+  place: string;
+  visibility: Card['visibility'];
+  lent: string[];
+  /** Who may see it: `*` for everyone, else the principals (owner, list, lent). */
+  readers: string[];
+  /** Newest lines, newest last. */
+  lines: string[];
+  born: number;
+  /** Height of the last entry that changed it. */
+  height: number;
+  /** Names of the spells it hears (the world listing shows them beside its id). */
+  methods: string[];
+}
+
+export interface MethodDoc {
+  name: string;
+  kind: 'spell' | 'view' | 'receive';
+  signature: string;
+  template?: string;
+  form?: FormField[];
+}
+
+export interface PackageDoc extends Doc {
+  pin: string;
+  pinSlug: string;
+  kind: string;
+  modules: { name: string; source: string }[];
+  /** Law text given beside the modules, if any. */
+  law?: string;
+  compiled: boolean;
+  stateType: string;
+  methods: MethodDoc[];
+  clauses: LawClause[];
+  wants: WantInfo[];
+  rules: RuleInfo[];
+}
+
+export function readersOf(card: Pick<Card, 'visibility' | 'owner' | 'lent'>): string[] {
+  if (card.visibility === 'everyone') return ['*'];
+  const list = card.visibility === 'owner' ? [] : card.visibility;
+  return [...new Set([card.owner, ...list, ...card.lent].filter((p) => p !== ''))].sort();
+}
+
+/** What a package's program offers, as plain data (derived once per pin). */
+export function packageDoc(pkg: Package, programs: Programs): PackageDoc {
+  const base = { _id: pkg.pin, pin: pkg.pin, pinSlug: pkg.pinSlug, kind: pkg.kind, modules: pkg.modules.map((m) => ({ name: m.name, source: m.source })), ...(pkg.law !== undefined ? { law: pkg.law } : {}) };
+  const r = programs.load({ kind: pkg.kind, modules: pkg.modules, ...(pkg.law !== undefined ? { law: pkg.law } : {}) }, pkg.pin);
+  if (!r.ok) return { ...base, compiled: false, stateType: '', methods: [], clauses: [], wants: [], rules: [] };
+  const p = r.program;
+  return {
+    ...base,
+    compiled: true,
+    stateType: p.stateType,
+    methods: p.methods.map((m) => ({
+      name: m.name,
+      kind: m.kind,
+      signature: m.signature,
+      ...(m.template !== undefined ? { template: m.template } : {}),
+      ...(m.form !== undefined ? { form: m.form.map((f) => ({ name: f.name, form: { ...f.form }, optional: f.optional })) } : {}),
+    })),
+    clauses: p.law.map((c) => ({ name: c.name, reading: c.reading, text: c.text })),
+    wants: p.wants.map((w) => ({ name: w.name, reading: w.reading })),
+    rules: (p.rules ?? []).map((x) => ({ name: x.name, text: x.text })),
+  };
+}
+
+export const spellNames = (pkg: PackageDoc | undefined): string[] =>
+  (pkg?.methods ?? []).filter((m) => m.kind !== 'view').map((m) => m.name);
+
+function cardDoc(world: string, card: Card, height: number, pkg: PackageDoc | undefined): CardDoc {
+  return {
+    _id: worldKey(world, card.id),
+    world,
+    id: card.id,
+    kind: card.kind,
+    pin: card.pin,
+    pinSlug: card.pinSlug,
+    state: card.state,
+    version: card.version,
+    owner: card.owner,
+    maker: card.maker,
+    place: card.place,
+    visibility: card.visibility,
+    lent: card.lent,
+    readers: readersOf(card),
+    lines: card.lines.slice(-linesOnCard),
+    born: card.born,
+    height,
+    methods: spellNames(pkg),
+  };
+}
+
+function written(doc: CardDoc, w: Write, height: number, pkg: (pin: string) => PackageDoc | undefined): CardDoc {
+  const next: CardDoc = { ...doc, version: w.version, height };
+  if (w.state !== undefined) next.state = w.state;
+  if (w.kind !== undefined) next.kind = w.kind;
+  if (w.pin !== undefined) {
+    next.pin = w.pin;
+    next.methods = spellNames(pkg(w.pin));
+  }
+  if (w.pinSlug !== undefined) next.pinSlug = w.pinSlug;
+  if (w.owner !== undefined) next.owner = w.owner;
+  if (w.visibility !== undefined) next.visibility = w.visibility;
+  if (w.lent !== undefined) next.lent = w.lent;
+  if (w.place !== undefined) next.place = w.place;
+  if (w.say?.length) next.lines = [...doc.lines, ...w.say].slice(-linesOnCard);
+  next.readers = readersOf(next);
+  return next;
+}
+
+export function cardsProjection(programs: Programs): Projection {
+  /** Packages never change: what was read or derived once is kept (bounded). */
+  const known = new Map<string, PackageDoc>();
+  const remember = (p: PackageDoc) => {
+    if (known.size > 4096) known.clear();
+    known.set(p.pin, p);
+  };
+
+  async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
+    const cards = new DocBatch<CardDoc>(unit.collection(cardsCollection));
+    const packages = new DocBatch<PackageDoc>(unit.collection(packagesCollection));
+    const ids: string[] = [];
+    const pins = new Set<string>();
+    for (const { world, entry } of entries) {
+      for (const p of entry.packages ?? []) pins.add(p.pin);
+      for (const c of entry.made ?? []) {
+        ids.push(worldKey(world, c.id));
+        pins.add(c.pin);
+      }
+      for (const w of entry.writes ?? []) {
+        ids.push(worldKey(world, w.id));
+        if (w.pin !== undefined) pins.add(w.pin);
+      }
+    }
+    await cards.load(ids);
+    const unknownPins = [...pins].filter((p) => !known.has(p));
+    await packages.load(unknownPins);
+    for (const pin of unknownPins) {
+      const doc = packages.get(pin);
+      if (doc) remember(doc);
+    }
+    const pkg = (pin: string) => known.get(pin);
+
+    for (const { world, entry } of entries) {
+      for (const p of entry.packages ?? []) {
+        if (known.has(p.pin)) continue;
+        const doc = packageDoc(p, programs);
+        packages.set(doc);
+        remember(doc);
+      }
+      foldCards(world, entry, cards, pkg);
+    }
+    await packages.flush();
+    await cards.flush();
+  }
+
+  return worldProjection({
+    name: 'cards',
+    collections: [cardsCollection, packagesCollection],
+    indexes: [
+      { collection: cardsCollection, spec: { keys: { world: 1, id: 1 }, name: 'world_id' } },
+      { collection: cardsCollection, spec: { keys: { world: 1, place: 1 }, name: 'world_place' } },
+    ],
+    fold,
+  });
+}
+
+function foldCards(world: string, entry: Entry, cards: DocBatch<CardDoc>, pkg: (pin: string) => PackageDoc | undefined): void {
+  for (const card of entry.made ?? []) {
+    const key = worldKey(world, card.id);
+    const have = cards.get(key);
+    if (have && have.version >= card.version && have.born === card.born) continue;
+    cards.set(cardDoc(world, card, entry.height, pkg(card.pin)));
+  }
+  for (const w of entry.writes ?? []) {
+    const doc = cards.get(worldKey(world, w.id));
+    if (!doc || doc.version >= w.version) continue; // applied already (or a card we never saw made)
+    cards.set(written(doc, w, entry.height, pkg));
+  }
+}

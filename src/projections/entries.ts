@@ -1,0 +1,108 @@
+/**
+ * What the world's projections share: decoding journal entries (once per stored event, however
+ * many projections fold it), and a batch of documents read once and written once per unit.
+ */
+import type { RecordedEvent } from '../stores/event-store.js';
+import type { Collection, Doc, IndexSpec, Unit } from '../stores/read-store.js';
+import { storedEntryOf, worldEntryType, type StoredEntry } from '../events/world.js';
+import type { Projection } from './projection.js';
+
+const decoded = new WeakMap<RecordedEvent, StoredEntry | null>();
+
+/** The entry a stored event holds (decoded through the codec once per event object). */
+export function entryOf(event: RecordedEvent): StoredEntry | undefined {
+  let e = decoded.get(event);
+  if (e === undefined) {
+    e = storedEntryOf(event) ?? null;
+    decoded.set(event, e);
+  }
+  return e ?? undefined;
+}
+
+export interface WorldProjectionSpec {
+  name: string;
+  collections: string[];
+  indexes?: { collection: string; spec: IndexSpec }[];
+  /** Folds entries (in journal order) into the unit; must be idempotent. */
+  fold(entries: StoredEntry[], unit: Unit): Promise<void>;
+}
+
+/** A projection of journal entries (events of type WorldEntry on `world-*` streams). */
+export function worldProjection(spec: WorldProjectionSpec): Projection {
+  const entries = (events: RecordedEvent[]) => events.map(entryOf).filter((e): e is StoredEntry => e !== undefined);
+  return {
+    name: spec.name,
+    collections: spec.collections,
+    indexes: spec.indexes,
+    handles: (type) => type === worldEntryType,
+    apply: (event, unit) => spec.fold(entries([event]), unit),
+    applyBatch: (events, unit) => spec.fold(entries(events), unit),
+  };
+}
+
+/**
+ * Documents of one collection for one unit: loaded with one query, changed in memory, written
+ * once each at `flush`. Reads inside a unit see the unit's own writes, so the batch is the only
+ * copy that matters until it is flushed.
+ */
+export class DocBatch<D extends Doc = Doc> {
+  private readonly docs = new Map<string, D | null>();
+  private readonly dirty = new Set<string>();
+  /** Ids absent when loaded: written with insertOne, which costs far less than an upsert. */
+  private readonly absent = new Set<string>();
+
+  constructor(private readonly collection: Collection) {}
+
+  async load(ids: Iterable<string>): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.docs.has(id));
+    for (let i = 0; i < missing.length; i += 500) {
+      const chunk = missing.slice(i, i + 500);
+      const found = await this.collection.find({ _id: { $in: chunk } });
+      for (const id of chunk) {
+        this.docs.set(id, null);
+        this.absent.add(id);
+      }
+      for (const doc of found) {
+        this.docs.set(doc._id, doc as D);
+        this.absent.delete(doc._id);
+      }
+    }
+  }
+
+  /** A loaded document (undefined when absent; load first). */
+  get(id: string): D | undefined {
+    return this.docs.get(id) ?? undefined;
+  }
+
+  set(doc: D): void {
+    this.docs.set(doc._id, doc);
+    this.dirty.add(doc._id);
+  }
+
+  delete(id: string): void {
+    this.docs.set(id, null);
+    this.dirty.add(id);
+  }
+
+  /** Whether the document exists (as loaded, or as this batch has set it). */
+  has(id: string): boolean {
+    return Boolean(this.docs.get(id));
+  }
+
+  async flush(): Promise<void> {
+    const gone: string[] = [];
+    for (const id of this.dirty) {
+      const doc = this.docs.get(id);
+      if (!doc) {
+        if (!this.absent.has(id)) gone.push(id);
+      } else if (this.absent.has(id)) await this.collection.insertOne(doc);
+      else await this.collection.replaceOne({ _id: id }, doc, { upsert: true });
+    }
+    if (gone.length) await this.collection.deleteMany({ _id: { $in: gone } });
+    this.dirty.clear();
+    this.absent.clear();
+  }
+}
+
+/** The `_id` of a thing of a world: worlds and ids never hold a space. */
+export const worldKey = (world: string, id: string) => `${world} ${id}`;

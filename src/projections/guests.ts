@@ -1,0 +1,54 @@
+/**
+ * The guests projection: per guest of the town, its avatar and the turns it started in the
+ * clock hour of its latest turn (what `me.turns` reports against the open-town quota). Counted
+ * exactly as the kernel counts them (src/cards/kernel/evolve.ts): every journaled turn entry.
+ *
+ *   guests.guests  _id `<principal>`
+ *
+ * Idempotent: each document remembers the height of the last entry it counted.
+ */
+import { hourOf } from '../cards/kernel/world.js';
+import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
+import type { Doc, Unit } from '../stores/read-store.js';
+import { DocBatch, worldProjection } from './entries.js';
+import type { Projection } from './projection.js';
+
+export const guestsCollection = 'guests.guests';
+
+export interface GuestDoc extends Doc {
+  principal: string;
+  avatar?: string;
+  /** Clock hour (ms / 3,600,000) of the latest turn, and the turns counted in it. */
+  hour: number;
+  count: number;
+  /** Clock of the latest turn (0 before any). */
+  lastTurn: number;
+  turns: number;
+  /** Height of the last town entry folded into this document. */
+  height: number;
+}
+
+const fresh = (principal: string): GuestDoc => ({ _id: principal, principal, hour: 0, count: 0, lastTurn: 0, turns: 0, height: -1 });
+
+export function guestsProjection(): Projection {
+  async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
+    const town = entries.filter((e) => e.world === TOWN_WORLD && (e.entry.kind === 'turn' || e.entry.avatars?.length));
+    if (!town.length) return;
+    const guests = new DocBatch<GuestDoc>(unit.collection(guestsCollection));
+    await guests.load(town.flatMap(({ entry }) => [entry.principal, ...(entry.avatars ?? []).map((a) => a.principal)]));
+    for (const { entry } of town) {
+      for (const a of entry.avatars ?? []) {
+        const g = guests.get(a.principal) ?? fresh(a.principal);
+        if (g.height >= entry.height) continue;
+        guests.set({ ...g, avatar: a.object, height: entry.height });
+      }
+      if (entry.kind !== 'turn') continue;
+      const g = guests.get(entry.principal) ?? fresh(entry.principal);
+      if (g.height >= entry.height) continue;
+      const hour = hourOf(entry.clock);
+      guests.set({ ...g, hour, count: g.hour === hour ? g.count + 1 : 1, lastTurn: entry.clock, turns: g.turns + 1, height: entry.height });
+    }
+    await guests.flush();
+  }
+  return worldProjection({ name: 'guests', collections: [guestsCollection], fold });
+}

@@ -1,0 +1,28 @@
+/**
+ * The registry of the world's read models: every projection by name, as the server, the
+ * projector workers, rebuild and digest all know them.
+ */
+import type { Programs } from '../cards/kernel/programs.js';
+import { cardsProjection } from './cards.js';
+import { guestsProjection } from './guests.js';
+import { offersProjection } from './offers.js';
+import { pendingProjection } from './pending.js';
+import type { Projection } from './projection.js';
+import { receiptsProjection } from './receipts.js';
+
+export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests'] as const;
+export type ProjectionName = (typeof projectionNames)[number];
+
+export function allProjections(programs: Programs): Record<ProjectionName, Projection> {
+  return {
+    cards: cardsProjection(programs),
+    receipts: receiptsProjection(),
+    offers: offersProjection(),
+    pending: pendingProjection(),
+    guests: guestsProjection(),
+  };
+}
+
+export function isProjectionName(name: string): name is ProjectionName {
+  return (projectionNames as readonly string[]).includes(name);
+}

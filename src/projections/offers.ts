@@ -1,0 +1,61 @@
+/**
+ * The offers projection: every card made for a guest (spec 4.2 `offers`), in journal order.
+ *
+ *   offers.offers  _id `<world> <height>.<n>` (the n-th offer of the entry at that height)
+ *
+ * Idempotent: an offer is written whole under a key fixed by where it lies in the journal.
+ */
+import type { Doc, Unit } from '../stores/read-store.js';
+import type { StoredEntry } from '../events/world.js';
+import { DocBatch, worldKey, worldProjection } from './entries.js';
+import type { Projection } from './projection.js';
+
+export const offersCollection = 'offers.offers';
+
+export interface OfferDoc extends Doc {
+  world: string;
+  principal: string;
+  height: number;
+  n: number;
+  object: string;
+  kind: string;
+  text: string;
+  /** Content id of the entry that made it (its receipt). */
+  cid: string;
+  slug: string;
+}
+
+export function offersProjection(): Projection {
+  async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
+    const offered = entries.filter((e) => e.entry.offers?.length);
+    if (!offered.length) return;
+    const offers = new DocBatch<OfferDoc>(unit.collection(offersCollection));
+    await offers.load(offered.flatMap(({ world, entry }) => entry.offers!.map((_, n) => worldKey(world, `${entry.height}.${n}`))));
+    for (const { world, entry } of offered) {
+      const list = entry.offers ?? [];
+      for (let n = 0; n < list.length; n++) {
+        const o = list[n]!;
+        const doc: OfferDoc = {
+          _id: worldKey(world, `${entry.height}.${n}`),
+          world,
+          principal: o.principal,
+          height: entry.height,
+          n,
+          object: o.object,
+          kind: o.kind,
+          text: o.text,
+          cid: entry.cid,
+          slug: entry.slug,
+        };
+        if (!offers.has(doc._id)) offers.set(doc);
+      }
+    }
+    await offers.flush();
+  }
+  return worldProjection({
+    name: 'offers',
+    collections: [offersCollection],
+    indexes: [{ collection: offersCollection, spec: { keys: { principal: 1, world: 1, height: 1 }, name: 'principal_world_height' } }],
+    fold,
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The pending projection: sends queued between cards and not yet delivered (spec 4.2 `pending`).
+ *
+ *   pending.sends  _id `<world> <send id>` (send ids are `<height>.<n>`)
+ *
+ * A send is written when the entry that queued it is folded and deleted when the delivery that
+ * consumed it is. Replaying any tail of the journal in order leaves the same documents.
+ */
+import type { Send } from '../cards/kernel/entry.js';
+import type { Doc, Unit } from '../stores/read-store.js';
+import type { StoredEntry } from '../events/world.js';
+import { DocBatch, worldKey, worldProjection } from './entries.js';
+import type { Projection } from './projection.js';
+
+export const pendingCollection = 'pending.sends';
+
+export interface PendingDoc extends Doc, Send {
+  world: string;
+  /** Height of the entry that queued it, and its place among that entry's sends (queue order). */
+  queuedAt: number;
+  n: number;
+}
+
+export function pendingProjection(): Projection {
+  async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
+    const moving = entries.filter((e) => e.entry.consumed !== undefined || e.entry.sends?.length);
+    if (!moving.length) return;
+    const sends = new DocBatch<PendingDoc>(unit.collection(pendingCollection));
+    await sends.load(moving.flatMap(({ world, entry }) => [
+      ...(entry.consumed !== undefined ? [worldKey(world, entry.consumed)] : []),
+      ...(entry.sends ?? []).map((s) => worldKey(world, s.id)),
+    ]));
+    // In journal order: a send queued and delivered within one batch never reaches the store.
+    for (const { world, entry } of moving) {
+      if (entry.consumed !== undefined) sends.delete(worldKey(world, entry.consumed));
+      for (const s of entry.sends ?? []) {
+        const [h, n] = s.id.split('.').map(Number) as [number, number];
+        sends.set({ _id: worldKey(world, s.id), world, ...s, queuedAt: h, n });
+      }
+    }
+    await sends.flush();
+  }
+  return worldProjection({
+    name: 'pending',
+    collections: [pendingCollection],
+    indexes: [{ collection: pendingCollection, spec: { keys: { world: 1, queuedAt: 1, n: 1 }, name: 'world_queue' } }],
+    fold,
+  });
+}

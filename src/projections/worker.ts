@@ -1,0 +1,39 @@
+/**
+ * A projector worker: runs named projections in a process of their own (`npm run projector --
+ * <name>`), resuming from their checkpoints, until it is stopped. The server runs the same
+ * projections in its own process when they are not run as workers.
+ */
+import type { Programs } from '../cards/kernel/programs.js';
+import type { EventStore } from '../stores/event-store.js';
+import type { ReadStore } from '../stores/read-store.js';
+import { allProjections, isProjectionName, projectionNames, type ProjectionName } from './index.js';
+import { Projector } from './projector.js';
+
+export function chooseProjections(names: string[]): ProjectionName[] {
+  if (!names.length) return [...projectionNames];
+  const unknown = names.filter((n) => !isProjectionName(n));
+  if (unknown.length) throw new Error(`no projection named ${unknown.join(', ')}; projections: ${projectionNames.join(', ')}`);
+  return names as ProjectionName[];
+}
+
+export interface WorkerOptions {
+  events: EventStore;
+  reads: ReadStore;
+  programs: Programs;
+  names: ProjectionName[];
+  /** Follow the journal by polling every pollMs (for a store that cannot notify this process). */
+  pollMs?: number;
+  batch?: number;
+  onError?(error: Error): void;
+}
+
+export async function startWorker(o: WorkerOptions): Promise<Projector> {
+  const all = allProjections(o.programs);
+  const projector = new Projector(o.events, o.reads, o.names.map((n) => all[n]), {
+    batch: o.batch ?? 1000,
+    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    ...(o.onError ? { onError: o.onError } : {}),
+  });
+  await projector.start();
+  return projector;
+}

@@ -1,0 +1,75 @@
+/**
+ * Read-your-writes: a caller's read that follows its own turn shows that turn. The front keeps,
+ * per principal, the `$all` position its latest turn's answer depended on; a read by that
+ * principal first waits (bounded) until the projection it reads has folded that position. The
+ * projector may run in this process (its checkpoint is in memory) or in a worker (the front
+ * polls the checkpoint the worker commits with its data).
+ *
+ * When the wait times out (a projector far behind or stopped), the read is answered from the
+ * read model as it stands; the receipt the turn answered with stays the authority.
+ */
+import type { ReadStore } from '../stores/read-store.js';
+import { waitForCheckpoint, type Projector } from '../projections/projector.js';
+
+export interface CheckpointWaits {
+  /** Resolves true once `projection` has folded `position`, false after `timeoutMs`. */
+  wait(projection: string, position: bigint, timeoutMs: number): Promise<boolean>;
+  /** Resolves when any read model moves, or after `timeoutMs`. */
+  changed(timeoutMs: number): Promise<void>;
+}
+
+/** Projectors running in this process. */
+export function inProcessWaits(projectors: Projector[]): CheckpointWaits {
+  const of = (name: string) => projectors.find((p) => p.names.includes(name));
+  return {
+    wait: (projection, position, timeoutMs) => of(projection)?.waitFor(position, timeoutMs) ?? Promise.resolve(false),
+    changed: (timeoutMs) =>
+      new Promise<void>((resolve) => {
+        const offs: (() => void)[] = [];
+        const done = () => {
+          clearTimeout(timer);
+          for (const off of offs) off();
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        for (const p of projectors) offs.push(p.onAdvance(done));
+      }),
+  };
+}
+
+/** Projectors running as workers: their checkpoints are read from the read store. */
+export function workerWaits(reads: ReadStore, pollMs = 5): CheckpointWaits {
+  return {
+    wait: (projection, position, timeoutMs) => waitForCheckpoint(reads, projection, position, timeoutMs, pollMs),
+    changed: (timeoutMs) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(timeoutMs, 50))),
+  };
+}
+
+export class ReadYourWrites {
+  private readonly last = new Map<string, bigint>();
+
+  constructor(
+    readonly waits: CheckpointWaits,
+    private readonly timeoutMs = 2000,
+    private readonly remembered = 100_000,
+  ) {}
+
+  /** The answer to `principal`'s turn depended on everything up to `position`. */
+  note(principal: string, position: bigint | undefined): void {
+    if (position === undefined) return;
+    const had = this.last.get(principal);
+    if (had !== undefined && had >= position) return;
+    this.last.delete(principal);
+    this.last.set(principal, position);
+    // Oldest first in a Map: forget the callers who have not turned for longest.
+    if (this.last.size > this.remembered) this.last.delete(this.last.keys().next().value!);
+  }
+
+  /** Waits until `projection` shows `principal`'s latest turn (or the bound passes). */
+  async settle(principal: string, projection: string): Promise<boolean> {
+    const position = this.last.get(principal);
+    if (position === undefined) return true;
+    const ok = await this.waits.wait(projection, position, this.timeoutMs);
+    return ok;
+  }
+}

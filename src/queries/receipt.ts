@@ -1,0 +1,83 @@
+/**
+ * `GET receipt/{slug}` and `GET receipt?intent=`: anyone's public part of a receipt, or the
+ * caller's whole entry (read from the journal: the receipts read model finds receipts, the
+ * journal holds them). A spoken name (three words) may name several receipts: then the answer
+ * is `ambiguous` (409) listing them, with their content ids under `full=1`, and any of those
+ * content ids names exactly one.
+ */
+import { TownError } from '../http/handler.js';
+import type { Entry } from '../cards/kernel/entry.js';
+import { decodeWorldEntry, worldStream } from '../events/world.js';
+import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
+import type { WorldReads } from './world-reads.js';
+
+const shortName = (p: string) => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);
+
+/** What anyone may read of a receipt. */
+export function publicPart(doc: ReceiptDoc) {
+  return {
+    slug: doc.slug,
+    height: doc.height,
+    status: doc.status,
+    ...(doc.class !== undefined ? { class: doc.class } : {}),
+    line: doc.line,
+    object: doc.object,
+    method: doc.method,
+    kind: doc.kind,
+    by: shortName(doc.principal),
+    at: new Date(doc.clock).toISOString(),
+  };
+}
+
+/** The entry a receipt belongs to, from the journal (its stream revision is its height). */
+async function entryOf(r: WorldReads, doc: ReceiptDoc): Promise<Entry | undefined> {
+  const [event] = await r.events.readStream(worldStream(doc.world), { fromRevision: BigInt(doc.height), maxCount: 1 });
+  const entry = event ? decodeWorldEntry(event) : undefined;
+  return entry?.cid === doc._id ? entry : undefined;
+}
+
+/** The public part, or for its own principal the whole entry. */
+export async function receiptReply(r: WorldReads, doc: ReceiptDoc, principal: string, full: boolean) {
+  const own = doc.principal === principal;
+  const reply: Record<string, unknown> = { ...publicPart(doc), own };
+  if (own) {
+    const entry = await entryOf(r, doc);
+    if (entry) {
+      const { status: _s, line: _l, ...rest } = entry.receipt;
+      Object.assign(reply, rest);
+      if (doc.intent !== undefined) reply.intent = doc.intent;
+      if (entry.request) reply.request = entry.request;
+      if (full) {
+        const { packages, ...kept } = entry;
+        reply.entry = packages?.length ? { ...kept, packages: packages.map((p) => ({ pin: p.pin, pinSlug: p.pinSlug, kind: p.kind })) } : kept;
+      }
+    }
+  }
+  if (full) reply.cid = doc._id;
+  return reply;
+}
+
+const looksLikeCid = (s: string) => /^b[a-z2-7]{20,}$/.test(s);
+
+export async function receiptBySlug(r: WorldReads, slug: string, principal: string, full: boolean) {
+  const receipts = r.reads.collection(receiptsCollection);
+  if (looksLikeCid(slug)) {
+    const doc = (await receipts.findOne({ _id: slug })) as ReceiptDoc | null;
+    if (doc && doc.world === r.world) return receiptReply(r, doc, principal, full);
+  }
+  const docs = (await receipts.find({ slug, world: r.world }, { sort: { height: 1 }, limit: 16 })) as ReceiptDoc[];
+  if (!docs.length) throw new TownError('unknown', `no receipt named ${JSON.stringify(slug.slice(0, 80))}`, { hintHref: '/AGENTS.md/world' });
+  if (docs.length > 1) {
+    throw new TownError('ambiguous', `${docs.length} receipts are named ${slug}; ask with ?full=1 and cite the content id`, {
+      fields: { receipts: docs.map((d) => ({ height: d.height, object: d.object, method: d.method, ...(full ? { cid: d._id } : {}) })) },
+      hintHref: `/AGENTS.md/receipt/${encodeURIComponent(slug)}?full=1`,
+    });
+  }
+  return receiptReply(r, docs[0]!, principal, full);
+}
+
+export async function receiptByIntent(r: WorldReads, intent: string, principal: string, full: boolean) {
+  const doc = (await r.reads.collection(receiptsCollection).findOne({ principal, intent, world: r.world })) as ReceiptDoc | null;
+  if (!doc) throw new TownError('unknown', `you have no turn with intent ${JSON.stringify(intent.slice(0, 80))}`, { hintHref: '/AGENTS.md/world' });
+  return receiptReply(r, doc, principal, full);
+}

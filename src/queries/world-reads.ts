@@ -1,0 +1,65 @@
+/**
+ * What every world query reads through: the read store, the world's name, and the programs of
+ * pinned packages (views and wants run on the reader's side, from the package the cards
+ * projection keeps). Packages never change once pinned, so they are kept here once read.
+ */
+import type { Program } from '../cards/program.js';
+import type { Programs } from '../cards/kernel/programs.js';
+import { TownError } from '../http/handler.js';
+import { cardsCollection, packagesCollection, type CardDoc, type PackageDoc } from '../projections/cards.js';
+import { worldKey } from '../projections/entries.js';
+import type { ReadStore } from '../stores/read-store.js';
+import type { EventStore } from '../stores/event-store.js';
+
+export interface WorldReads {
+  reads: ReadStore;
+  /** The journal: a receipt's whole entry is read from it by height. */
+  events: EventStore;
+  programs: Programs;
+  world: string;
+  /** Milliseconds since the epoch: the clock views and wants are read at. */
+  clock: () => number;
+}
+
+const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();
+
+export async function packageOf(r: WorldReads, pin: string): Promise<PackageDoc | undefined> {
+  let cache = packageCache.get(r.reads);
+  if (!cache) packageCache.set(r.reads, (cache = new Map()));
+  const hit = cache.get(pin);
+  if (hit) return hit;
+  const doc = (await r.reads.collection(packagesCollection).findOne({ _id: pin })) as PackageDoc | null;
+  if (!doc) return undefined;
+  if (cache.size > 4096) cache.clear();
+  cache.set(pin, doc);
+  return doc;
+}
+
+export function programOf(r: WorldReads, pkg: PackageDoc): Program | undefined {
+  const loaded = r.programs.load({ kind: pkg.kind, modules: pkg.modules, ...(pkg.law !== undefined ? { law: pkg.law } : {}) }, pkg.pin);
+  return loaded.ok ? loaded.program : undefined;
+}
+
+/** May `principal` see this card? (a card you may not see does not exist for you) */
+export function canRead(card: Pick<CardDoc, 'readers'>, principal: string): boolean {
+  return card.readers.includes('*') || card.readers.includes(principal);
+}
+
+/** The card as `principal` may see it; `unknown` (404) alike for absent and unseen. */
+export async function visibleCardDoc(r: WorldReads, id: string, principal: string): Promise<CardDoc> {
+  const doc = (await r.reads.collection(cardsCollection).findOne({ _id: worldKey(r.world, id) })) as CardDoc | null;
+  if (!doc || !canRead(doc, principal)) {
+    throw new TownError('unknown', `no card ${JSON.stringify(id)} that you may see`, { hintHref: '/AGENTS.md/world' });
+  }
+  return doc;
+}
+
+/** Spec 2.1: what a card id may be. Anything else is a name no spell can address. */
+export const cardIdPattern = /^[A-Za-z0-9._:/-]{1,128}$/;
+
+export function spellableId(id: string): string {
+  if (!cardIdPattern.test(id)) {
+    throw new TownError('unspellable', `${JSON.stringify(id.slice(0, 140))} is no card id a spell can address: 1 to 128 of letters, digits and . _ : / - (a / inside an id is written %2F)`, { hintHref: '/AGENTS.md/world' });
+  }
+  return id;
+}
