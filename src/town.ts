@@ -149,6 +149,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
       clock,
       limiters,
       logger: options.logger,
+      // The operator may switch the mode while the town runs; the arrive routes follow at once.
+      townOpen: () => open,
     });
     const readStore = reads;
     let closing: Promise<void> | undefined;

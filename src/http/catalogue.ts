@@ -28,6 +28,9 @@ export const scratchTails = ['world', 'world/{object}', 'world/{object}/card', '
 
 export function catalogueRoutes(table: readonly Route[], built: (r: Route) => boolean): CatalogueRoute[] {
   const variants = new Map(table.filter((r) => r.base).map((r) => [r.base as string, r]));
+  // The tails reach the town's handlers, but they serve only once scratch worlds can be opened.
+  const opening = table.find((r) => r.name === 'scratch');
+  const scratchServed = opening !== undefined && built(opening);
   return table
     .filter((r) => !r.base)
     .map((r) => {
@@ -36,7 +39,8 @@ export function catalogueRoutes(table: readonly Route[], built: (r: Route) => bo
       if (r.body) entry.body = shapeOf(r.body);
       if (r.query) entry.query = shapeOf(r.query);
       if (r.reasons) entry.reasons = r.reasons;
-      if (scratch) entry.scratch = hrefTemplate(scratch);
+      // Only a tail that serves is advertised: while scratch worlds cannot be opened, none does.
+      if (scratch && scratchServed) entry.scratch = hrefTemplate(scratch);
       if (!built(r)) entry.built = false;
       return entry;
     });

@@ -4,7 +4,9 @@
  * A sliding window log: each key keeps the times of its last `limit` admitted calls in a ring.
  * It is exact (no burst of 2×limit across a window edge, as fixed windows allow), `remaining` is
  * a whole count that `me.rateLimit` can report as it is, and `Retry-After` is the moment the
- * oldest call leaves the window. With limits of 16–32 the log costs at most 32 numbers a key.
+ * oldest call leaves the window. With limits of 16–32 the log costs at most 32 numbers a key;
+ * the ring starts small and doubles only as calls arrive, so a generous limit (a test's or an
+ * operator's) costs memory in proportion to use, never to the limit itself.
  * Refused calls are not logged, so a caller that keeps knocking is not locked out for longer.
  * Memory is bounded: idle keys (whose newest call left the window) are swept as calls arrive,
  * and beyond `maxKeys` the least recently used key is dropped.
@@ -46,10 +48,19 @@ export function createLimiter(budget: RateBudget, clock: Clock, maxKeys = 100_00
   const logs = new Map<string, Log>();
 
   const expire = (log: Log, now: number) => {
-    while (log.count > 0 && log.times[log.head] <= now - windowMs) {
-      log.head = (log.head + 1) % limit;
+    while (log.count > 0 && log.times[log.head]! <= now - windowMs) {
+      log.head = (log.head + 1) % log.times.length;
       log.count--;
     }
+  };
+
+  /** Room for one more admitted call: double the ring (oldest first) when it is full. */
+  const grow = (log: Log) => {
+    if (log.count < log.times.length) return;
+    const times = new Float64Array(Math.min(limit, log.times.length * 2));
+    for (let i = 0; i < log.count; i++) times[i] = log.times[(log.head + i) % log.times.length]!;
+    log.times = times;
+    log.head = 0;
   };
 
   // Map order is least-recently-used first: each take re-inserts its key at the end. Looking at
@@ -75,16 +86,17 @@ export function createLimiter(budget: RateBudget, clock: Clock, maxKeys = 100_00
       sweep(now);
       let log = logs.get(key);
       if (log) logs.delete(key);
-      else log = { times: new Float64Array(limit), head: 0, count: 0 };
+      else log = { times: new Float64Array(Math.min(limit, 8)), head: 0, count: 0 };
       logs.set(key, log);
       if (logs.size > maxKeys) logs.delete(logs.keys().next().value as string);
       expire(log, now);
       if (log.count < limit) {
-        log.times[(log.head + log.count) % limit] = now;
+        grow(log);
+        log.times[(log.head + log.count) % log.times.length] = now;
         log.count++;
         return { ok: true, limit, windowSeconds, remaining: limit - log.count, retryAfterSeconds: 0 };
       }
-      const wait = log.times[log.head] + windowMs - now;
+      const wait = log.times[log.head]! + windowMs - now;
       return { ok: false, limit, windowSeconds, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
     },
     peek(key) {

@@ -50,7 +50,7 @@ let open: Town;
 let invited: Town;
 let catalogue: any;
 test.before(async () => {
-  open = await startTown({ handlers: { me: async () => ({}) } });
+  open = await startTown({ handlers: { me: async () => ({}), scratch: async () => ({}) } });
   invited = await startTown({ config: config(false) });
   catalogue = await (await fetch(`${open.base}/AGENTS.md/api`)).json();
 });
@@ -83,6 +83,11 @@ test('the catalogue lists every route of the table, with auth, does, href, metho
     assert.is(c.query !== undefined, r.query !== undefined, `${r.name} query`);
   }
   assert.is(catalogue.routes.length, routes.length);
+});
+
+test('no scratch tail is advertised while scratch worlds cannot be opened', async () => {
+  const bare = await (await fetch(`${invited.base}/AGENTS.md/api`)).json();
+  assert.equal(bare.routes.filter((r: any) => r.scratch), []);
 });
 
 test('scratch routes carry their scratch path (spec 4.3)', () => {

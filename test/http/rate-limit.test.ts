@@ -81,4 +81,26 @@ test('the default budgets are those of spec 8', () => {
   assert.equal([d.xrpc.limit, d.xrpc.windowSeconds], [32, 60]);
 });
 
+test('the log grows with use, not with the limit: a huge limit costs nothing up front and still counts exactly', () => {
+  let now = 0;
+  const huge = createLimiter({ limit: 1e9, windowSeconds: 60 }, () => now);
+  const before = process.memoryUsage().arrayBuffers;
+  for (let i = 0; i < 1000; i++) huge.take(`key-${i}`);
+  assert.ok(process.memoryUsage().arrayBuffers - before < 10_000_000, 'a thousand keys with a 1e9 limit fit in a few MB');
+  assert.is(huge.peek('key-1').remaining, 1e9 - 1);
+
+  // Growth across wrap-around keeps the oldest call first: 20 calls with a limit of 20, the
+  // first ten leave the window, ten more arrive (the ring wraps), and exactly one is refused.
+  const small = createLimiter({ limit: 20, windowSeconds: 10 }, () => now);
+  for (let i = 0; i < 10; i++) assert.ok(small.take('k').ok);
+  now = 5_000;
+  for (let i = 0; i < 10; i++) assert.ok(small.take('k').ok);
+  now = 10_001; // the first ten have left the window
+  for (let i = 0; i < 10; i++) assert.ok(small.take('k').ok);
+  const refused = small.take('k');
+  assert.is(refused.ok, false);
+  assert.is(refused.retryAfterSeconds, 5); // the oldest (t=5000) leaves at 15000
+  assert.is(small.peek('k').remaining, 0);
+});
+
 test.run();
