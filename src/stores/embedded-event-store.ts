@@ -1,20 +1,20 @@
 /**
- * The embedded EventStore adapter: an LMDB environment in the process.
+ * The embedded EventStore adapter, in process. Two parts under `<dataDir>/events`:
  *
- * Layout (one environment under `<dataDir>/events`, three named databases, all written in ONE
- * write transaction per append):
- *   log      position (number, from 1)  -> stored event (the `$all` journal)
- *   streams  [stream, revision]         -> position      (per-stream index)
- *   heads    stream                     -> last revision (optimistic-concurrency check)
+ *   journal   an append-only file of checksummed frames, one per event in `$all` order: THE
+ *             durable record (embedded-journal.ts). Appends are group-committed: every append
+ *             reserved while the previous group is being written goes out in the next group's
+ *             single synced write, and resolves only once that write has returned.
+ *   index     LMDB: where each event is in the journal (embedded-index.ts). Derived from the
+ *             journal, written without syncs while the journal waits for the disk, caught up
+ *             from the journal's tail (or rebuilt) on open.
  *
- * Durability: an append resolves only when LMDB has committed and synced its transaction
- * (overlappingSync is turned off so that whatever a reader can see is already on disk; see
- * docs/decisions/event-store.md). Appends issued in the same event-loop turn share one commit,
- * so concurrent writers pay for one sync together.
+ * Stream heads are checked in memory, synchronously, in the same step that numbers the events and
+ * reserves their place in the journal, so two appends can never both pass the same check.
+ * Readers only ever see what is durable. See docs/decisions/event-store.md.
  */
 import path from 'node:path';
 import fs from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
 import {
   WrongExpectedVersion,
   type AppendResult,
@@ -28,144 +28,234 @@ import {
   type Subscription,
 } from './event-store.js';
 import { checkAppend, checkReadAll, checkReadStream, type CheckedEvent } from './event-store-checks.js';
+import { frameBodies, type FrameLocation, type FramePayload } from './embedded-frames.js';
+import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
+import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
+import { migrateLegacyEvents } from './embedded-legacy.js';
+import { lockEventsDirectory } from './embedded-lock.js';
 
-/** What one row of the `log` database holds. Data and metadata are kept as JSON text. */
-interface StoredEvent {
-  id: string;
-  stream: string;
-  type: string;
-  revision: number;
-  data: string;
-  metadata?: string;
-  created: number;
-}
-
-type AppendOutcome =
-  | { kind: 'written'; nextRevision: number; position: number }
-  | { kind: 'conflict'; actual: number | undefined };
-
-/** Rows read per page by readAll and by subscriptions, so a long journal never sits in memory. */
+/** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
 export const PAGE_SIZE = 256;
-const LAST_REVISION = Number.MAX_SAFE_INTEGER;
+const MAX_CACHED_HEADS = 100_000;
 
 export interface EmbeddedEventStoreOptions {
-  /** The app's data directory; the journal lives in `<dataDir>/events`. */
+  /** The app's data directory; the journal and its index live in `<dataDir>/events`. */
   dataDir: string;
+  /** Replaces the journal's writes and syncs (tests use it to make the disk fail). */
+  journalIo?: Partial<JournalIo>;
+}
+
+/** An append numbered and reserved in the journal, waiting for its group's synced write. */
+interface PendingAppend extends IndexedAppend {
+  events: CheckedEvent[];
+  done: Promise<AppendResult>;
+  resolve(result: AppendResult): void;
+  reject(error: Error): void;
+}
+
+/** A stream with appends in flight: its head counts them, so the next check sees them. */
+interface PendingStream {
+  head: number;
+  appends: PendingAppend[];
 }
 
 export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions): Promise<EmbeddedEventStore> {
   const dir = path.join(options.dataDir, 'events');
   fs.mkdirSync(dir, { recursive: true });
-  const env = open({
-    path: dir,
-    // Durable before acknowledged: each commit fsyncs data then meta before the promise
-    // resolves, and nothing uncommitted-to-disk is visible to readers.
-    overlappingSync: false,
-    noSync: false,
-    maxDbs: 4,
-  });
-  return new EmbeddedEventStore(env);
+  const release = lockEventsDirectory(dir);
+  let index: JournalIndex | undefined;
+  try {
+    const journalFile = path.join(dir, 'journal');
+    await migrateLegacyEvents(dir, journalFile);
+    const idx = (index = JournalIndex.open(dir));
+    let store: EmbeddedEventStore | undefined;
+    const handlers = {
+      durable: (entries: PendingAppend[]) => store!.durable(entries),
+      // The disk is busy with the group: a good time for the index's share of the work.
+      syncing: () => idx.drain(),
+      failed: (entries: PendingAppend[], error: Error) => store!.failed(entries, error),
+    };
+    const acknowledged = idx.through();
+    const io = { ...fileIo, ...options.journalIo };
+    const found = (frames: FrameLocation[]) => idx.load(frames);
+    const indexInvalid = () => idx.clear();
+    const recovered = await recoverJournal(journalFile, { from: idx.newest(), acknowledged, found, indexInvalid, io }, handlers).catch(
+      (error: unknown) => {
+        if (!(error instanceof IndexGap)) throw error;
+        // The index does not match the journal before its newest checkpoint: index it all again.
+        idx.clear();
+        return recoverJournal(journalFile, { acknowledged, found, io }, handlers);
+      },
+    );
+    idx.start(recovered.lastPosition);
+    store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes);
+    return store;
+  } catch (error) {
+    await index?.close();
+    release();
+    throw error;
+  }
 }
 
 export class EmbeddedEventStore implements EventStore {
-  private readonly log: Database<StoredEvent, number>;
-  private readonly streams: Database<number, [string, number]>;
-  private readonly heads: Database<number, string>;
   private readonly subscribers = new Set<Subscriber>();
   private closed = false;
-  /** Last position written in the write transaction `txnId`; read from disk once per commit. */
-  private txnId = -1;
-  private txnLastPosition = 0;
-  /** How many write transactions carried appends (lets the bench prove that commits are grouped). */
-  commits = 0;
+  private readonly pending = new Map<string, PendingStream>();
+  /** Durable heads of streams seen this session, so a hot stream's check never reads LMDB. */
+  private readonly heads = new Map<string, number>();
+  /** Position the next reserved event gets. */
+  private nextPosition: number;
+  /** Newest durable position (0 for an empty journal): what readers may see. */
+  private durableHead: number;
 
-  constructor(private readonly env: RootDatabase) {
-    this.log = env.openDB<StoredEvent, number>({ name: 'log' });
-    this.streams = env.openDB<number, [string, number]>({ name: 'streams' });
-    this.heads = env.openDB<number, string>({ name: 'heads' });
+  constructor(
+    private readonly journal: Journal<PendingAppend>,
+    private readonly index: JournalIndex,
+    private readonly release: () => void,
+    lastPosition: number,
+    /** Bytes of torn tail cut off the journal when this store was opened. */
+    readonly truncatedOnOpen: number,
+  ) {
+    this.nextPosition = lastPosition + 1;
+    this.durableHead = lastPosition;
   }
 
-  async append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
-    this.assertOpen();
-    const checked = checkAppend(stream, events, expected);
-    const created = Date.now();
-    // The check and the writes run inside one LMDB write transaction (callbacks of the same turn
-    // share it, in call order), so no other append can slip between reading the head and writing.
-    const outcome = await this.env.transaction(() => this.writeInTxn(stream, checked, expected, created));
-    if (outcome.kind === 'conflict') {
-      throw new WrongExpectedVersion(stream, expected, outcome.actual === undefined ? 'noStream' : BigInt(outcome.actual));
+  /** Journal groups written, one synced write each (lets the bench prove that commits are grouped). */
+  get commits(): number {
+    return this.journal.syncs;
+  }
+
+  append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    try {
+      this.assertOpen();
+      return this.checkAndReserve(stream, checkAppend(stream, events, expected), expected);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * From the check to `reserve` nothing awaits: the check, the numbering and the reservation are
+   * one step, so no other append can slip between them.
+   */
+  private checkAndReserve(stream: string, checked: CheckedEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const inFlight = this.pending.get(stream);
+    const head = inFlight ? inFlight.head : this.durableRevision(stream);
+    if (!expectationHolds(expected, head)) {
+      const retried = this.recognisedRetry(stream, checked, expected, inFlight);
+      if (retried) return retried;
+      if (inFlight) {
+        // Refused only by appends not on disk yet (which readers cannot see, and which may still
+        // fail): decide once they are settled, so that a caller who re-reads after a refusal
+        // sees what refused it.
+        const settled = inFlight.appends[inFlight.appends.length - 1]!.done.then(nothing, nothing);
+        return settled.then(() => {
+          this.assertOpen();
+          return this.checkAndReserve(stream, checked, expected);
+        });
+      }
+      throw new WrongExpectedVersion(stream, expected, head === undefined ? 'noStream' : BigInt(head));
+    }
+    const firstRevision = (head ?? -1) + 1;
+    const firstPosition = this.nextPosition;
+    const bodies = frameBodies(firstPosition, firstRevision, stream, checked, Date.now());
+    let resolve!: (result: AppendResult) => void;
+    let reject!: (error: Error) => void;
+    const done = new Promise<AppendResult>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const entry: PendingAppend = { stream, events: checked, firstRevision, firstPosition, offsets: [], done, resolve, reject };
+    entry.offsets = this.journal.reserve(bodies, entry);
+    this.nextPosition += checked.length;
+    const lastRevision = firstRevision + checked.length - 1;
+    if (inFlight) {
+      inFlight.head = lastRevision;
+      inFlight.appends.push(entry);
+    } else {
+      this.pending.set(stream, { head: lastRevision, appends: [entry] });
+    }
+    return done;
+  }
+
+  /** A group is on disk: index it, release its appends, wake subscribers. (Journal handler.) */
+  durable(entries: PendingAppend[]): void {
+    for (const a of entries) {
+      this.index.add(a);
+      const inFlight = this.pending.get(a.stream)!;
+      // Appends to one stream become durable in the order they were reserved.
+      inFlight.appends.shift();
+      if (inFlight.appends.length === 0) this.pending.delete(a.stream);
+      this.durableHead = a.firstPosition + a.events.length - 1;
+      this.heads.set(a.stream, a.firstRevision + a.events.length - 1);
+    }
+    for (const a of entries) {
+      const n = a.events.length;
+      a.resolve({ nextRevision: BigInt(a.firstRevision + n - 1), position: BigInt(a.firstPosition + n - 1) });
     }
     this.wakeSubscribers();
-    return { nextRevision: BigInt(outcome.nextRevision), position: BigInt(outcome.position) };
   }
 
-  private writeInTxn(stream: string, events: CheckedEvent[], expected: ExpectedRevision, created: number): AppendOutcome {
-    const txnId = this.env.getWriteTxnId();
-    if (txnId !== this.txnId) {
-      this.txnId = txnId;
-      this.commits++;
-      this.txnLastPosition = 0;
-      for (const key of this.log.getKeys({ reverse: true, limit: 1 })) this.txnLastPosition = key;
+  /** Revision of the stream's last durable event, or undefined for an absent stream. */
+  private durableRevision(stream: string): number | undefined {
+    const cached = this.heads.get(stream);
+    if (cached !== undefined) return cached;
+    const head = this.index.lastRevision(stream);
+    if (head !== undefined) {
+      // A bound on memory for journals with very many streams: forgetting only costs lookups.
+      if (this.heads.size >= MAX_CACHED_HEADS) this.heads.clear();
+      this.heads.set(stream, head);
     }
-    const head = this.heads.get(stream);
-    if (!expectationHolds(expected, head)) {
-      const retried = this.recognisedRetry(stream, events, expected);
-      return retried ?? { kind: 'conflict', actual: head };
-    }
-    let revision = head ?? -1;
-    let position = this.txnLastPosition;
-    for (const event of events) {
-      revision++;
-      position++;
-      const row: StoredEvent = { id: event.id, stream, type: event.type, revision, data: event.json, created };
-      if (event.metadataJson !== undefined) row.metadata = event.metadataJson;
-      this.log.put(position, row);
-      this.streams.put([stream, revision], position);
-    }
-    this.heads.put(stream, revision);
-    this.txnLastPosition = position;
-    return { kind: 'written', nextRevision: revision, position };
+    return head;
+  }
+
+  /**
+   * A group could not be written: it and every append queued behind it (numbered after it) are
+   * refused, and heads and positions go back to what is durable. (Journal handler.)
+   */
+  failed(entries: PendingAppend[], error: Error): void {
+    this.pending.clear();
+    this.nextPosition = this.durableHead + 1;
+    for (const a of entries) a.reject(error);
   }
 
   /**
    * A retry of an append that already succeeded (same event ids, at the revisions the caller
-   * expected) succeeds again without writing, as on EventStoreDB.
+   * expected) succeeds again without writing, as on EventStoreDB. One still in flight gets the
+   * first attempt's outcome.
    */
-  private recognisedRetry(stream: string, events: CheckedEvent[], expected: ExpectedRevision): AppendOutcome | undefined {
+  private recognisedRetry(
+    stream: string,
+    events: CheckedEvent[],
+    expected: ExpectedRevision,
+    inFlight: PendingStream | undefined,
+  ): Promise<AppendResult> | undefined {
     if (expected !== 'noStream' && typeof expected !== 'bigint') return undefined;
     const first = expected === 'noStream' ? 0 : Number(expected) + 1;
+    for (const a of inFlight?.appends ?? []) {
+      if (a.firstRevision === first && a.events.length === events.length && a.events.every((e, i) => e.id === events[i]!.id)) return a.done;
+    }
+    const offsets = this.index.streamOffsets(stream, false, first, events.length);
+    if (offsets.length < events.length) return undefined;
     let position = 0;
     for (let i = 0; i < events.length; i++) {
-      const at = this.streams.get([stream, first + i]);
-      if (at === undefined) return undefined;
-      const row = this.log.get(at);
-      if (!row || row.id !== events[i]!.id) return undefined;
-      position = at;
+      const { payload } = this.journal.readAt(offsets[i]!);
+      if (payload.i !== events[i]!.id) return undefined;
+      position = payload.p;
     }
-    return { kind: 'written', nextRevision: first + events.length - 1, position };
+    return Promise.resolve({ nextRevision: BigInt(first + events.length - 1), position: BigInt(position) });
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
     const { backwards, from, limit } = checkReadStream(stream, options);
-    const out: RecordedEvent[] = [];
-    if (limit === 0) return out;
-    const bounded = Number.isFinite(limit) ? { limit } : {};
-    const range = backwards
-      ? { start: [stream, from ?? LAST_REVISION] as [string, number], end: [stream, -1] as [string, number], reverse: true, ...bounded }
-      : { start: [stream, from ?? 0] as [string, number], end: [stream, LAST_REVISION + 1] as [string, number], ...bounded };
-    // Synchronous from first to last read, so one consistent snapshot.
-    for (const { value: position } of this.streams.getRange(range)) {
-      const row = this.log.get(position);
-      if (row) out.push(toRecorded(position, row));
-    }
-    return out;
+    return this.index.streamOffsets(stream, backwards, from, limit).map((offset) => toRecorded(this.journal.readAt(offset).payload));
   }
 
   async streamRevision(stream: string): Promise<bigint | undefined> {
     this.assertOpen();
     checkReadStream(stream, {});
-    const head = this.heads.get(stream);
+    const head = this.durableRevision(stream);
     return head === undefined ? undefined : BigInt(head);
   }
 
@@ -188,18 +278,28 @@ export class EmbeddedEventStore implements EventStore {
     };
   }
 
-  /** Events after `after`, at most `limit`, read synchronously (one snapshot). */
+  /** Durable events after `after`, at most `limit`, read synchronously (one consistent view). */
   page(after: number, limit: number): RecordedEvent[] {
     this.assertOpen();
     const out: RecordedEvent[] = [];
-    for (const { key, value } of this.log.getRange({ start: after + 1, limit })) out.push(toRecorded(key, value));
+    const last = Math.min(after + limit, this.durableHead);
+    if (last <= after) return out;
+    const from = this.index.locate(after + 1);
+    if (from === undefined) throw new Error(`event index has no entry for position ${after + 1}`);
+    // Positions are consecutive frames in the journal: one sequential read.
+    let offset = this.journal.skip(from.offset, after + 1 - from.position);
+    for (let position = after + 1; position <= last; position++) {
+      const { payload, next } = this.journal.readAt(offset);
+      if (payload.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${payload.p}`);
+      out.push(toRecorded(payload));
+      offset = next;
+    }
     return out;
   }
 
   async headPosition(): Promise<bigint | undefined> {
     this.assertOpen();
-    for (const key of this.log.getKeys({ reverse: true, limit: 1 })) return BigInt(key);
-    return undefined;
+    return this.durableHead === 0 ? undefined : BigInt(this.durableHead);
   }
 
   subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers): Subscription {
@@ -219,9 +319,10 @@ export class EmbeddedEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscribers].map((s) => s.close()));
-    // Let appends already queued in this turn commit before the environment goes away.
-    await this.env.committed;
-    await this.env.close();
+    // Appends already reserved are written (and acknowledged) before the files close.
+    await this.journal.close();
+    await this.index.close();
+    this.release();
   }
 
   get isClosed(): boolean {
@@ -233,6 +334,8 @@ export class EmbeddedEventStore implements EventStore {
   }
 }
 
+function nothing(): void {}
+
 function expectationHolds(expected: ExpectedRevision, head: number | undefined): boolean {
   if (expected === 'any') return true;
   if (expected === 'noStream') return head === undefined;
@@ -240,17 +343,17 @@ function expectationHolds(expected: ExpectedRevision, head: number | undefined):
   return head !== undefined && BigInt(head) === expected;
 }
 
-function toRecorded(position: number, row: StoredEvent): RecordedEvent {
+function toRecorded(frame: FramePayload): RecordedEvent {
   const event: RecordedEvent = {
-    id: row.id,
-    stream: row.stream,
-    type: row.type,
-    revision: BigInt(row.revision),
-    position: BigInt(position),
-    data: JSON.parse(row.data),
-    created: row.created,
+    id: frame.i,
+    stream: frame.s,
+    type: frame.t,
+    revision: BigInt(frame.r),
+    position: BigInt(frame.p),
+    data: frame.d,
+    created: frame.c,
   };
-  if (row.metadata !== undefined) event.metadata = JSON.parse(row.metadata);
+  if (frame.m !== undefined) event.metadata = frame.m;
   return event;
 }
 

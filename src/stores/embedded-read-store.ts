@@ -24,7 +24,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
+import { asBinary, open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
 import {
   DuplicateKey,
   type Collection,
@@ -45,6 +45,9 @@ import { entriesFor, keyValue, MAX, maybeCut, type Entry, type IndexDef } from '
 import { plan, type Plan, type ScanRange } from './embedded-read-plan.js';
 
 type Key = LmdbKey[];
+
+/** An index entry's value, `true`, encoded once (msgpack 0xc3) instead of at every put. */
+const TRUE = asBinary(Uint8Array.of(0xc3));
 
 export interface EmbeddedReadStoreOptions {
   /** The app's data directory; the read models live in `<dataDir>/read`. */
@@ -369,37 +372,42 @@ export class EmbeddedReadStore implements ReadStore {
       for (const [collection, pending] of overlay.docs) {
         if (pending.size === 0) continue;
         const defs = this.defs(collection);
-        const changes = [...pending].map(([id, next]) => {
-          const prev = this.docs.get([collection, id]);
-          return {
+        const absent = overlay.absent.get(collection);
+        const changes: { id: string; next: Doc | null; prev: Entry[][] | undefined; after: Entry[][] }[] = [];
+        for (const [id, next] of pending) {
+          // An id the unit found absent has no committed entries: no need to read it back.
+          const prev = defs.length === 0 || absent?.has(id) ? undefined : this.docs.get([collection, id]);
+          changes.push({
             id,
             next,
-            prev: defs.map((d) => (prev ? entriesFor(d, prev) : [])),
-            after: defs.map((d) => (next ? entriesFor(d, next) : [])),
-          };
-        });
+            prev: prev ? defs.map((d) => entriesFor(d, prev)) : undefined,
+            after: next ? defs.map((d) => entriesFor(d, next)) : defs.map(() => []),
+          });
+        }
         // Remove every stale entry before adding new ones, so a unit that moves a unique value
         // from one document to another is not refused against its own old state.
         for (const c of changes) {
-          defs.forEach((def, i) => {
-            const keep = new Set(c.after[i]!.map((e) => e.exact));
-            for (const e of c.prev[i]!) if (!keep.has(e.exact)) this.idx.remove([collection, def.name, ...e.tuple, c.id]);
-          });
+          if (c.prev) {
+            defs.forEach((def, i) => {
+              const keep = new Set(c.after[i]!.map((e) => e.exact));
+              for (const e of c.prev![i]!) if (!keep.has(e.exact)) this.idx.remove([collection, def.name, ...e.tuple, c.id]);
+            });
+          }
           if (c.next) this.docs.put([collection, c.id], c.next);
           else this.docs.remove([collection, c.id]);
         }
         for (const c of changes) {
           defs.forEach((def, i) => {
-            const had = new Set(c.prev[i]!.map((e) => e.exact));
+            const had = c.prev ? new Set(c.prev[i]!.map((e) => e.exact)) : undefined;
             for (const e of c.after[i]!) {
               if (!e.plain && def.plain) flagged.set(def, collection);
-              if (had.has(e.exact)) continue;
+              if (had?.has(e.exact)) continue;
               if (def.unique) {
                 for (const other of this.committedOwners(collection, def, e)) {
                   if (other !== c.id) throw new DuplicateKey(collection, keyValue(def, c.next!));
                 }
               }
-              this.idx.put([collection, def.name, ...e.tuple, c.id], true);
+              this.idx.put([collection, def.name, ...e.tuple, c.id], TRUE as unknown as boolean);
             }
           });
         }
@@ -437,7 +445,7 @@ export class EmbeddedReadStore implements ReadStore {
               if (other !== doc._id) throw new DuplicateKey(collection, keyValue(def, doc));
             }
           }
-          this.idx.put([collection, def.name, ...entry.tuple, doc._id], true);
+          this.idx.put([collection, def.name, ...entry.tuple, doc._id], TRUE as unknown as boolean);
         }
       }
       this.meta.put(['index', collection, def.name], def);

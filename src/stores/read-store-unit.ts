@@ -62,6 +62,12 @@ export interface OverlayHooks {
 export class Overlay {
   readonly docs = new Map<string, Map<string, Doc | null>>();
   readonly checkpoints = new Map<string, bigint>();
+  /**
+   * Per collection, ids this unit found absent from the committed state (an insert or upsert
+   * checked): the commit then knows the document had no index entries without reading it.
+   * Sound because units are serialised, so the committed state cannot change under a unit.
+   */
+  readonly absent = new Map<string, Set<string>>();
   failed: Error | undefined;
   finished = false;
   private tail: Promise<unknown> = Promise.resolve();
@@ -74,6 +80,11 @@ export class Overlay {
     let docs = this.docs.get(collection);
     if (!docs) this.docs.set(collection, (docs = new Map()));
     docs.set(id, doc);
+  }
+
+  /** Whether `id` is known absent from the committed state of `collection`. */
+  knownAbsent(collection: string, id: string): boolean {
+    return this.absent.get(collection)?.has(id) ?? false;
   }
 
   get empty(): boolean {
@@ -202,7 +213,14 @@ export class OverlayCollection implements Collection {
   private async exists(id: string): Promise<boolean> {
     const pending = this.overlay.pending(this.name);
     if (pending?.has(id)) return pending.get(id) !== null;
-    return (await this.base.get(this.name, id)) !== undefined;
+    if (this.overlay.knownAbsent(this.name, id)) return false;
+    const found = (await this.base.get(this.name, id)) !== undefined;
+    if (!found) {
+      let absent = this.overlay.absent.get(this.name);
+      if (!absent) this.overlay.absent.set(this.name, (absent = new Set()));
+      absent.add(id);
+    }
+    return found;
   }
 
   private async write(id: string, next: Doc | null): Promise<void> {

@@ -131,6 +131,28 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     assert.is(await store.streamRevision(s), 1n);
   });
 
+  test('a refusal is decided on what a re-read then shows (no lost race on unseen writes)', async ({ store }) => {
+    const s = stream('reread');
+    // Not awaited: the first append may still be on its way to disk when the second is checked.
+    const first = store.append(s, [ev('First')], 'noStream');
+    const seen = await store.readStream(s);
+    const expected: ExpectedRevision = seen.length ? seen[seen.length - 1]!.revision : 'noStream';
+    const second = await store.append(s, [ev('Second')], expected).then(
+      () => 'written',
+      (error: unknown) => error,
+    );
+    const reread = (await store.readStream(s)).map((e) => e.type);
+    await first;
+    if (second !== 'written') {
+      assert.instance(second, WrongExpectedVersion);
+      // What refused it is visible at once, so a caller that folds again decides on it.
+      assert.equal(reread, ['First']);
+      assert.is((second as WrongExpectedVersion).actual, 0n);
+    } else {
+      assert.equal(reread, ['First', 'Second']);
+    }
+  });
+
   test('20 racing creations of one stream: exactly one wins', async ({ store }) => {
     const s = stream('claim');
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => store.append(s, [ev('Claimed')], 'noStream')));

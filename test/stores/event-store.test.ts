@@ -69,8 +69,9 @@ test('positions start at 1 and count events', async ({ store }) => {
   assert.equal((await collect(store.readAll())).map((e) => e.position), [1n, 2n, 3n]);
 });
 
-test('the journal lives under <dataDir>/events', async ({ store, dataDir }) => {
+test('the journal and its index live under <dataDir>/events', async ({ store, dataDir }) => {
   await store.append('s-1', [ev('A')], 'noStream');
+  assert.ok(fs.statSync(path.join(dataDir, 'events', 'journal')).size > 8);
   assert.ok(fs.existsSync(path.join(dataDir, 'events', 'data.mdb')));
 });
 
