@@ -9,6 +9,7 @@
  * (`npm run projector -- <name>`) when TOWN_PROJECTORS=workers or MONGO_URL is set.
  */
 import type { Handlers, TownConfig, Clock } from './http/handler.js';
+import { pagesHandlers } from './http/handlers/pages.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './http/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
@@ -141,6 +142,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const handlers: Handlers = {
       ...identityHandlers({ store: events, config, clock, limiters, arrivalBits: options.arrivalBits, turns: turnsLeft(deps) }),
       ...worldHandlers(deps),
+      ...pagesHandlers({ ...deps, config }),
     };
     const app = createApp({
       config,

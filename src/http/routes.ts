@@ -117,6 +117,7 @@ export const routes: readonly Route[] = [
   route({ name: 'libModule', method: 'GET', path: '/lib/:name', ...page, query: b.LibQuery, does: 'one module; `cid` another text of it' }),
   route({ name: 'history', method: 'GET', path: '/history', ...page, query: b.HistoryQuery, does: 'the chronicle, a day a page' }),
   route({ name: 'map', method: 'GET', path: '/map', ...page, query: b.MapQuery, does: 'the door map' }),
+  route({ name: 'playHome', method: 'GET', path: '/play/', auth: 'cookie', signedOut: 'enter', does: "where a signed-in browser lands (POST /enter sends it here): 303 to its avatar's play page (not in the spec's table)" }),
   route({ name: 'play', method: 'GET', path: '/play/:object', auth: 'cookie', signedOut: 'enter', query: b.PlayQuery, does: 'play a card: its paint, wants, doors and one reply box (signed in)' }),
   route({ name: 'playPost', method: 'POST', path: '/play/:object', auth: 'cookie', signedOut: 'enter', form: true, body: b.PlayBody, does: "reply to a card (`text`) or do one of a view's acts (`do`, `f.<field>`); shows the receipt" }),
   route({ name: 'style', method: 'GET', path: '/style/', auth: 'none', reply: 'html', rate: 'page', does: 'HTML style specimen' }),

@@ -1,0 +1,184 @@
+/**
+ * Handlers of the pages for people (spec 4.6) and the server-sent event channels (spec 6).
+ * Pages read the world's read models through src/queries (waiting, for a signed-in guest, until
+ * they show the guest's own latest turn); the play page casts turns through the world service as
+ * the API does; the live channels follow the world service's commits.
+ *
+ * Read-only pages are served without a session (as a reader who sees only what everyone may
+ * see, under the machinery's per-address page budget); /play needs the session cookie (the
+ * machinery answers 303 to /enter without one).
+ */
+import type { Programs } from '../../cards/kernel/programs.js';
+import { castTurn } from '../../commands/turn.js';
+import type { WorldService } from '../../commands/world-service.js';
+import { checkSameOrigin } from '../../identity/same-origin.js';
+import { shownCard } from '../../queries/card.js';
+import type { ReadYourWrites } from '../../queries/fresh.js';
+import { spellableId, type WorldReads } from '../../queries/world-reads.js';
+import type { ReadStore } from '../../stores/read-store.js';
+import type { EventStore } from '../../stores/event-store.js';
+import { cardPage } from '../../pages/card-page.js';
+import { historyPage } from '../../pages/history-page.js';
+import { homePage } from '../../pages/home-page.js';
+import { inspectPage } from '../../pages/inspect-page.js';
+import { kindsPage } from '../../pages/kinds-page.js';
+import { sendPage } from '../../pages/layout.js';
+import { libIndexPage, libModulePage } from '../../pages/lib-page.js';
+import { libraryIndexPage, libraryPage } from '../../pages/library-page.js';
+import { liveChannels } from '../../pages/live.js';
+import { mapPage } from '../../pages/map-page.js';
+import { freshIntent, outcomeSection, playPage, playRequest } from '../../pages/play-page.js';
+import { assetNamed } from '../../pages/static.js';
+import { stylePage } from '../../pages/style-page.js';
+import { townPage } from '../../pages/town-page.js';
+import { TownError, type Caller, type Clock, type Handlers, type TownConfig, type TownContext } from '../handler.js';
+
+export interface PagesDeps {
+  service: WorldService;
+  events: EventStore;
+  reads: ReadStore;
+  programs: Programs;
+  clock: Clock;
+  fresh: ReadYourWrites;
+  /** The town's origin, for the same-origin check of POST /play. */
+  config: Pick<TownConfig, 'origin'>;
+  /** The live channels' hold time and stream count (spec: 55 s, 16); tests hold less. */
+  live?: { holdMs?: number; max?: number };
+}
+
+/** How long a live page waits for the read models to reach the journal's height. */
+const liveSettleMs = 1000;
+
+const param = (ctx: TownContext, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
+
+
+export function pagesHandlers(deps: PagesDeps): Handlers {
+  const { service, fresh } = deps;
+  const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
+  const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
+
+  /** A signed-in guest's pages show their own latest turn (read-your-writes). */
+  const settled = async (caller: Caller | undefined, ...projections: string[]) => {
+    if (caller) for (const p of projections) await fresh.settle(caller.principal, p);
+  };
+  /**
+   * The journal height a live page is drawn at (what `/live?h=` resumes from): the service's
+   * height once the read models the page reads have folded it (bounded), so that a page never
+   * claims a height whose entries it does not show, and so never misses the `moved` after them.
+   */
+  const drawnAt = async (...projections: string[]): Promise<number> => {
+    const height = service.height;
+    const position = service.position;
+    if (position !== undefined) for (const p of projections) await fresh.waits.wait(p, position, liveSettleMs);
+    return height;
+  };
+  const play = (ctx: TownContext): Caller => {
+    const caller = ctx.state.caller;
+    if (!caller) throw new TownError('unauthenticated', 'sign in to play', { hintHref: '/enter' });
+    return caller;
+  };
+
+  return {
+    async playHome(ctx) {
+      const avatar = service.current.avatars.get(play(ctx).principal);
+      ctx.redirect(avatar === undefined ? '/' : `/play/${encodeURIComponent(avatar)}`);
+      ctx.status = 303;
+    },
+    async home(ctx) {
+      const caller = ctx.state.caller;
+      sendPage(ctx, homePage(caller, service.height, caller ? service.current.avatars.get(caller.principal) : undefined));
+    },
+
+    async cardPage(ctx) {
+      const id = spellableId(param(ctx, 'object'));
+      await settled(ctx.state.caller, 'cards', 'receipts');
+      sendPage(ctx, await cardPage(r, id, ctx.state.caller, ctx.state.query.show));
+    },
+
+    async town(ctx) {
+      const height = await drawnAt('cards');
+      sendPage(ctx, await townPage(r, ctx.state.caller, ctx.state.query.open, height));
+    },
+
+    async inspect(ctx) {
+      const id = spellableId(param(ctx, 'object'));
+      const height = await drawnAt('cards', 'receipts');
+      sendPage(ctx, await inspectPage(r, id, ctx.state.caller, height));
+    },
+
+    async kinds(ctx) {
+      await settled(ctx.state.caller, 'cards');
+      sendPage(ctx, await kindsPage(r, ctx.state.caller));
+    },
+
+    async library(ctx) {
+      sendPage(ctx, libraryIndexPage(ctx.state.caller));
+    },
+
+    async libraryPage(ctx) {
+      sendPage(ctx, libraryPage(param(ctx, 'name'), ctx.state.caller));
+    },
+
+    async lib(ctx) {
+      await settled(ctx.state.caller, 'cards');
+      sendPage(ctx, await libIndexPage(r, ctx.state.caller));
+    },
+
+    async libModule(ctx) {
+      await settled(ctx.state.caller, 'cards');
+      sendPage(ctx, await libModulePage(r, param(ctx, 'name'), ctx.state.query.cid, ctx.state.caller));
+    },
+
+    async history(ctx) {
+      await settled(ctx.state.caller, 'cards', 'receipts');
+      sendPage(ctx, await historyPage(r, ctx.state.caller, ctx.state.query));
+    },
+
+    async map(ctx) {
+      await settled(ctx.state.caller, 'cards');
+      sendPage(ctx, await mapPage(r, ctx.state.caller, ctx.state.query));
+    },
+
+    async play(ctx) {
+      const caller = play(ctx);
+      const id = spellableId(param(ctx, 'object'));
+      await settled(caller, 'cards');
+      sendPage(ctx, await playPage(r, id, caller, ctx.state.query.say));
+    },
+
+    async playPost(ctx) {
+      checkSameOrigin(ctx, deps.config);
+      const caller = play(ctx);
+      const id = spellableId(param(ctx, 'object'));
+      await settled(caller, 'cards');
+      // A card the guest may not see is refused as absent before any intent is spent.
+      const { pkg } = await shownCard(r, id, caller.principal);
+      const asked = playRequest(ctx.state.body as Record<string, unknown>, pkg);
+      const decided = await castTurn(service, caller, id, asked.method, { intent: freshIntent(), fields: asked.fields });
+      fresh.note(caller.principal, decided.position);
+      await settled(caller, 'cards', 'offers');
+      const outcome = await outcomeSection(r, caller, decided);
+      sendPage(ctx, await playPage(r, id, caller, undefined, outcome));
+    },
+
+    async style(ctx) {
+      sendPage(ctx, stylePage());
+    },
+
+    async static(ctx) {
+      const asset = assetNamed(param(ctx, 'file'));
+      if (!asset) throw new TownError('unknownRoute', `no file ${JSON.stringify(param(ctx, 'file').slice(0, 80))} here; there are town.css and town.js`);
+      ctx.type = asset.type;
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = asset.body;
+    },
+
+    async liveObject(ctx) {
+      channels.view(ctx, spellableId(param(ctx, 'object')));
+    },
+
+    async live(ctx) {
+      channels.moved(ctx);
+    },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The server-sent event channels of spec 6. They follow the world service's commit
+ * notifications (the journal as this front appends it), never the read store, so an event is
+ * sent as soon as the turn is durable.
+ *
+ *   GET /live           `moved`, id = journal height (also the data), from `?h=` / Last-Event-ID
+ *   GET /live/{object}  `view`,  id = the card's version, data = {object, version, paint} drawn
+ *                       again for the reader, from `?v=` / Last-Event-ID; 404 for a thing
+ *                       without a view (or one the reader may not see)
+ *
+ * Each stream is held `holdMs` (55 s) and then closed (the browser reconnects); at most `max`
+ * (16) are open at once across both channels, beyond which the answer is `busy` (503).
+ */
+import type { Program } from '../cards/program.js';
+import type { Card } from '../cards/kernel/entry.js';
+import { cardProgram, drawView } from '../cards/kernel/reading.js';
+import { visibleCard, type World } from '../cards/kernel/world.js';
+import type { Programs } from '../cards/kernel/programs.js';
+import { limits } from '../contract/limits.js';
+import { TownError, type TownContext } from '../http/handler.js';
+
+/** What the channels need of the world service (src/commands/world-service.ts). */
+export interface LiveWorld {
+  readonly height: number;
+  readonly committed: World;
+  onCommit(listener: (entries: readonly unknown[], position: bigint) => void): () => void;
+}
+
+export interface LiveOptions {
+  world: LiveWorld;
+  programs: Programs;
+  /** How long a stream is held before it is closed (spec: 55 s; tests pass less). */
+  holdMs?: number;
+  /** Streams open at once (spec: 16). */
+  max?: number;
+}
+
+export interface LiveChannels {
+  moved(ctx: TownContext): void;
+  view(ctx: TownContext, object: string): void;
+  /** Streams open now. */
+  readonly open: number;
+  /** Ends every open stream (the town is closing). */
+  closeAll(): void;
+}
+
+/** The position a reader resumes from: the query's, else Last-Event-ID, else now. */
+function resumeFrom(ctx: TownContext, query: string | undefined): number | undefined {
+  if (query !== undefined) return Number(query);
+  const last = ctx.get('Last-Event-ID');
+  return /^\d{1,15}$/.test(last) ? Number(last) : undefined;
+}
+
+const frame = (event: string, id: number, data: string) => `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
+
+/** A view a card can be drawn with: paint first, else any other view. */
+function viewName(program: Program | undefined): string | undefined {
+  const views = program?.methods.filter((m) => m.kind === 'view').map((m) => m.name) ?? [];
+  return views.includes('paint') ? 'paint' : views[0];
+}
+
+export function liveChannels(o: LiveOptions): LiveChannels {
+  const holdMs = o.holdMs ?? limits.liveStreamSeconds * 1000;
+  const max = o.max ?? limits.liveStreams;
+  const ends = new Set<() => void>();
+
+  /**
+   * Opens a stream: takes a slot, answers the headers, and calls `tick` now and after every
+   * commit until the stream ends (held time over, reader gone, or `tick` says so).
+   */
+  function stream(ctx: TownContext, tick: (write: (text: string) => void) => boolean | void): void {
+    if (ends.size >= max) {
+      throw new TownError('busy', `${max} live streams are open, the most this town holds at once; try again shortly`, { headers: { 'Retry-After': '5' } });
+    }
+    const res = ctx.res;
+    let ended = false;
+    let unsubscribe = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      ends.delete(end);
+      unsubscribe();
+      clearTimeout(timer);
+      if (!res.writableEnded) res.end();
+    };
+    ends.add(end);
+    const write = (text: string) => {
+      if (!ended && res.writable) res.write(text);
+    };
+    const run = () => {
+      if (ended) return;
+      try {
+        if (tick(write) === false) end();
+      } catch {
+        end(); // a stream never takes the front down; the browser reconnects
+      }
+    };
+    // The stream is written here, not piped by koa: a reader leaving is the normal end of a
+    // stream, not a failed reply.
+    ctx.respond = false;
+    ctx.status = 200;
+    ctx.req.on('close', end);
+    res.on('close', end);
+    res.on('error', end);
+    timer = setTimeout(end, holdMs);
+    // Commits are announced inside the service's own bookkeeping: the world is read after it.
+    unsubscribe = o.world.onCommit(() => setImmediate(run));
+    ctx.req.socket.setNoDelay(true);
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+    });
+    // HEAD asks whether the stream would open, not for a stream: it must not hold a place.
+    if (ctx.method === 'HEAD') return end();
+    write(`retry: 2000\n: held ${Math.round(holdMs / 1000)} s\n\n`);
+    run();
+  }
+
+  return {
+    get open() {
+      return ends.size;
+    },
+
+    closeAll() {
+      for (const end of [...ends]) end();
+    },
+
+    moved(ctx) {
+      let sent = resumeFrom(ctx, ctx.state.query.h) ?? o.world.height;
+      stream(ctx, (write) => {
+        const height = o.world.height;
+        if (height > sent) {
+          sent = height;
+          write(frame('moved', height, String(height)));
+        }
+      });
+    },
+
+    view(ctx, object) {
+      const reader = ctx.state.caller?.principal ?? '';
+      const shown = (): { card: Card; program: Program; name: string } | undefined => {
+        const world = o.world.committed;
+        const card = visibleCard(world, object, reader);
+        if (!card) return undefined;
+        const program = cardProgram(world, o.programs, card);
+        const name = viewName(program);
+        return program && name ? { card, program, name } : undefined;
+      };
+      const first = shown();
+      if (!first) {
+        throw new TownError('unknown', `no thing ${JSON.stringify(object)} with a view that you may see`, { hintHref: '/live' });
+      }
+      // Spec 5.7: a card the reader may see but whose view refuses them is `denied`.
+      const refused = drawView(first.program, first.card, first.name, reader);
+      if (!refused.ok) throw new TownError('denied', `${object} will not be shown to you`, { fields: { object } });
+      let sent = resumeFrom(ctx, ctx.state.query.v) ?? first.card.version;
+      stream(ctx, (write) => {
+        const now = shown();
+        if (!now) return false; // gone, hidden from the reader, or its view taken away
+        if (now.card.version <= sent) return;
+        const drawn = drawView(now.program, now.card, now.name, reader);
+        if (!drawn.ok) return false; // the card will no longer be shown to this reader
+        sent = now.card.version;
+        const paint = drawn.result.tag === 'label' ? drawn.result.value : JSON.stringify(drawn.result);
+        write(frame('view', sent, JSON.stringify({ object, version: sent, view: now.name, paint })));
+      });
+    },
+  };
+}

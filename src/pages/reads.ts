@@ -1,0 +1,61 @@
+/**
+ * What the pages read beyond the world queries (src/queries): cards lying in a room, doors,
+ * a card's receipts. Every read keeps to the cards the reader may see: a card the reader may not
+ * see is never named on a page, not even by a door or a receipt line.
+ */
+import { cardsCollection, type CardDoc } from '../projections/cards.js';
+import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
+import type { TypedData } from '../cards/typed.js';
+import type { WorldReads } from '../queries/world-reads.js';
+
+const seen = (reader: string) => ({ $in: reader ? ['*', reader] : ['*'] });
+
+export async function visibleCards(r: WorldReads, reader: string, filter: Record<string, unknown> = {}, limit = 500, skip = 0): Promise<CardDoc[]> {
+  return (await r.reads.collection(cardsCollection).find({ world: r.world, readers: seen(reader), ...filter }, { sort: { id: 1 }, limit, ...(skip ? { skip } : {}) })) as CardDoc[];
+}
+
+/** Ids among `ids` the reader may see. */
+export async function visibleIdSet(r: WorldReads, reader: string, ids: string[]): Promise<Set<string>> {
+  const unique = [...new Set(ids.filter((id) => id !== ''))];
+  if (!unique.length) return new Set();
+  const docs = await r.reads.collection(cardsCollection).find({ world: r.world, id: { $in: unique }, readers: seen(reader) }, { projection: { id: 1 } });
+  return new Set(docs.map((d) => (d as unknown as CardDoc).id));
+}
+
+/** A card's newest receipts, newest first. */
+export async function receiptsOf(r: WorldReads, object: string, limit: number): Promise<ReceiptDoc[]> {
+  return (await r.reads.collection(receiptsCollection).find({ world: r.world, object }, { sort: { height: -1 }, limit })) as ReceiptDoc[];
+}
+
+/** A field of a record state, when the state is a record that has it. */
+export function fieldOf(state: TypedData, name: string): TypedData | undefined {
+  return state.tag === 'record' ? state.fields.find((f) => f.name === name)?.value : undefined;
+}
+
+export function labelOf(state: TypedData, name: string): string | undefined {
+  const v = fieldOf(state, name);
+  return v?.tag === 'label' ? v.value : undefined;
+}
+
+export function labelsOf(state: TypedData, name: string): string[] {
+  const v = fieldOf(state, name);
+  return v?.tag === 'list' ? v.items.flatMap((i) => (i.tag === 'label' ? [i.value] : [])) : [];
+}
+
+/** Typed data as one readable line (the page shows a card's fields with it). */
+export function showData(v: TypedData): string {
+  switch (v.tag) {
+    case 'natural':
+      return String(v.value);
+    case 'label':
+      return JSON.stringify(v.value);
+    case 'boolean':
+      return v.value ? 'true' : 'false';
+    case 'record':
+      return `{ ${v.fields.map((f) => `${f.name}: ${showData(f.value)}`).join(', ')} }`;
+    case 'list':
+      return `[${v.items.map(showData).join(', ')}]`;
+    case 'variant':
+      return v.payload ? `${v.label} ${showData(v.payload)}` : v.label;
+  }
+}

@@ -1,0 +1,36 @@
+// Town: enhances pages in place; every page works without it.
+// A page drawn at a journal height (data-live) follows /live and reloads itself when the
+// journal moves past it; a card page (data-view-object) follows /live/{object} and redraws
+// its paint from each `view` event.
+(function () {
+  if (!window.EventSource) return;
+  var body = document.body;
+  var height = body.getAttribute('data-live');
+  if (height !== null) {
+    var moved = new EventSource('/live?h=' + encodeURIComponent(height));
+    moved.addEventListener('moved', function () {
+      moved.close();
+      // A reader typing into a form keeps the page; elsewhere it is drawn again.
+      var active = document.activeElement;
+      if (active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA' || active.tagName === 'SELECT')) {
+        body.classList.add('stale');
+        return;
+      }
+      location.reload();
+    });
+  }
+  var object = body.getAttribute('data-view-object');
+  if (object !== null) {
+    var version = body.getAttribute('data-view-version') || '0';
+    var view = new EventSource('/live/' + encodeURIComponent(object) + '?v=' + encodeURIComponent(version));
+    view.addEventListener('view', function (ev) {
+      try {
+        var data = JSON.parse(ev.data);
+        var paint = document.getElementById('paint');
+        if (paint && typeof data.paint === 'string') paint.textContent = data.paint;
+      } catch (err) {
+        view.close();
+      }
+    });
+  }
+})();
