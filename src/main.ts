@@ -6,6 +6,8 @@
 import { settingsFromEnv } from './config.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
+import { serveControl } from './cli/control.js';
+import { runOperator } from './cli/operator.js';
 
 async function main(): Promise<void> {
   const settings = settingsFromEnv();
@@ -22,11 +24,17 @@ async function main(): Promise<void> {
     console.log('this town was founded before; issue an invitation with: npm run town -- invite');
   }
 
+  // The embedded journal is this process's alone: the operator's commands come in over a socket.
+  const control = settings.eventStoreUrl
+    ? undefined
+    : await serveControl(settings.dataDir, (command, args, io) => runOperator(command, args, { store: town.events, clock: Date.now, ...io }));
+
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
     closing = true;
     console.log(`${signal}: closing (finishing requests in flight)`);
+    await control?.close();
     await running.close();
     await town.close();
     console.log('closed');

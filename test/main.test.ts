@@ -5,13 +5,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/main.js');
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli/town.js');
 
 function start(dataDir: string): { child: ChildProcess; output: () => string; line(pattern: RegExp): Promise<RegExpMatchArray> } {
   const child = spawn(process.execPath, [main], {
@@ -68,6 +69,22 @@ test('npm start prints its address and a first invitation, serves, and closes cl
     assert.is(accepted.status, 200);
     const { credential } = (await accepted.json()) as { credential: string };
 
+    // The operator issues an invitation while the town runs (it owns the journal): the command
+    // goes over the town's control socket and the code works at once.
+    const invited = spawnSync(process.execPath, [cli, 'invite', '--name', 'bob'], { env: { ...process.env, TOWN_DATA: dataDir, EVENTSTORE_URL: '' }, encoding: 'utf8' });
+    assert.is(invited.status, 0, invited.stderr);
+    const bobCode = invited.stdout.trim();
+    assert.match(bobCode, /^svc_invite_/);
+    const listed = spawnSync(process.execPath, [cli, 'invites'], { env: { ...process.env, TOWN_DATA: dataDir, EVENTSTORE_URL: '' }, encoding: 'utf8' });
+    assert.is(listed.status, 0, listed.stderr);
+    assert.match(listed.stdout, /bob/);
+    const bob = await fetch(`${base}/AGENTS.md/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: bobCode }),
+    });
+    assert.is(bob.status, 200);
+
     // A long poll in flight when SIGTERM arrives must still be answered.
     const held = fetch(`${base}/AGENTS.md/offers?wait=2`, { headers: { authorization: `Bearer ${credential}` } });
     await new Promise((r) => setTimeout(r, 300));
@@ -76,6 +93,11 @@ test('npm start prints its address and a first invitation, serves, and closes cl
     assert.is(reply.status, 200);
     assert.is(await exited(town.child), 0);
     assert.match(town.output(), /closed/);
+
+    // With the town stopped, the same command opens the journal directly.
+    const offline = spawnSync(process.execPath, [cli, 'invites'], { env: { ...process.env, TOWN_DATA: dataDir, EVENTSTORE_URL: '' }, encoding: 'utf8' });
+    assert.is(offline.status, 0, offline.stderr);
+    assert.match(offline.stdout, /bob/);
 
     // A second start finds the town founded: no second invitation, and the guest still holds.
     const again = start(dataDir);

@@ -70,15 +70,20 @@ async function main(argv: string[]): Promise<number> {
   }
   if (family.offline) return family.offline(command!, args);
   const settings = settingsFromEnv();
+  const io = {
+    out: (line: string) => process.stdout.write(`${line}\n`),
+    err: (line: string) => process.stderr.write(`${line}\n`),
+  };
+  if (!settings.eventStoreUrl) {
+    // A running town owns its embedded journal: ask it to run the command.
+    const { callControl } = await import('./control.js');
+    const code = await callControl(settings.dataDir, command!, args, io);
+    if (code !== undefined) return code;
+  }
   const { openEventStore } = await import('../stores/open-event-store.js');
   const store = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
   try {
-    return await family.run!(command!, args, {
-      store,
-      clock: Date.now,
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
-    });
+    return await family.run!(command!, args, { store, clock: Date.now, ...io });
   } finally {
     await store.close();
   }
