@@ -2,8 +2,8 @@
  * Fuzz: mutated library sources (tokens and lines deleted, duplicated, swapped, replaced)
  * through the whole pipeline — compile, and when it compiles, initial, a spell, a view, law,
  * wants and rules. Nothing may throw and nothing may hang. Deterministic: FUZZ_SEED picks the
- * run, FUZZ_COUNT how many sources: 40000 by default to keep the suite short (about 20 s
- * here); FUZZ_COUNT=100000 runs the full hundred thousand (about 50 s on a loaded machine).
+ * run, FUZZ_COUNT how many sources: the hundred thousand the issue asks for by default (about
+ * 25 s on a quiet machine, 50 s on a loaded one); a smaller FUZZ_COUNT shortens a local run.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +12,7 @@ import { sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Budget, Program } from '../../../src/cards/program.js';
 import { bool, label, natural, record, variant, type TypedData } from '../../../src/cards/typed.js';
 
-const count = Number(process.env.FUZZ_COUNT ?? 40_000);
+const count = Number(process.env.FUZZ_COUNT ?? 100_000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261123);
 const lib = sealedLibrary();
 const small: Budget = { ticks: 20_000, heap: 200_000, bytes: 20_000 };
