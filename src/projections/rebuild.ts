@@ -18,6 +18,7 @@ export interface Progress {
 }
 
 export interface RebuildOptions {
+  /** Events per unit (default 10,000: one durable commit per batch, so fewer is slower). */
   batch?: number;
   onProgress?(p: Progress): void;
   now?: () => number;
@@ -39,7 +40,7 @@ export async function rebuildProjections(
   options: RebuildOptions = {},
 ): Promise<{ events: number; seconds: number }> {
   const now = options.now ?? (() => performance.now());
-  const batch = options.batch ?? 2000;
+  const batch = options.batch ?? 10_000;
   const label = projections.map((p) => p.name).join(',');
   for (const projection of projections) {
     await reads.drop(`${projection.name}.`);
@@ -53,6 +54,10 @@ export async function rebuildProjections(
   let count = 0;
   let first: bigint | undefined;
   let pending: RecordedEvent[] = [];
+  // The unit folding the previous batch: the journal is read while it commits (its fsync runs
+  // off the main thread), and it is awaited before the next unit starts, so at most one batch
+  // waits in memory and an error stops the rebuild at the next batch.
+  let inflight: Promise<void> | undefined;
   const commit = async (): Promise<void> => {
     if (!pending.length) return;
     const chunk = pending;
@@ -79,12 +84,18 @@ export async function rebuildProjections(
       etaSeconds: done > 0 && seconds > 0 ? (left / done) * seconds : undefined,
     });
   };
+  const startCommit = async (): Promise<void> => {
+    if (inflight) await inflight;
+    inflight = commit();
+    inflight.catch(() => undefined); // observed here; rethrown where it is awaited
+  };
   for await (const event of events.readAll()) {
     if (event.position > head) break; // what arrives during a rebuild is the live projector's
     pending.push(event);
-    if (pending.length >= batch) await commit();
+    if (pending.length >= batch) await startCommit();
   }
-  await commit();
+  await startCommit();
+  await inflight;
   return { events: count, seconds: (now() - started) / 1000 };
 }
 

@@ -243,6 +243,23 @@ export class OverlayCollection implements Collection {
     return out;
   }
 
+  /**
+   * After an unlimited read whose filter is only `_id` equality or `$in` (how projections load
+   * a batch), the ids it did not find and the unit has not written are absent from the
+   * committed state: remembered, so inserting them later needs no second lookup.
+   */
+  private learnAbsent(filter: Filter, committed: Doc[], pending: Map<string, Doc | null> | undefined): void {
+    const ids = idLookup(filter);
+    if (!ids) return;
+    const found = new Set(committed.map((d) => d._id));
+    let absent = this.overlay.absent.get(this.name);
+    for (const id of ids) {
+      if (found.has(id) || pending?.has(id)) continue;
+      if (!absent) this.overlay.absent.set(this.name, (absent = new Set()));
+      absent.add(id);
+    }
+  }
+
   private async read(filter: Filter, options: FindOptions | undefined): Promise<Doc[]> {
     checkFilter(filter);
     const { sort, skip, limit, project } = checkFindOptions(options);
@@ -251,14 +268,30 @@ export class OverlayCollection implements Collection {
     let docs: Doc[];
     if (!pending?.size) {
       docs = await this.base.find(this.name, filter, sort, want, NO_IDS);
+      if (want === undefined) this.learnAbsent(filter, docs, pending);
     } else {
       const committed = await this.base.find(this.name, filter, sort, want, pending);
+      if (want === undefined) this.learnAbsent(filter, committed, pending);
       const mine = this.pendingMatches(filter, pending).map((d) => jsonCopy(d));
       docs = mine.length ? sortDocs(committed.concat(mine), sort) : committed;
     }
     const page = docs.slice(skip, want);
     return project ? page.map(project) : page;
   }
+}
+
+/** The ids of a filter that is exactly `{_id: id}`, `{_id: {$eq: id}}` or `{_id: {$in: ids}}` (strings). */
+function idLookup(filter: Filter): string[] | undefined {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1 || keys[0] !== '_id') return undefined;
+  const cond = filter._id;
+  if (typeof cond === 'string') return [cond];
+  if (!isPlainObject(cond)) return undefined;
+  const ops = Object.keys(cond);
+  if (ops.length !== 1) return undefined;
+  if (ops[0] === '$eq') return typeof cond.$eq === 'string' ? [cond.$eq] : undefined;
+  if (ops[0] !== '$in' || !Array.isArray(cond.$in)) return undefined;
+  return cond.$in.every((id): id is string => typeof id === 'string') ? cond.$in : undefined;
 }
 
 /** A unit over an overlay: its collections, and checkpoints recorded for the commit. */

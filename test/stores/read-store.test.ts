@@ -9,6 +9,7 @@ import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embed
 import { databaseFromUrl, openMongoReadStore } from '../../src/stores/mongo-read-store.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
 import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
+import { jsonCopy } from '../../src/stores/read-store-checks.js';
 import { readStoreContract, rejects, type ReadStoreUnderTest } from './read-store.contract.js';
 
 function tempDir(): string {
@@ -273,6 +274,71 @@ test('regexPrefix takes only the literal text every match starts with', () => {
   assert.is(regexPrefix('^abc', 'i'), undefined);
   assert.is(regexPrefix('^abc', 'm'), undefined);
   assert.is(regexPrefix('^a|b', ''), undefined);
+});
+
+test('ids a unit found absent by an _id load are inserted with their index entries; present ones still refuse', async ({ store }) => {
+  const c = store.collection('batch');
+  await c.createIndex({ keys: { owner: 1 } });
+  await c.insertOne({ _id: 'a', owner: 'x' });
+  await store.unit(async (u) => {
+    const uc = u.collection('batch');
+    assert.equal((await uc.find({ _id: { $in: ['a', 'b', 'c'] } })).map((d) => d._id), ['a']);
+    await uc.insertOne({ _id: 'b', owner: 'x' });
+    await uc.insertOne({ _id: 'c', owner: 'y' });
+    await uc.replaceOne({ _id: 'a' }, { _id: 'a', owner: 'y' });
+    await uc.deleteMany({ _id: 'c' });
+    await uc.insertOne({ _id: 'c', owner: 'z' });
+  });
+  assert.equal((await c.find({ owner: 'x' })).map((d) => d._id), ['b']);
+  assert.equal((await c.find({ owner: 'y' })).map((d) => d._id), ['a'], 'the stale entry of a rewritten document is gone');
+  assert.equal((await c.find({ owner: 'z' })).map((d) => d._id), ['c']);
+  const refused = await rejects(
+    store.unit(async (u) => {
+      const uc = u.collection('batch');
+      assert.is((await uc.find({ _id: { $in: ['a', 'd'] } })).length, 1);
+      await uc.insertOne({ _id: 'd', owner: 'x' });
+      await uc.insertOne({ _id: 'a', owner: 'x' });
+    }),
+  );
+  assert.instance(refused, DuplicateKey);
+  assert.is(await c.count({}), 3, 'the refused unit committed nothing');
+  assert.equal((await c.find({ owner: 'x' })).map((d) => d._id), ['b']);
+});
+
+test('jsonCopy gives exactly what a JSON round trip gives', () => {
+  const sparse: unknown[] = [1];
+  sparse[2] = 3;
+  class Thing {
+    a = 1;
+  }
+  const values: unknown[] = [
+    { _id: 'x', b: 1, a: [1, 'two', null, true, { c: -0, d: 1.5e300 }], e: undefined, 2: 'two', 1: 'one' },
+    { n: NaN, i: -Infinity, f: () => 1, s: Symbol('s'), u: [undefined, () => 1] },
+    { when: new Date(0), m: new Map([[1, 2]]), t: new Thing(), held: { toJSON: () => 'j' } },
+    JSON.parse('{"__proto__": {"x": 1}, "y": 2}'),
+    Object.assign(Object.create(null), { a: 1 }),
+    sparse,
+    'text',
+    -0,
+    { deep: JSON.parse('['.repeat(100) + ']'.repeat(100)) },
+  ];
+  for (const value of values) {
+    const copy = jsonCopy(value);
+    const json = JSON.parse(JSON.stringify(value));
+    assert.equal(copy, json);
+    assert.is(JSON.stringify(copy), JSON.stringify(json));
+    if (copy && typeof copy === 'object') assert.is(Object.getPrototypeOf(copy), Object.getPrototypeOf(json));
+  }
+  assert.ok(Object.is(jsonCopy(-0), 0));
+  assert.ok(Object.prototype.hasOwnProperty.call(jsonCopy(values[3]), '__proto__'));
+  const shared = { a: 1 };
+  const copied = jsonCopy({ x: shared, y: shared });
+  assert.is.not(copied.x, copied.y, 'shared members are copied apart, as JSON does');
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = { back: cyclic };
+  assert.throws(() => jsonCopy(cyclic), /circular/);
+  assert.throws(() => jsonCopy({ big: 1n }), /BigInt/);
+  assert.throws(() => jsonCopy(undefined), /not a JSON value/);
 });
 
 test.run();
