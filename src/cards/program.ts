@@ -6,7 +6,29 @@
  * language represents values while running is its own business. Everything here is pure and
  * deterministic: no clock (the kernel passes `now`), no randomness, no I/O.
  */
+import { handleOf, isGuestName } from '../identity/names.js';
 import type { TypedData } from './typed.js';
+
+/** A turn shows the same caller again and again. */
+let lastShown = { principal: '', shown: '' };
+
+/**
+ * How a principal reads on a card (spec 5.2: "cards show the guest's handle"): a guest
+ * `guest:<host>:<name>` as its handle `<name>.<host without port>`, anything else (the town, a
+ * card acting through a send) as it is. Only text shows it so: law, state and sends keep the
+ * principal itself.
+ */
+export function shownPrincipal(principal: string): string {
+  if (principal === lastShown.principal) return lastShown.shown;
+  let shown = principal;
+  if (principal.startsWith('guest:')) {
+    const at = principal.lastIndexOf(':');
+    const name = principal.slice(at + 1);
+    if (at > 6 && isGuestName(name)) shown = handleOf(principal.slice(6, at), name);
+  }
+  lastShown = { principal, shown };
+  return shown;
+}
 
 export interface Module {
   name: string;

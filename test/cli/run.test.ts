@@ -53,11 +53,11 @@ test('lamp: spells cast in order; each receipt, then the card as it stands (text
   assert.is(r.code, 0, r.stdout + r.stderr);
   assert.is(r.stderr, '');
   const l = r.lines;
-  assert.equal(l.slice(0, 3), ['> create lamp as ann', '  status: done', '  line: ann created lamp']);
+  assert.equal(l.slice(0, 3), ['> create lamp as ann', '  status: done', '  line: ann.town created lamp']);
   const light = l.indexOf('> light');
   const fill = l.indexOf('> fill measures=3');
   assert.ok(light > 0 && fill > light, r.stdout);
-  assert.equal(l.slice(light + 1, light + 3), ['  status: done', '  line: guest:town:ann lights the lamp']);
+  assert.equal(l.slice(light + 1, light + 3), ['  status: done', '  line: ann.town lights the lamp']);
   assert.ok(l.slice(light, fill).some((x) => /^ {2}ticks: [1-9]\d*$/.test(x)), 'ticks used are shown');
   assert.ok(l.slice(light, fill).includes('  revealed: lamp stands at version 2'));
   assert.equal(l.slice(-2), ['card lamp, version 3:', '  state: { lit: true, fuel: 5 }']);

@@ -41,7 +41,7 @@ test('done and refused turns: spec 2.5 fields in order, a refusal\'s own fields 
   const done = outcomeReply(light.outcome, { height: light.height }) as Record<string, unknown>;
   assert.equal(keysOf(done), ['status', 'line', 'revealed', 'offers', 'receipt']);
   assert.is(done.status, 'done');
-  assert.is(done.line, 'guest:town:ann lights the lamp');
+  assert.is(done.line, 'ann.town lights the lamp');
   assert.equal(done.offers, []);
   const receipt = done.receipt as { slug: string; height: number };
   assert.is(receipt.height, 2);

@@ -7,12 +7,10 @@
  * with 128 words that is 2^21 names, so two receipts of a busy town will sometimes share one and
  * the reader must answer `ambiguous`.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import * as dagCbor from '@ipld/dag-cbor';
 import { CID } from 'multiformats/cid';
-import * as Digest from 'multiformats/hashes/digest';
-
-const SHA2_256 = 0x12;
+import { withEncoded } from './dag-cbor.js';
 
 /** 128 short words, easy to say and to type; fixed forever (slugs of old receipts depend on it). */
 export const slugWords = [
@@ -48,8 +46,11 @@ function defined(value: unknown): unknown {
   return value;
 }
 
+/** The reference encoding, for what the fast writer gives up on (it never differs from it). */
+const referenceBytes = (body: unknown): Uint8Array => dagCbor.encode(defined(body));
+
 export function canonicalBytes(body: unknown): Uint8Array {
-  return dagCbor.encode(defined(body));
+  return withEncoded(body, (bytes) => new Uint8Array(bytes)) ?? referenceBytes(body);
 }
 
 export interface ContentId {
@@ -57,10 +58,53 @@ export interface ContentId {
   slug: string;
 }
 
+/**
+ * SHA-256 into a reused 32-byte array. Node's one-shot hash answers hex text several times
+ * faster than a Buffer (making a Buffer from native code is the slow part), so the hex is read
+ * back by hand.
+ */
+const digestBytes = new Uint8Array(32);
+const hexValue = new Uint8Array(128);
+for (let i = 0; i < 16; i++) hexValue['0123456789abcdef'.charCodeAt(i)] = i;
+function sha256(bytes: Uint8Array): Uint8Array {
+  const hex = hash('sha256', bytes, 'hex');
+  for (let i = 0; i < 32; i++) digestBytes[i] = (hexValue[hex.charCodeAt(2 * i)]! << 4) | hexValue[hex.charCodeAt(2 * i + 1)]!;
+  return digestBytes;
+}
+
 export function contentId(body: unknown): ContentId {
-  const digest = createHash('sha256').update(canonicalBytes(body)).digest();
-  const cid = CID.createV1(dagCbor.code, Digest.create(SHA2_256, digest));
-  return { cid: cid.toString(), slug: slugOfDigest(digest) };
+  const digest = withEncoded(body, sha256) ?? sha256(referenceBytes(body));
+  return { cid: cidText(digest), slug: slugOfDigest(digest) };
+}
+
+/** CIDv1 prefix: version 1, codec dag-cbor (0x71), multihash sha2-256 (0x12) of 32 bytes. */
+const cidPrefix = [0x01, dagCbor.code, 0x12, 0x20];
+const base32 = Buffer.from('abcdefghijklmnopqrstuvwxyz234567', 'latin1');
+const cidChars = Buffer.alloc(64);
+
+/**
+ * The CID as multiformats writes it (`b` + RFC 4648 base32, lower case, unpadded), built by hand:
+ * multiformats' CID object and base encoder cost more than the hashing they wrap, and the text
+ * they build by appending is a chain of ~50 string pieces that a world keeping the cid as a key
+ * holds on to (about 1.5 KB a receipt). One native slice gives a flat string.
+ */
+export function cidText(digest: Uint8Array): string {
+  if (digest.length !== 32) throw new RangeError('a sha2-256 digest is 32 bytes');
+  let n = 0;
+  cidChars[n++] = 0x62; // 'b'
+  let bits = 0;
+  let acc = 0;
+  const bytes = cidPrefix.length + digest.length;
+  for (let i = 0; i < bytes; i++) {
+    acc = ((acc << 8) | (i < 4 ? cidPrefix[i]! : digest[i - 4]!)) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      cidChars[n++] = base32[(acc >> bits) & 31]!;
+    }
+  }
+  if (bits > 0) cidChars[n++] = base32[(acc << (5 - bits)) & 31]!;
+  return cidChars.toString('latin1', 0, n);
 }
 
 /** Three words from the first 21 bits of the digest. */
@@ -96,5 +140,8 @@ export function stableJson(value: unknown): string {
 }
 
 export function fingerprint(value: unknown): string {
-  return createHash('sha256').update(stableJson(value)).digest('base64url');
+  return fingerprintOfText(stableJson(value));
 }
+
+/** The fingerprint of a value whose stable JSON is `text`. */
+export const fingerprintOfText = (text: string): string => hash('sha256', text, 'base64url');

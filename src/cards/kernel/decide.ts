@@ -15,7 +15,8 @@
 import type { Diagnostic, Module, Usage } from '../program.js';
 import { TypedDataC, type TypedData } from '../typed.js';
 import { castRequest, type TurnInput } from './cast.js';
-import { contentId, fingerprint, stableJson } from './content-id.js';
+import { contentId, fingerprint, fingerprintOfText, stableJson } from './content-id.js';
+import { copied } from './copy.js';
 import type { Entry, EntryBody, ReceiptBody, Request, Send } from './entry.js';
 import { evolve } from './evolve.js';
 import { OBJECT_ID } from './fields.js';
@@ -23,7 +24,7 @@ import { defaultOptions, type KernelOptions } from './options.js';
 import type { PackageSource, Programs } from './programs.js';
 import { hintKind, refusalLine, type Refusal } from './refusal.js';
 import { nameOf, Refused, Turn, type TurnEffects, type TurnScope } from './turn.js';
-import { bySendId, canSee, hourMs, hourOf, intentKey, layered, turnsThisHour, visibleCard, type ReceiptRecord, type World } from './world.js';
+import { canSee, hourMs, hourOf, intentKey, layered, turnsThisHour, visibleCard, type ReceiptRecord, type World } from './world.js';
 import { limits } from '../../contract/limits.js';
 import { emptyEntry, fitSeed, forkEntry, genesisEntry, type TownLayout } from './genesis.js';
 
@@ -203,20 +204,45 @@ function decideCite(world: World, cmd: CiteCommand, clock: number): Outcome {
   ]);
 }
 
-/** Gives an entry body its content id and slug. */
+/** Gives an entry body its content id and slug (a new object; the body is left as it was). */
 export function seal(body: EntryBody): Entry {
   const { cid, slug } = contentId(body);
   return { ...body, cid, slug };
 }
 
-export const receiptOf = (entry: Entry): Receipt => ({ ...entry.receipt, height: entry.height, cid: entry.cid, slug: entry.slug });
-export const receiptOfRecord = (r: ReceiptRecord): Receipt => ({ ...r.receipt, height: r.height, cid: r.cid, slug: r.slug });
+/** `seal` for a body built here and used nowhere else: it becomes the entry (no copy). */
+function sealed(body: EntryBody, effects?: TurnEffects): Entry {
+  if (effects) addEffects(body, effects);
+  const { cid, slug } = contentId(body);
+  const entry = body as Entry;
+  entry.cid = cid;
+  entry.slug = slug;
+  return entry;
+}
+
+export const receiptOf = (entry: Entry): Receipt => placed(entry.receipt, entry.height, entry.cid, entry.slug);
+export const receiptOfRecord = (r: ReceiptRecord): Receipt => placed(r.receipt, r.height, r.cid, r.slug);
+
+/** The receipt with where it stands (built as `{...r, height, cid, slug}` would be, without its cost). */
+function placed(r: ReceiptBody, height: number, cid: string, slug: string): Receipt {
+  const out: Receipt = copied(r);
+  out.height = height;
+  out.cid = cid;
+  out.slug = slug;
+  return out;
+}
 
 function journal(entries: Entry[]): Outcome {
   return { kind: 'journal', entries, receipt: receiptOf(entries[0]!) };
 }
 
 const zero = (): Usage => ({ ticks: 0, heap: 0, bytes: 0 });
+
+/**
+ * Holds the receipt's place among an entry body's keys (key order is the JSON the store keeps)
+ * until the turn is decided; every path puts the real receipt there before sealing.
+ */
+const undecided: ReceiptBody = Object.freeze({ status: 'done', line: '', revealed: [], offers: [], usage: zero() }) as ReceiptBody;
 
 export function refusedBody(r: Refusal, usage: Usage, object: string, method: string): ReceiptBody {
   const body: ReceiptBody = {
@@ -239,39 +265,36 @@ export function refusedBody(r: Refusal, usage: Usage, object: string, method: st
 }
 
 function doneBody(turn: Turn, object: string, method: string): ReceiptBody {
-  return {
-    status: 'done',
-    line: turn.lines[0] ?? `${nameOf(turn.scope.principal)} cast ${method} on ${object}`,
-    revealed: [...turn.revealed],
-    offers: turn.offers.map((o) => o.text),
-    usage: { ...turn.usage },
-    object,
-    method,
-    ...(turn.result !== undefined ? { result: turn.result } : {}),
-  };
+  const line = turn.lines[0] ?? `${nameOf(turn.scope.principal)} cast ${method} on ${object}`;
+  const revealed = turn.revealed.slice();
+  const offers = turn.offers.map((o) => o.text);
+  const u = turn.usage;
+  const usage = { ticks: u.ticks, heap: u.heap, bytes: u.bytes };
+  const result = turn.result;
+  // two literals rather than a key added later: receipts are kept for good, best with every field in the object itself
+  return result !== undefined
+    ? { status: 'done', line, revealed, offers, usage, object, method, result }
+    : { status: 'done', line, revealed, offers, usage, object, method };
 }
 
-/** The entry's effect fields, leaving out the empty ones (they do not change the content id). */
-function effectFields(e: TurnEffects): Partial<EntryBody> {
-  const out: Partial<EntryBody> = {};
+/** Adds the entry's effect fields, leaving out the empty ones (they do not change the content id). */
+function addEffects(out: Partial<EntryBody>, e: TurnEffects): void {
   if (e.packages.length) out.packages = e.packages;
   if (e.made.length) out.made = e.made;
   if (e.writes.length) out.writes = e.writes;
   if (e.offers.length) out.offers = e.offers;
   if (e.sends.length) out.sends = e.sends;
   if (e.quiet) out.quiet = e.quiet;
-  return out;
 }
 
 function tryReport(turn: Turn, body: ReceiptBody, effects: TurnEffects | undefined): TryReport {
-  return {
-    ...body,
-    writes: (effects?.writes ?? []).map((w) => ({ object: w.id, version: w.version, state: w.state ?? turn.card(w.id)!.state })),
-    made: (effects?.made ?? []).map((c) => ({ object: c.id, kind: c.kind, state: c.state })),
-    fires: (effects?.sends ?? []).map((s) => ({ to: s.to, method: s.method, argument: s.argument })),
-    opens: effects ? turn.opens() : [],
-    roots: [...turn.roots].map(([object, version]) => ({ object, version })).sort((a, b) => (a.object < b.object ? -1 : 1)),
-  };
+  const report = copied(body) as TryReport;
+  report.writes = (effects?.writes ?? []).map((w) => ({ object: w.id, version: w.version, state: w.state ?? turn.card(w.id)!.state }));
+  report.made = (effects?.made ?? []).map((c) => ({ object: c.id, kind: c.kind, state: c.state }));
+  report.fires = (effects?.sends ?? []).map((s) => ({ to: s.to, method: s.method, argument: s.argument }));
+  report.opens = effects ? turn.opens() : [];
+  report.roots = [...turn.roots].map(([object, version]) => ({ object, version })).sort((a, b) => (a.object < b.object ? -1 : 1));
+  return report;
 }
 
 /** The intent step: a repeat, a `duplicateIdentity`, or undefined for an unused intent. */
@@ -315,22 +338,40 @@ function inputOf(cmd: { fields?: unknown; spell?: string; argument?: unknown }):
   return { via: 'none' };
 }
 
-function storedRequest(cmd: TurnCommand): Request {
+/** The request as the entry keeps it; `fieldsText` is the stable JSON of `cmd.fields`. */
+function storedRequest(cmd: TurnCommand, fieldsText: string | undefined): Request {
   const r: Request = { object: cmd.object, method: cmd.method };
-  if (cmd.fields !== undefined) r.fields = stableJson(cmd.fields);
+  if (fieldsText !== undefined) r.fields = fieldsText;
   if (typeof cmd.spell === 'string') r.spell = cmd.spell;
   if (cmd.argument !== undefined && TypedDataC.is(cmd.argument)) r.argument = cmd.argument;
   if (cmd.if) r.if = cmd.if.map((x) => ({ object: x.object, version: x.version }));
   return r;
 }
 
+/** The fingerprint of `{object, method, fields, spell, argument, if}` (stable JSON, absent keys left out). */
 export function requestFingerprint(cmd: Pick<TurnCommand, 'object' | 'method' | 'fields' | 'spell' | 'argument' | 'if'>): string {
-  return fingerprint({ object: cmd.object, method: cmd.method, fields: cmd.fields, spell: cmd.spell, argument: cmd.argument, if: cmd.if });
+  return fingerprintWith(cmd, cmd.fields === undefined ? undefined : stableJson(cmd.fields));
+}
+
+/**
+ * `requestFingerprint` with the fields' stable JSON already written (the stored request keeps
+ * the same text), the request's stable JSON put together here, keys in sorted order.
+ */
+function fingerprintWith(cmd: Pick<TurnCommand, 'object' | 'method' | 'spell' | 'argument' | 'if'>, fieldsText: string | undefined): string {
+  const parts: string[] = [];
+  if (cmd.argument !== undefined) parts.push(`"argument":${stableJson(cmd.argument)}`);
+  if (fieldsText !== undefined) parts.push(`"fields":${fieldsText}`);
+  if (cmd.if !== undefined) parts.push(`"if":${stableJson(cmd.if)}`);
+  if (cmd.method !== undefined) parts.push(`"method":${stableJson(cmd.method)}`);
+  if (cmd.object !== undefined) parts.push(`"object":${stableJson(cmd.object)}`);
+  if (cmd.spell !== undefined) parts.push(`"spell":${stableJson(cmd.spell)}`);
+  return fingerprintOfText(`{${parts.join(',')}}`);
 }
 
 function decideTurn(world: World, cmd: TurnCommand, clock: number, programs: Programs, options: KernelOptions): Outcome {
   const { principal, object, method } = cmd;
-  const fp = requestFingerprint(cmd);
+  const fieldsText = cmd.fields === undefined ? undefined : stableJson(cmd.fields);
+  const fp = fingerprintWith(cmd, fieldsText);
   if (!cmd.try) {
     const repeat = intentStep(world, principal, cmd.intent, fp, object, method);
     if (repeat) return repeat;
@@ -344,14 +385,15 @@ function decideTurn(world: World, cmd: TurnCommand, clock: number, programs: Pro
     kind: 'turn',
     principal,
     intent: { intent: cmd.intent, fingerprint: fp },
-    request: storedRequest(cmd),
-    receipt: { status: 'done', line: '', revealed: [], offers: [], usage: zero() },
+    request: storedRequest(cmd, fieldsText),
+    receipt: undecided,
   };
   const turn = new Turn({ world, programs, options, clock, height: world.height, principal, caller: principal, depth: 0, run: world.height });
   const refused = (r: Refusal): Outcome => {
     const body = refusedBody(r, turn.usage, object, method);
     if (cmd.try) return { kind: 'try', report: tryReport(turn, body, undefined) };
-    return journal([seal({ ...base, receipt: body })]);
+    base.receipt = body;
+    return journal([sealed(base)]);
   };
 
   if (!visibleCard(world, object, principal)) return refused({ class: 'unknownObject', reason: `no card ${JSON.stringify(object.slice(0, 128))} that you may see`, object });
@@ -376,13 +418,17 @@ function decideTurn(world: World, cmd: TurnCommand, clock: number, programs: Pro
   }
   const receipt = doneBody(turn, object, castMethod);
   if (cmd.try) return { kind: 'try', report: tryReport(turn, receipt, effects) };
-  return journal([seal({ ...base, receipt, ...effectFields(effects) })]);
+  base.receipt = receipt;
+  return journal([sealed(base, effects)]);
 }
 
+/**
+ * The oldest queued send is the first in the queue: evolve adds sends in journal order (ids
+ * ascending) and only ever removes them, so no scan of a long queue is needed.
+ */
 function oldestSend(world: World): Send | undefined {
-  let oldest: Send | undefined;
-  for (const s of world.pending.values()) if (!oldest || bySendId(s, oldest) < 0) oldest = s;
-  return oldest;
+  for (const s of world.pending.values()) return s;
+  return undefined;
 }
 
 function decideDeliver(world: World, max: number, clock: number, programs: Programs, options: KernelOptions): Outcome {
@@ -409,10 +455,14 @@ export function deliverOne(world: World, send: Send, clock: number, programs: Pr
     principal: send.from,
     request: { object: send.to, method: send.method, argument: send.argument },
     consumed: send.id,
-    receipt: { status: 'done', line: '', revealed: [], offers: [], usage: zero() },
+    receipt: undecided,
   };
   const spentAfter = (u: Usage) => ({ run: send.run, work: run.work + u.ticks, storage: run.storage + u.bytes });
-  const refused = (r: Refusal, u: Usage): Entry => seal({ ...base, spent: spentAfter(u), receipt: refusedBody(r, u, send.to, send.method) });
+  const refused = (r: Refusal, u: Usage): Entry => {
+    base.spent = spentAfter(u);
+    base.receipt = refusedBody(r, u, send.to, send.method);
+    return sealed(base);
+  };
   const exhausted = (which: 'depth' | 'work' | 'storage', u: Usage): Entry => {
     const spentOf = which === 'depth' ? `sends chain at most ${allow.depth} deep; this one is ${send.depth}` : which === 'work' ? `the run has spent its ${allow.work} ticks` : `the run has written its ${allow.storage} bytes`;
     return refused({ class: 'budgetExhausted', reason: `${which}: ${spentOf}`, clause: which, object: send.to }, u);
@@ -455,7 +505,9 @@ export function deliverOne(world: World, send: Send, clock: number, programs: Pr
   }
   const receipt = doneBody(turn, send.to, castMethod);
   receipt.line = turn.lines[0] ?? `${send.from} sent ${castMethod} to ${send.to}`;
-  return seal({ ...base, spent: spentAfter(turn.usage), receipt, ...effectFields(effects) });
+  base.spent = spentAfter(turn.usage);
+  base.receipt = receipt;
+  return sealed(base, effects);
 }
 
 function decideArrive(world: World, cmd: ArriveCommand, clock: number, programs: Programs, options: KernelOptions): Outcome {
@@ -471,17 +523,20 @@ function decideArrive(world: World, cmd: ArriveCommand, clock: number, programs:
     kind: 'arrival',
     principal: cmd.principal,
     avatars: [{ principal: cmd.principal, object: id }],
-    receipt: { status: 'done', line: '', revealed: [], offers: [], usage: zero() },
+    receipt: undecided,
   };
   try {
     turn.make(src, { id, maker: 'town', owner: cmd.principal, place: world.entrance, seed: fitSeed(programs, src, { name: cmd.name, room: world.entrance }, options, clock), offer: false });
-    turn.say(id, `${cmd.name} arrived${world.entrance ? ` in ${world.entrance}` : ''}`);
+    turn.say(id, `${nameOf(cmd.principal)} arrived${world.entrance ? ` in ${world.entrance}` : ''}`);
     enterRoom(turn, world.entrance, id);
     const effects = turn.finish();
-    return journal([seal({ ...base, receipt: doneBody(turn, id, 'arrive'), ...effectFields(effects) })]);
+    base.receipt = doneBody(turn, id, 'arrive');
+    return journal([sealed(base, effects)]);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
-    return journal([seal({ ...base, avatars: [], receipt: refusedBody(e.refusal, turn.usage, id, 'arrive') })]);
+    base.avatars = [];
+    base.receipt = refusedBody(e.refusal, turn.usage, id, 'arrive');
+    return journal([sealed(base)]);
   }
 }
 
@@ -539,20 +594,23 @@ function decideCreate(world: World, cmd: CreateCommand, clock: number, programs:
     principal,
     intent: { intent: cmd.intent, fingerprint: fp },
     request: { object, method: 'create' },
-    receipt: { status: 'done', line: '', revealed: [], offers: [], usage: zero() },
+    receipt: undecided,
   };
   const turn = new Turn({ world, programs, options, clock, height: world.height, principal, caller: principal, depth: 0, run: world.height });
   if (world.cards.has(object)) {
-    return journal([seal({ ...base, receipt: refusedBody({ class: 'requiredAbsence', root: object, reason: `${object} is already present in this world`, object }, zero(), object, 'create') })]);
+    base.receipt = refusedBody({ class: 'requiredAbsence', root: object, reason: `${object} is already present in this world`, object }, zero(), object, 'create');
+    return journal([sealed(base)]);
   }
   try {
     turn.make(src, { id: object, maker: principal, visibility: 'owner', place: '', seed: cmd.seed, offer: false, compiled: turn.pin(src) });
     turn.say(object, `${nameOf(principal)} created ${object}`);
     const effects = turn.finish();
-    return journal([seal({ ...base, receipt: doneBody(turn, object, 'create'), ...effectFields(effects) })]);
+    base.receipt = doneBody(turn, object, 'create');
+    return journal([sealed(base, effects)]);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
-    return journal([seal({ ...base, receipt: refusedBody(e.refusal, turn.usage, object, 'create') })]);
+    base.receipt = refusedBody(e.refusal, turn.usage, object, 'create');
+    return journal([sealed(base)]);
   }
 }
 
@@ -603,10 +661,13 @@ function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Pro
     principal,
     intent: { intent: cmd.intent, fingerprint: fp },
     request,
-    receipt: { status: 'done', line: '', revealed: [], offers: [], usage: zero() },
+    receipt: undecided,
   };
   const turn = new Turn({ world, programs, options, clock, height: world.height, principal, caller: principal, depth: 0, run: world.height });
-  const refused = (r: Refusal) => journal([seal({ ...base, receipt: refusedBody(r, turn.usage, object, cmd.entry) })]);
+  const refused = (r: Refusal) => {
+    base.receipt = refusedBody(r, turn.usage, object, cmd.entry);
+    return journal([sealed(base)]);
+  };
   if ('class' in input) return refused(input);
   try {
     const existing = world.cards.get(object);
@@ -619,7 +680,8 @@ function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Pro
     }
     castRequest(turn, object, cmd.entry, input);
     const effects = turn.finish();
-    return journal([seal({ ...base, receipt: doneBody(turn, object, cmd.entry), ...effectFields(effects) })]);
+    base.receipt = doneBody(turn, object, cmd.entry);
+    return journal([sealed(base, effects)]);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
     return refused(e.refusal);

@@ -4,7 +4,8 @@
  * place (replacing values, never editing them) and returns the same world.
  */
 import type { Card, Entry, Write } from './entry.js';
-import { hourOf, intentKey, linesKept, offersKept, type World } from './world.js';
+import { copied } from './copy.js';
+import { hourOf, intentKey, linesKept, offersKept, type OfferRecord, type ReceiptRecord, type World } from './world.js';
 
 export class JournalGap extends Error {
   constructor(readonly expected: number, readonly got: number) {
@@ -20,16 +21,18 @@ export function evolve(world: World, entry: Entry): World {
     world.opener = entry.world.opener;
     world.entrance = entry.world.entrance;
   }
-  for (const pkg of entry.packages ?? []) world.packages.set(pkg.pin, pkg);
-  for (const k of entry.kinds ?? []) world.kinds.set(k.name, k.pin);
-  for (const card of entry.made ?? []) world.cards.set(card.id, card);
-  for (const write of entry.writes ?? []) {
+  if (entry.packages) for (const pkg of entry.packages) world.packages.set(pkg.pin, pkg);
+  if (entry.kinds) for (const k of entry.kinds) world.kinds.set(k.name, k.pin);
+  if (entry.made) for (const card of entry.made) world.cards.set(card.id, card);
+  if (entry.writes) for (const write of entry.writes) {
     const card = world.cards.get(write.id);
     if (card) world.cards.set(write.id, applyWrite(card, write));
   }
-  for (const offer of entry.offers ?? []) {
+  if (entry.offers) for (const offer of entry.offers) {
     const old = world.offers.get(offer.principal) ?? [];
-    const next = [...old, { ...offer, height: entry.height }];
+    const record = copied(offer) as OfferRecord;
+    record.height = entry.height;
+    const next = [...old, record];
     world.offers.set(offer.principal, next.length > offersKept ? next.slice(-offersKept) : next);
   }
   if (entry.consumed !== undefined) {
@@ -44,7 +47,7 @@ export function evolve(world: World, entry: Entry): World {
     const run = world.runs.get(entry.spent.run);
     if (run) world.runs.set(entry.spent.run, { ...run, work: entry.spent.work, storage: entry.spent.storage });
   }
-  for (const send of entry.sends ?? []) {
+  if (entry.sends) for (const send of entry.sends) {
     world.pending.set(send.id, send);
     const run = world.runs.get(send.run) ?? { work: 0, storage: 0, waiting: 0 };
     world.runs.set(send.run, { ...run, waiting: run.waiting + 1 });
@@ -54,22 +57,18 @@ export function evolve(world: World, entry: Entry): World {
     if (run && run.waiting <= 0) world.runs.delete(entry.spent.run);
   }
   if (entry.quiet) world.quiet.set(entry.quiet.principal, entry.quiet);
-  for (const a of entry.avatars ?? []) world.avatars.set(a.principal, a.object);
+  if (entry.avatars) for (const a of entry.avatars) world.avatars.set(a.principal, a.object);
   if (entry.intent) world.intents.set(intentKey(entry.principal, entry.intent.intent), { fingerprint: entry.intent.fingerprint, cid: entry.cid });
   if (entry.kind === 'turn') countTurn(world, entry.principal, entry.clock);
   if (entry.kind !== 'delivery' && entry.kind !== 'genesis' && entry.kind !== 'fork') world.seen.set(entry.principal, entry.clock);
 
-  world.receipts.set(entry.cid, {
-    cid: entry.cid,
-    slug: entry.slug,
-    height: entry.height,
-    clock: entry.clock,
-    principal: entry.principal,
-    object: entry.receipt.object ?? entry.request?.object ?? '',
-    method: entry.receipt.method ?? entry.request?.method ?? '',
-    ...(entry.intent ? { intent: entry.intent.intent } : {}),
-    receipt: entry.receipt,
-  });
+  const object = entry.receipt.object ?? entry.request?.object ?? '';
+  const method = entry.receipt.method ?? entry.request?.method ?? '';
+  // two literals rather than a key added later: the record then keeps every field in the object itself
+  const record: ReceiptRecord = entry.intent
+    ? { cid: entry.cid, slug: entry.slug, height: entry.height, clock: entry.clock, principal: entry.principal, object, method, intent: entry.intent.intent, receipt: entry.receipt }
+    : { cid: entry.cid, slug: entry.slug, height: entry.height, clock: entry.clock, principal: entry.principal, object, method, receipt: entry.receipt };
+  world.receipts.set(entry.cid, record);
   const sharing = world.slugs.get(entry.slug);
   world.slugs.set(entry.slug, sharing ? [...sharing, entry.cid] : [entry.cid]);
 
@@ -94,10 +93,7 @@ export function applyWrite(card: Card, write: Write): Card {
   if (write.visibility !== undefined) next.visibility = write.visibility;
   if (write.lent !== undefined) next.lent = write.lent;
   if (write.place !== undefined) next.place = write.place;
-  if (write.say !== undefined && write.say.length) {
-    const lines = [...card.lines, ...write.say];
-    next.lines = lines.length > linesKept ? lines.slice(-linesKept) : lines;
-  }
+  if (write.say !== undefined && write.say.length) next.lines = newest(card.lines, write.say, linesKept);
   return next;
 }
 
@@ -105,4 +101,14 @@ export function applyWrite(card: Card, write: Write): Card {
 export function replay(entries: Iterable<Entry>, world: World): World {
   for (const entry of entries) evolve(world, entry);
   return world;
+}
+
+/** The last `keep` of `old` followed by `added`, in one new array. */
+function newest<T>(old: readonly T[], added: readonly T[], keep: number): T[] {
+  const total = old.length + added.length;
+  const skip = Math.max(0, total - keep);
+  const out: T[] = [];
+  for (let i = skip; i < old.length; i++) out.push(old[i]!);
+  for (let i = Math.max(0, skip - old.length); i < added.length; i++) out.push(added[i]!);
+  return out;
 }

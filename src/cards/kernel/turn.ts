@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { limits } from '../../contract/limits.js';
-import type { Budget, CallContext, MakeEffect, Program, RunRefusal, SendEffect, Usage } from '../program.js';
+import { shownPrincipal, type Budget, type CallContext, type MakeEffect, type Program, type RunRefusal, type SendEffect, type Usage } from '../program.js';
 import type { TypedData } from '../typed.js';
 import type { Card, Offer, Package, Quiet, Send, Write } from './entry.js';
 import type { KernelOptions } from './options.js';
@@ -57,8 +57,8 @@ export interface TurnEffects {
 
 const zeroUsage = (): Usage => ({ ticks: 0, heap: 0, bytes: 0 });
 
-/** The short name of a principal (`guest:host:ann` → `ann`), for lines. */
-export const nameOf = (principal: string) => principal.slice(principal.lastIndexOf(':') + 1);
+/** A principal as lines show it: a guest by its handle (`guest:town.example:ann` → `ann.town.example`). */
+export const nameOf = (principal: string) => shownPrincipal(principal);
 
 export function pinSlugOf(pin: string): string {
   return slugOfDigest(createHash('sha256').update(pin).digest());
@@ -140,11 +140,18 @@ export class Turn {
     return this.newPackages.get(pin) ?? this.world.packages.get(pin);
   }
 
+  /** The program last looked up, by pin (a turn mostly runs one card, asking for its program several times). */
+  private lastPin?: string;
+  private lastProgram?: Program;
+
   programOf(card: Card): Program {
+    if (card.pin === this.lastPin) return this.lastProgram!;
     const pkg = this.package(card.pin);
     if (!pkg) return refuse({ class: 'evaluation', reason: `the code of ${card.id} (pin ${card.pinSlug}) is not in this world`, object: card.id });
     const r = this.scope.programs.load(pkg, pkg.pin);
     if (!r.ok) return refuse({ class: 'evaluation', reason: `the code of ${card.id} no longer compiles: ${r.diagnostics[0]?.message ?? 'unknown error'}`, object: card.id });
+    this.lastPin = card.pin;
+    this.lastProgram = r.program;
     return r.program;
   }
 
@@ -171,7 +178,8 @@ export class Turn {
   call(id: string, method: string, args: TypedData, caller = this.scope.caller): void {
     const card = this.touch(id);
     const program = this.programOf(card);
-    const r = safely(() => program.call(method, card.state, args, { ...this.ctx(card), caller }, this.remaining()));
+    const ctx: CallContext = { caller, owner: card.owner, self: card.id, now: this.scope.clock };
+    const r = safely(() => program.call(method, card.state, args, ctx, this.remaining()));
     this.spend(r.usage);
     if (!r.ok) return refuse(runRefusal(r.refusal, id));
     this.update(id, { state: r.state });
@@ -362,25 +370,31 @@ export class Turn {
       if (card.lent !== was.lent) w.lent = card.lent;
       if (card.place !== was.place) w.place = card.place;
       if (lines.length) w.say = lines;
-      if (Object.keys(w).length > 2) {
+      const changed = changedState || lines.length > 0 || card.kind !== was.kind || card.pin !== was.pin || card.owner !== was.owner || card.visibility !== was.visibility || card.lent !== was.lent || card.place !== was.place;
+      if (changed) {
         writes.push(w);
         this.revealed.push(`${id} stands at version ${w.version}`);
       }
     }
-    return { made, writes, packages: [...this.newPackages.values()], offers: this.offers, sends: this.sends, ...(this.quiet ? { quiet: this.quiet } : {}) };
+    const effects: TurnEffects = { made, writes, packages: [...this.newPackages.values()], offers: this.offers, sends: this.sends };
+    if (this.quiet) effects.quiet = this.quiet;
+    return effects;
   }
 
   private revealWants(id: string, was: Card | undefined, card: Card, program: Program): void {
+    const reprogrammed = this.reprogrammed.has(id);
+    // no wants before or after: nothing opens or closes
+    if (!program.wants.length && (!was || !reprogrammed)) return;
     const ctx = { caller: this.scope.caller, owner: card.owner, self: id, now: this.scope.clock };
-    const after = new Set(safeWants(() => program.openWants(card.state, ctx)));
-    let before = new Set<string>();
+    const after = distinct(safeWants(() => program.openWants(card.state, ctx)));
+    let before: string[] = [];
     if (was) {
-      const old = this.reprogrammed.has(id) ? this.programOfSafe(was) : program;
-      if (old) before = new Set(safeWants(() => old.openWants(was.state, ctx)));
+      const old = reprogrammed ? this.programOfSafe(was) : program;
+      if (old) before = distinct(safeWants(() => old.openWants(was.state, ctx)));
     }
     const reading = (name: string) => program.wants.find((w) => w.name === name)?.reading;
-    for (const name of after) if (!before.has(name)) this.revealed.push(`opened want ${name} on ${id}${reading(name) ? `: ${reading(name)}` : ''}`);
-    for (const name of before) if (!after.has(name)) this.revealed.push(`closed want ${name} on ${id}`);
+    for (const name of after) if (!before.includes(name)) this.revealed.push(`opened want ${name} on ${id}${reading(name) ? `: ${reading(name)}` : ''}`);
+    for (const name of before) if (!after.includes(name)) this.revealed.push(`closed want ${name} on ${id}`);
   }
 
   private programOfSafe(card: Card): Program | undefined {
@@ -440,6 +454,12 @@ function safely<T extends { ok: boolean }>(run: () => T): T | { ok: false; refus
   } catch (e) {
     return { ok: false, refusal: { class: 'evaluation', reason: `the card could not be run: ${e instanceof Error ? e.message : String(e)}` }, usage: zeroUsage() };
   }
+}
+
+/** The names once each, first occurrence first (as a Set would give them). */
+function distinct(names: string[]): string[] {
+  for (let i = 1; i < names.length; i++) if (names.indexOf(names[i]!) < i) return [...new Set(names)];
+  return names;
 }
 
 function safeWants(run: () => string[]): string[] {

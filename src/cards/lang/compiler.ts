@@ -3,6 +3,7 @@
  * own cost in ticks (one per node it is written with) before it runs, so metering costs one
  * subtraction per statement, not one per node.
  */
+import { shownPrincipal } from '../program.js';
 import { toTyped } from './boundary.js';
 import type { CheckedClause, E, FnSym, S } from './ir.js';
 import { Rt, maxCallDepth, outOfTicks, tooDeep } from './meter.js';
@@ -101,14 +102,15 @@ export function compileExpr(e: E): Ev {
       break;
     }
     case 'text': {
-      const parts = e.parts.map((p) => (typeof p === 'string' ? p : { ev: compileExpr(p.e), ty: p.ty }));
+      const parts = e.parts.map((p) => (typeof p === 'string' ? p : { ev: compileExpr(p.e), ty: p.ty, principal: p.ty.k === 'text' && p.ty.sub === 'Principal' }));
       return (env, rt) => {
         let s = '';
         for (const p of parts) {
           if (typeof p === 'string') s += p;
           else {
             const v = p.ev(env, rt);
-            s += typeof v === 'string' ? v : display(v, p.ty);
+            // a principal reads as the guest's handle (spec 5.2), as display() shows it
+            s += typeof v === 'string' ? (p.principal ? shownPrincipal(v) : v) : display(v, p.ty);
           }
         }
         rt.alloc(8 + s.length);

@@ -4,6 +4,7 @@
  * an array in its type's layout; a list is an array; a variant is a Tagged. Lists and records
  * are never changed in place: every edit builds a new one, so a value can be shared freely.
  */
+import { shownPrincipal } from '../program.js';
 import type { Ty } from './types.js';
 
 export class Tagged {
@@ -107,14 +108,19 @@ export function eq(a: Value, b: Value, count: { n: number }, depth = 0): boolean
   return eq(fa, fb, count, depth + 1);
 }
 
-/** How a value reads inside text: naturals in decimal, text as is, the rest as a guest writes it. */
+/**
+ * How a value reads inside text: naturals in decimal, text as is (a principal as the guest's
+ * handle, spec 5.2), the rest as a guest writes it.
+ */
 export function display(v: Value, t: Ty, nested = false, depth = 0): string {
   if (depth > maxValueDepth) tooDeepValue();
   switch (t.k) {
     case 'nat':
       return String(v);
-    case 'text':
-      return nested ? JSON.stringify(v) : (v as string);
+    case 'text': {
+      const s = t.sub === 'Principal' ? shownPrincipal(v as string) : (v as string);
+      return nested ? JSON.stringify(s) : s;
+    }
     case 'bool':
       return v ? 'true' : 'false';
     case 'list':

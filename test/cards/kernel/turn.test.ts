@@ -36,7 +36,7 @@ test('arrival: a guest\'s first arrival makes an avatar in the square; a second 
   assert.is(card.place, 'square');
   assert.is(card.owner, ann);
   assert.is((h.state(id) as { name: string }).name, 'ann');
-  assert.equal(newestLines(card, 8), ['ann arrived in square']);
+  assert.equal(newestLines(card, 8), ['ann.town.test arrived in square'], 'lines show the guest by handle');
   assert.is(h.arrive(ann).kind, 'nothing');
   assert.equal((h.state('square') as { here: string[] }).here, ['avatar-ann'], 'the square hears the avatar come in');
 });
@@ -65,7 +65,7 @@ test('a turn: one entry with receipt, writes, lines and wants; the receipt carri
   const r = h.act(ann, 'lamp', 'light');
   assert.is(r.status, 'done');
   assert.is(r.height, height);
-  assert.is(r.line, `${ann} lights the lamp`);
+  assert.is(r.line, 'ann.town.test lights the lamp', 'a card shows the guest\'s handle, not the principal');
   assert.ok(r.revealed.includes('rule dark did not fire on lamp'), r.revealed.join('; '));
   assert.ok(r.revealed.includes('lamp stands at version 2'));
   const entry = h.journal.at(-1)!;
@@ -76,7 +76,7 @@ test('a turn: one entry with receipt, writes, lines and wants; the receipt carri
   assert.ok(/^[a-z]+-[a-z]+-[a-z]+$/.test(slug));
   assert.is(h.world.cards.get('lamp')!.version, 2);
   assert.equal(h.state('lamp'), { lit: true, fuel: 2 });
-  assert.equal(newestLines(h.world.cards.get('lamp')!, 8), [`${ann} lights the lamp`]);
+  assert.equal(newestLines(h.world.cards.get('lamp')!, 8), ['ann.town.test lights the lamp']);
   assert.equal(receiptByIntent(h.world, ann, entry.intent!.intent)!.cid, cid);
   assert.equal(receiptsBySlug(h.world, slug).map((x) => x.cid), [cid]);
   assert.is(turnsThisHour(h.world, ann, h.clock), 1);
@@ -162,7 +162,7 @@ test('sends: queued by a turn, listed as pending, delivered as entries of their 
   assert.is(entries.length, 16);
   assert.equal(entries.map((e) => e.height), Array.from({ length: 16 }, (_, i) => height + i));
   assert.ok(entries.every((e) => e.kind === 'delivery' && e.receipt.status === 'done'));
-  assert.is(entries[0]!.receipt.line, `a letter: a lamp from ${ann}: n0`);
+  assert.is(entries[0]!.receipt.line, 'a letter: a lamp from ann.town.test: n0');
   assert.is(pendingSends(h.world).length, 4);
   h.deliver();
   assert.is(h.deliver().kind, 'nothing');

@@ -191,15 +191,15 @@ test('a card: initial, spells, says, sends, makes, result, views', () => {
   assert.equal(plain(s0), { lit: false, fuel: 3 });
   const lit = ok(cast(p, 'light', s0));
   assert.equal(plain(lit.state), { lit: true, fuel: 2 });
-  assert.equal(lit.says, [`${ann} lights the lamp`]);
+  assert.equal(lit.says, ['ann.town.test lights the lamp'], 'a principal reads as the guest\'s handle in text');
   assert.equal(lit.result, record([]));
   const given = ok(cast(p, 'give', lit.state, { to: label('box-7'), note: label('enjoy') }));
-  assert.equal(given.sends, [{ to: 'box-7', method: 'receive', argument: record({ text: label(`a lamp from ${ann}: enjoy`), post: label('') }) }]);
+  assert.equal(given.sends, [{ to: 'box-7', method: 'receive', argument: record({ text: label('a lamp from ann.town.test: enjoy'), post: label('') }) }]);
   assert.equal(given.makes, [{ kind: 'note', seed: record({ text: label('enjoy') }) }]);
   assert.equal(given.result, record({ given: label('box-7') }));
   const v = p.view('paint', lit.state, bob, budget);
-  assert.ok(v.ok && plain(v.result) === `(*) ${bob} sees a lit lamp`);
-  assert.equal(ok(cast(p, 'twice', s0)).says, ['twice', `${ann} lights the lamp`, `${ann} lights the lamp`]);
+  assert.ok(v.ok && plain(v.result) === '(*) bob.town.test sees a lit lamp');
+  assert.equal(ok(cast(p, 'twice', s0)).says, ['twice', 'ann.town.test lights the lamp', 'ann.town.test lights the lamp']);
 });
 
 test('a refused run hands back no effects, only usage', () => {
