@@ -6,7 +6,7 @@
  *
  * The embedded stores belong to one process at a time: against them a worker runs while the
  * server does not (e.g. to bring a stopped town's read models up to date); beside a running
- * server, workers use EventStoreDB and MongoDB (docs/decisions/world.md).
+ * server, workers use EventStoreDB and MongoDB (docs/decisions.md (world)).
  */
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';

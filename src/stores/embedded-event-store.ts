@@ -11,7 +11,7 @@
  *
  * Stream heads are checked in memory, synchronously, in the same step that numbers the events and
  * reserves their place in the journal, so two appends can never both pass the same check.
- * Readers only ever see what is durable. See docs/decisions/event-store.md.
+ * Readers only ever see what is durable. See docs/decisions.md (event-store).
  */
 import path from 'node:path';
 import fs from 'node:fs';

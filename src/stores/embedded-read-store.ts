@@ -64,7 +64,7 @@ export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): 
   fs.mkdirSync(dir, { recursive: true });
   const env = open({
     path: dir,
-    // As the event store: a commit is visible only once it is on disk (docs/decisions/event-store.md).
+    // As the event store: a commit is visible only once it is on disk (docs/decisions.md (event-store)).
     overlappingSync: false,
     noSync: false,
     maxDbs: 4,
