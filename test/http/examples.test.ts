@@ -19,8 +19,6 @@ import { steps, type Session } from './session.js';
  * The town the session runs against: the composition root (src/town.ts) on a fresh embedded
  * store, with every room it assembles, so the page shows what `npm start` serves. Its first
  * invitation is the one the session accepts. Steps on routes no room serves yet are skipped.
- * TODO(world room): once src/town.ts serves the world, give the town a starter card the
- * `world` step can find (it keeps a card id and a method for `object`, `turn`, `receipt`).
  */
 async function buildTown(dataDir: string): Promise<{ app: Koa<any, any>; session: Session; close(): Promise<void> }> {
   const town = await openTown({
