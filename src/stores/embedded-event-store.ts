@@ -31,7 +31,6 @@ import { checkAppend, checkReadAll, checkReadStream, type CheckedEvent } from '.
 import { frameBodies, type FrameLocation, type FramePayload } from './embedded-frames.js';
 import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
 import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
-import { migrateLegacyEvents } from './embedded-legacy.js';
 import { lockEventsDirectory } from './embedded-lock.js';
 
 /** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
@@ -66,7 +65,6 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
   let index: JournalIndex | undefined;
   try {
     const journalFile = path.join(dir, 'journal');
-    await migrateLegacyEvents(dir, journalFile);
     const idx = (index = JournalIndex.open(dir));
     let store: EmbeddedEventStore | undefined;
     const handlers = {

@@ -398,38 +398,6 @@ test('a retry of an append still in flight gets the first attempt’s outcome', 
   assert.instance(refused, WrongExpectedVersion);
 });
 
-test('a directory of the first, LMDB-only layout is copied into a journal on open', async (ctx) => {
-  const dir = path.join(ctx.dataDir, 'events');
-  const env = open({ path: dir, maxDbs: 4, overlappingSync: false });
-  const log = env.openDB<object, number>({ name: 'log' });
-  const ids = Array.from({ length: 5 }, () => ev('X').id);
-  await env.transaction(() => {
-    ids.forEach((id, i) => {
-      const row = { id, stream: `old-${i % 2}`, type: 'Old', revision: Math.floor(i / 2), data: JSON.stringify({ i }), created: 1_000 + i };
-      log.put(i + 1, i === 3 ? { ...row, metadata: JSON.stringify({ m: true }) } : row);
-    });
-  });
-  await env.close();
-  ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
-  const all = await collect(ctx.store.readAll());
-  assert.equal(summary(all), [
-    ['old-0', 0, 0],
-    ['old-1', 0, 1],
-    ['old-0', 1, 2],
-    ['old-1', 1, 3],
-    ['old-0', 2, 4],
-  ]);
-  assert.equal(all.map((e) => e.id), ids);
-  assert.equal(all[3]!.metadata, { m: true });
-  assert.is(all[4]!.created, 1_004);
-  assert.is(await ctx.store.streamRevision('old-0'), 2n);
-  await ctx.store.append('old-0', [ev('New')], 2n);
-  await ctx.store.close();
-  assert.ok(fs.existsSync(path.join(dir, 'legacy-data.mdb')));
-  ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
-  assert.is(await ctx.store.headPosition(), 6n);
-});
-
 test('the journal has one owner: a second open is refused until the first is gone', async (ctx) => {
   ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
   let refused: unknown;
