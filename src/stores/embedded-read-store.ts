@@ -40,7 +40,7 @@ import {
 } from './read-store.js';
 import { checkCollectionName, checkIndexSpec, checkProjectionName } from './read-store-checks.js';
 import { matcher, sortDocs } from './read-store-documents.js';
-import { Overlay, OverlayCollection, OverlayUnit, UnitGate, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
+import { Overlay, OverlayCollection, UnitGate, workInOverlay, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
 import { entriesFor, keyValue, MAX, maybeCut, type Entry, type IndexDef } from './embedded-read-keys.js';
 import { plan, type Plan, type ScanRange } from './embedded-read-plan.js';
 
@@ -129,16 +129,7 @@ export class EmbeddedReadStore implements ReadStore {
   }
 
   private async runUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    const overlay = new Overlay();
-    let result: T;
-    try {
-      result = await work(new OverlayUnit(this.base, overlay, this.hooks));
-      // Operations `work` started without awaiting still count; wait for them.
-      await overlay.run(async () => undefined).catch(() => undefined);
-    } finally {
-      overlay.finished = true;
-    }
-    if (overlay.failed) throw overlay.failed;
+    const { overlay, result } = await workInOverlay(this.base, this.hooks, work);
     await this.commit(overlay);
     return result;
   }

@@ -41,7 +41,7 @@ import {
   equalityFields,
   filterId,
 } from './read-store-checks.js';
-import { checkFindOptions, Overlay, OverlayUnit, UnitGate, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
+import { checkFindOptions, Overlay, UnitGate, workInOverlay, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
 
 export interface MongoReadStoreOptions {
   /** `mongodb://…` or `mongodb+srv://…`. */
@@ -176,15 +176,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   private async bufferedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    const overlay = new Overlay();
-    let result: T;
-    try {
-      result = await work(new OverlayUnit(this.base, overlay, this.hooks));
-      await overlay.run(async () => undefined).catch(() => undefined);
-    } finally {
-      overlay.finished = true;
-    }
-    if (overlay.failed) throw overlay.failed;
+    const { overlay, result } = await workInOverlay(this.base, this.hooks, work);
     for (const [collection, pending] of overlay.docs) {
       if (pending.size === 0) continue;
       const ops = [...pending].map(([id, doc]) =>

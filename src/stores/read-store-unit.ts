@@ -313,6 +313,29 @@ export class OverlayUnit implements Unit {
 }
 
 /**
+ * Runs a unit's work over a fresh overlay of the committed data; its writes stay in the overlay
+ * for the adapter to commit. Operations the work started without awaiting still count, and a
+ * write that failed dooms the whole unit (as a MongoDB transaction would), even if the work
+ * caught the error.
+ */
+export async function workInOverlay<T>(
+  base: BaseReader,
+  hooks: OverlayHooks,
+  work: (unit: Unit) => Promise<T>,
+): Promise<{ overlay: Overlay; result: T }> {
+  const overlay = new Overlay();
+  let result: T;
+  try {
+    result = await work(new OverlayUnit(base, overlay, hooks));
+    await overlay.run(async () => undefined).catch(() => undefined);
+  } finally {
+    overlay.finished = true;
+  }
+  if (overlay.failed) throw overlay.failed;
+  return { overlay, result };
+}
+
+/**
  * Serialises a store's units (and the embedded store's single writes, index builds and drops),
  * first come first served. A caller may bound its wait: a write made through the store from
  * inside a running unit's work would otherwise wait for that unit forever.

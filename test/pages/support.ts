@@ -19,6 +19,7 @@ import { StoreAuthenticator } from '../../src/identity/authenticator.js';
 import { issueInvitation } from '../../src/identity/operator.js';
 import { openTown, type Town } from '../../src/town.js';
 import { testLayout, testPrograms } from '../world/kinds.js';
+import { request as httpRequest } from '../world/support.js';
 
 export interface Reply {
   status: number;
@@ -71,38 +72,14 @@ export async function startPagesTown(live: { holdMs?: number; max?: number } = {
   const server: RunningServer = await startServer(app, { port: 0, host: '127.0.0.1', closeGraceMs: 500, lingerMs: 50 });
   const base = `http://127.0.0.1:${server.address.port}`;
 
+  // Pages are asked for as a browser would (HTML), on a fresh connection each time; a JSON body
+  // asks for JSON back unless the caller says otherwise.
   const request: PagesTown['request'] = (method, p, o = {}) =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { accept: 'text/html', ...o.headers };
-      let body: Buffer | undefined;
-      if (o.json !== undefined) {
-        body = Buffer.from(JSON.stringify(o.json));
-        headers['content-type'] = 'application/json';
-        headers.accept = o.headers?.accept ?? 'application/json';
-      } else if (o.form !== undefined) {
-        body = Buffer.from(new URLSearchParams(o.form).toString());
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-      }
-      if (body) headers['content-length'] = String(body.length);
-      if (o.cookie) headers.cookie = o.cookie;
-      if (o.token) headers.authorization = `Bearer ${o.token}`;
-      const req = http.request(`${base}${p}`, { method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      });
-      req.setTimeout(10_000, () => req.destroy(new Error(`timeout ${method} ${p}`)));
-      req.on('error', reject);
-      req.end(body);
+    httpRequest(base, method, p, {
+      ...o,
+      headers: { accept: o.json !== undefined ? (o.headers?.accept ?? 'application/json') : 'text/html', ...o.headers },
+      agent: false,
+      timeoutMs: 10_000,
     });
 
   return {

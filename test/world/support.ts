@@ -53,16 +53,34 @@ export function testClock(start = Date.UTC(2026, 10, 23, 12, 0, 0)) {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export function request(base: string, method: string, p: string, o: { token?: string; json?: unknown; timeoutMs?: number } = {}): Promise<Reply> {
+export interface RequestOptions {
+  token?: string;
+  cookie?: string;
+  json?: unknown;
+  /** A browser form, sent urlencoded. */
+  form?: Record<string, string>;
+  /** Extra headers; `accept` defaults to JSON. */
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** `false` for a fresh connection per request (default: a shared keep-alive agent). */
+  agent?: http.Agent | false;
+}
+
+export function request(base: string, method: string, p: string, o: RequestOptions = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const body = o.json === undefined ? undefined : Buffer.from(JSON.stringify(o.json));
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (body) {
+    const headers: Record<string, string> = { accept: 'application/json', ...o.headers };
+    let body: Buffer | undefined;
+    if (o.json !== undefined) {
+      body = Buffer.from(JSON.stringify(o.json));
       headers['content-type'] = 'application/json';
-      headers['content-length'] = String(body.length);
+    } else if (o.form !== undefined) {
+      body = Buffer.from(new URLSearchParams(o.form).toString());
+      headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const req = http.request(`${base}${p}`, { method, headers, agent }, (res) => {
+    if (body) headers['content-length'] = String(body.length);
+    if (o.cookie) headers.cookie = o.cookie;
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    const req = http.request(`${base}${p}`, { method, headers, agent: o.agent ?? agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -96,8 +114,7 @@ export async function startTestTown(o: Omit<Partial<TownOptions>, "settings"> & 
       settings,
       clock,
       origin: 'http://town.test',
-      // Rate limits lifted (a per-second budget no test reaches): these tests are not about
-      // them. The limiter keeps a ring of `limit` times per key, so the budget stays small.
+      // Rate limits lifted (a per-second budget no test reaches): these tests are not about them.
       limiters: createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] }),
       logger: { error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields).slice(0, 2000)}`) },
       ...rest,
