@@ -1,7 +1,8 @@
 /**
- * The Authenticator the HTTP machinery calls (src/http/handler.ts). It reads the credential and
- * session streams on every call, so a revoke made through any front is seen by every front at
- * once: there is no cache to go stale.
+ * The Authenticator the HTTP machinery calls (src/http/handler.ts). Every call checks the
+ * credential and session streams' current revisions in the store (fold-cache.ts), so a revoke
+ * made through any front is seen by every front at once: nothing is trusted that the store has
+ * moved past.
  */
 import { activeCredential } from '../commands/credential.js';
 import { sessionCredential } from '../commands/session.js';
@@ -11,14 +12,18 @@ import type { EventStore } from '../stores/event-store.js';
 import { credentialKind, sessionKind } from './kinds.js';
 import { identityOf } from './names.js';
 import { credentialPrefix, secretHash } from './secrets.js';
-import { fold } from './streams.js';
+import { FoldCache } from './fold-cache.js';
 
 export class StoreAuthenticator implements Authenticator {
+  private readonly folded: FoldCache;
+
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly config: Pick<TownConfig, 'host'>,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.folded = new FoldCache(store);
+  }
 
   async bearer(credential: string): Promise<Caller | undefined> {
     const hash = secretHash(credential, credentialPrefix);
@@ -28,13 +33,13 @@ export class StoreAuthenticator implements Authenticator {
   async session(sessionId: string): Promise<Caller | undefined> {
     const hash = secretHash(sessionId);
     if (hash === undefined) return undefined;
-    const { state } = await fold(this.store, streams.session(hash), sessionKind);
+    const state = await this.folded.state(streams.session(hash), sessionKind);
     const credentialHash = sessionCredential(state, this.clock());
     return credentialHash === undefined ? undefined : this.caller(credentialHash, 'cookie');
   }
 
   private async caller(credentialHash: string, via: Caller['via']): Promise<Caller | undefined> {
-    const active = activeCredential((await fold(this.store, streams.credential(credentialHash), credentialKind)).state);
+    const active = activeCredential(await this.folded.state(streams.credential(credentialHash), credentialKind));
     if (active === undefined) return undefined;
     return { ...identityOf(this.config.host, active.name), credentialHash, via };
   }
