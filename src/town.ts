@@ -16,6 +16,7 @@ import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
 import { applyStartupMode, ensureFirstInvitation } from './identity/town.js';
+import { EmbeddedEventStore } from './stores/embedded-event-store.js';
 import { openEventStore } from './stores/open-event-store.js';
 import { openReadStore } from './stores/open-read-store.js';
 import type { EventStore } from './stores/event-store.js';
@@ -28,8 +29,9 @@ import type { TownLayout } from './cards/kernel/genesis.js';
 import { WorldService } from './commands/world-service.js';
 import { fileSnapshots, noSnapshots } from './commands/world-snapshot.js';
 import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js';
-import { allProjections } from './projections/index.js';
-import { Projector } from './projections/projector.js';
+import { allProjections, projectionNames } from './projections/index.js';
+import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
+import { ThreadProjector } from './projections/thread.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
 
@@ -43,7 +45,7 @@ export interface Town {
   reads: ReadStore;
   world: WorldService;
   /** The in-process projectors (none when they run as workers). */
-  projectors: Projector[];
+  projectors: ProjectorHandle[];
   fresh: ReadYourWrites;
   programs: Programs;
   /** The first open invitation, present only when this start founded the town. */
@@ -75,6 +77,11 @@ export interface TownOptions {
   snapshots?: boolean;
   /** How long a read waits for its projection to show the caller's own turn. */
   readYourWritesMs?: number;
+  /**
+   * Fold the in-process projections on a thread of their own (default), or on the event loop
+   * that answers requests (what programs without library modules need).
+   */
+  projectorThread?: boolean;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
@@ -118,9 +125,15 @@ export async function openTown(options: TownOptions): Promise<Town> {
     await world.open();
     closers.push(() => world.close());
 
-    const projectors: Projector[] = [];
+    const projectors: ProjectorHandle[] = [];
     if (settings.inProcessProjectors) {
-      const projector = new Projector(events, reads, Object.values(allProjections(programs)), { batch: 1000 });
+      const projections = Object.values(allProjections(programs));
+      // Indexes first, from this thread: its read store then knows them for its queries.
+      await ensureIndexes(reads, projections);
+      const modules = programs.libraryModules;
+      const projector: ProjectorHandle = modules && options.projectorThread !== false
+        ? new ThreadProjector({ events, ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}), readStore: { url: settings.mongoUrl, dataDir: settings.dataDir }, names: [...projectionNames], libraryModules: modules, batch: 1000 })
+        : new Projector(events, reads, projections, { batch: 1000 });
       await projector.start();
       projectors.push(projector);
       closers.push(() => projector.stop());

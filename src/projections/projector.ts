@@ -26,7 +26,31 @@ export interface ProjectorOptions {
   pollMs?: number;
 }
 
-export class Projector {
+/**
+ * What the rest of the town uses of a running projector, wherever it runs: in this thread
+ * (Projector), or on a thread of its own (ThreadProjector, thread.ts).
+ */
+export interface ProjectorHandle {
+  readonly names: string[];
+  /** The last position every projection has folded and committed. */
+  readonly checkpoint: bigint | undefined;
+  readonly error: Error | undefined;
+  /** Events folded since start. */
+  readonly folded: number;
+  checkpointOf(name: string): bigint | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  whenCaughtUp(): Promise<void>;
+  onAdvance(listener: (position: bigint) => void): () => void;
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
+}
+
+/** Creates the projections' indexes (an index that exists already is left as it is). */
+export async function ensureIndexes(reads: ReadStore, projections: Projection[]): Promise<void> {
+  for (const p of projections) for (const { collection, spec } of p.indexes ?? []) await reads.collection(collection).createIndex(spec);
+}
+
+export class Projector implements ProjectorHandle {
   private readonly projections: Projection[];
   private readonly checkpoints = new Map<string, bigint | undefined>();
   private position: bigint | undefined;
@@ -71,10 +95,8 @@ export class Projector {
   }
 
   async start(): Promise<void> {
-    for (const p of this.projections) {
-      for (const { collection, spec } of p.indexes ?? []) await this.reads.collection(collection).createIndex(spec);
-      this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
-    }
+    await ensureIndexes(this.reads, this.projections);
+    for (const p of this.projections) this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
     this.position = this.lowest();
     const handlers: SubscribeHandlers = {
       onEvent: (event) => this.onEvent(event),

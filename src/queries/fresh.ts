@@ -9,7 +9,7 @@
  * read model as it stands; the receipt the turn answered with stays the authority.
  */
 import type { ReadStore } from '../stores/read-store.js';
-import { waitForCheckpoint, type Projector } from '../projections/projector.js';
+import { waitForCheckpoint, type ProjectorHandle } from '../projections/projector.js';
 
 export interface CheckpointWaits {
   /** Resolves true once `projection` has folded `position`, false after `timeoutMs`. */
@@ -19,7 +19,7 @@ export interface CheckpointWaits {
 }
 
 /** Projectors running in this process. */
-export function inProcessWaits(projectors: Projector[]): CheckpointWaits {
+export function inProcessWaits(projectors: ProjectorHandle[]): CheckpointWaits {
   const of = (name: string) => projectors.find((p) => p.names.includes(name));
   return {
     wait: (projection, position, timeoutMs) => of(projection)?.waitFor(position, timeoutMs) ?? Promise.resolve(false),

@@ -95,6 +95,17 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
   }
 }
 
+/** What a reader of the journal file in another thread of this process needs (share()). */
+export interface JournalShare {
+  file: string;
+  /** Offset of the first frame after position `after` (the durable end when there is none yet). */
+  offsetAfter(after: bigint | undefined): number;
+  /** The newest durable position and the byte end of the durable frames, taken together. */
+  durable(): { position: number; offset: number };
+  /** Called after every group that became durable. */
+  onDurable(listener: () => void): () => void;
+}
+
 export class EmbeddedEventStore implements EventStore {
   private readonly subscribers = new Set<Subscriber>();
   private closed = false;
@@ -105,6 +116,7 @@ export class EmbeddedEventStore implements EventStore {
   private nextPosition: number;
   /** Newest durable position (0 for an empty journal): what readers may see. */
   private durableHead: number;
+  private readonly durableListeners = new Set<() => void>();
 
   constructor(
     private readonly journal: Journal<PendingAppend>,
@@ -176,6 +188,29 @@ export class EmbeddedEventStore implements EventStore {
     return done;
   }
 
+  /**
+   * The journal for a reader in another thread of this process (the projector thread), which
+   * reads and decodes the frames itself instead of having this thread copy events to it.
+   */
+  share(): JournalShare {
+    return {
+      file: this.journal.file,
+      offsetAfter: (after) => {
+        this.assertOpen();
+        const next = after === undefined ? 1 : Number(after) + 1;
+        if (next > this.durableHead) return this.journal.durableEnd;
+        const from = this.index.locate(next);
+        if (from === undefined) throw new Error(`event index has no entry for position ${next}`);
+        return this.journal.skip(from.offset, next - from.position);
+      },
+      durable: () => ({ position: this.durableHead, offset: this.journal.durableEnd }),
+      onDurable: (listener) => {
+        this.durableListeners.add(listener);
+        return () => this.durableListeners.delete(listener);
+      },
+    };
+  }
+
   /** A group is on disk: index it, release its appends, wake subscribers. (Journal handler.) */
   durable(entries: PendingAppend[]): void {
     for (const a of entries) {
@@ -192,6 +227,7 @@ export class EmbeddedEventStore implements EventStore {
       a.resolve({ nextRevision: BigInt(a.firstRevision + n - 1), position: BigInt(a.firstPosition + n - 1) });
     }
     this.wakeSubscribers();
+    for (const listener of this.durableListeners) listener();
   }
 
   /** Revision of the stream's last durable event, or undefined for an absent stream. */
@@ -341,7 +377,7 @@ function expectationHolds(expected: ExpectedRevision, head: number | undefined):
   return head !== undefined && BigInt(head) === expected;
 }
 
-function toRecorded(frame: FramePayload): RecordedEvent {
+export function toRecorded(frame: FramePayload): RecordedEvent {
   const event: RecordedEvent = {
     id: frame.i,
     stream: frame.s,

@@ -407,6 +407,11 @@ export class Journal<T> {
     }
   }
 
+  /** Bytes of the file that are durable: frames below this end are whole and never change. */
+  get durableEnd(): number {
+    return this.durable;
+  }
+
   /** The frame at `offset` (which must be a frame start below the durable end) and the next offset. */
   readAt(offset: number): { payload: FramePayload; next: number } {
     if (offset < JOURNAL_MAGIC.length || offset >= this.durable) throw new JournalCorrupt(this.file, offset, 'no frame there');

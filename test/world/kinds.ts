@@ -79,7 +79,7 @@ export function testPrograms(): Programs {
   const modules = new Map<string, Module>(sealedLibrary().modules);
   for (const [name, source] of Object.entries(testKinds)) modules.set(name, { name, source });
   const library: Library = { modules };
-  cached = programCache({ compile: (pkg) => compile(compileInput(pkg), library), kinds: libraryKinds(library) });
+  cached = programCache({ compile: (pkg) => compile(compileInput(pkg), library), kinds: libraryKinds(library), libraryModules: [...modules.values()] });
   return cached;
 }
 

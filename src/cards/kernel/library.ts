@@ -26,6 +26,7 @@ export function libraryPrograms(library: Library = sealedLibrary()): Programs {
   return programCache({
     compile: (pkg) => compile(compileInput(pkg), library),
     kinds: libraryKinds(library),
+    libraryModules: [...library.modules.values()],
     check(modules: Module[], entry?: string) {
       const r = compile({ modules, ...(entry !== undefined ? { entry } : {}) }, library);
       return r.ok ? [] : r.diagnostics;

@@ -30,6 +30,12 @@ export interface Programs {
   check(modules: Module[], entry?: string): Diagnostic[];
   /** The language's own reprogram check (better hints); the kernel's `carryState` otherwise. */
   reprogram?(from: Program, to: Program, state: TypedData, budget: Budget): Carried;
+  /**
+   * The library modules these programs compile against, when they are a library's: another
+   * thread (the projector thread) makes the same programs from them, functions not being
+   * transferable.
+   */
+  readonly libraryModules?: readonly Module[];
 }
 
 /**
@@ -41,6 +47,7 @@ export function programCache(opts: {
   kinds: Map<string, PackageSource>;
   check?(modules: Module[], entry?: string): Diagnostic[];
   reprogram?(from: Program, to: Program, state: TypedData, budget: Budget): Carried;
+  libraryModules?: readonly Module[];
 }): Programs {
   const byPin = new Map<string, Program>();
   const bySource = new Map<string, CompileResult>();
@@ -69,6 +76,7 @@ export function programCache(opts: {
     },
     kind: (name) => opts.kinds.get(name),
     ...(opts.reprogram ? { reprogram: opts.reprogram } : {}),
+    ...(opts.libraryModules ? { libraryModules: opts.libraryModules } : {}),
     kindNames: () => [...opts.kinds.keys()].sort(),
     check(modules, entry) {
       if (opts.check) return opts.check(modules, entry);

@@ -1,0 +1,129 @@
+/**
+ * The projector thread's own side (see thread.ts): the same Projector a worker process runs,
+ * fed with the events the server's thread forwards, folding into its own connection to the
+ * read store, reporting each committed checkpoint.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { libraryPrograms } from '../cards/kernel/library.js';
+import { JournalReader } from '../stores/embedded-journal-reader.js';
+import type { EventStore, SubscribeHandlers } from '../stores/event-store.js';
+import { openReadStore } from '../stores/open-read-store.js';
+import type { FromThread, ThreadData, ToThread } from './thread.js';
+import { startWorker } from './worker.js';
+
+const port = parentPort;
+if (!port) throw new Error('thread-worker.ts runs as a worker thread (thread.ts starts it)');
+const data = workerData as ThreadData;
+const post = (m: FromThread) => port.postMessage(m);
+const failed = (error: unknown) => post({ failed: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+
+/** Events read from the journal file per step (the projector batches them further). */
+const readMax = 1000;
+
+/**
+ * The journal as the projector's feed: the projector subscribes; the server's thread answers
+ * with the journal's file and durable end (then each new end), or forwards events itself.
+ */
+function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; drained(): Promise<void>; close(): void } {
+  let handlers: SubscribeHandlers | undefined;
+  // Everything is folded in arrival order, one step after another.
+  let chain: Promise<void> = Promise.resolve();
+  let reader: JournalReader | undefined;
+  let cursor = 0;
+  let target = 0;
+  let caughtUp = false;
+  let pumping = false;
+  const pump = () => {
+    if (pumping) return;
+    pumping = true;
+    chain = chain.then(async () => {
+      try {
+        while (reader && handlers && cursor < target) {
+          const { events, next } = reader.read(cursor, target, readMax);
+          for (const event of events) await handlers.onEvent(event);
+          cursor = next;
+        }
+      } finally {
+        pumping = false;
+      }
+      if (reader) post({ read: cursor });
+      if (!caughtUp && handlers) {
+        caughtUp = true;
+        handlers.onCaughtUp?.(undefined);
+      }
+    }).catch(failed);
+  };
+  const no = (what: string) => () => {
+    throw new Error(`the projector thread only follows the journal (${what})`);
+  };
+  const events: EventStore = {
+    subscribeToAll(after, h) {
+      handlers = h;
+      post({ subscribe: { after } });
+      return { close: async () => { handlers = undefined; } };
+    },
+    append: no('append'),
+    readStream: no('readStream'),
+    streamRevision: no('streamRevision'),
+    readAll: no('readAll'),
+    headPosition: no('headPosition'),
+    close: async () => {},
+  };
+  const deliver = (m: ToThread) => {
+    if ('journal' in m) {
+      reader = new JournalReader(m.journal.file);
+      cursor = m.journal.from;
+      target = m.journal.to;
+      return pump();
+    }
+    if ('durable' in m) {
+      target = Math.max(target, m.durable);
+      return pump();
+    }
+    chain = chain.then(async () => {
+      const h = handlers;
+      if (!h) return;
+      if ('events' in m) {
+        for (const event of m.events) await h.onEvent(event);
+        post({ took: m.events.length });
+      } else if ('caughtUp' in m) h.onCaughtUp?.(undefined);
+      else if ('feedFailed' in m) h.onError?.(new Error(m.feedFailed));
+    }).catch(failed);
+  };
+  return { events, deliver, drained: () => chain, close: () => reader?.close() };
+}
+
+async function run(): Promise<void> {
+  const feed = forwardedEvents();
+  const reads = await openReadStore(data.readStore);
+  const programs = libraryPrograms({ modules: new Map(data.libraryModules.map((m) => [m.name, m])) });
+  let stopping = false;
+  // Listening before the projector subscribes: the first events may come before it has started.
+  port!.on('message', (m: ToThread) => {
+    if (!('stop' in m)) return feed.deliver(m);
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      const projector = await starting.catch(() => undefined);
+      await feed.drained();
+      await projector?.stop();
+      feed.close();
+      await reads.close();
+      post({ stopped: true });
+      port!.close();
+    })().catch((error) => {
+      failed(error);
+      port!.close();
+    });
+  });
+  const starting = startWorker({ events: feed.events, reads, programs, names: data.names, batch: data.batch, onError: failed });
+  const projector = await starting;
+  projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
+  void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
+  post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });
+}
+
+run().catch((error) => {
+  failed(error);
+  port.close();
+});

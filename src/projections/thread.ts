@@ -1,0 +1,286 @@
+/**
+ * The server's projector on a thread of its own. Folding events into read models (document
+ * writes, index entries, commits) is most of what a turn costs the server after deciding it;
+ * on its own thread it runs beside the event loop that answers requests instead of inside it.
+ *
+ * The journal stays with this thread (the embedded store has a single owner). With the embedded
+ * store, this side tells the projector thread where the journal's durable frames end, after
+ * every group, and the thread reads and decodes them itself: copying events between threads
+ * costs more than reading them. With another store, this side subscribes to `$all` and forwards
+ * what it hears, in batches. Either way only acknowledged events reach the thread, so a read
+ * model never holds an entry the journal could lose. The thread runs the same Projector as a
+ * worker process would, against its own connection to the read store, and reports each
+ * committed checkpoint back; read-your-writes and `/live` wait on those reports exactly as on a
+ * projector in this thread.
+ *
+ * Backpressure: forwarding, at most `highWater` events are forwarded and not yet folded, and
+ * the subscription waits beyond that; reading the journal, the thread reads at its own pace.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Module } from '../cards/program.js';
+import type { JournalShare } from '../stores/embedded-event-store.js';
+import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
+import type { OpenReadStoreOptions } from '../stores/open-read-store.js';
+import type { ProjectionName } from './index.js';
+import type { ProjectorHandle } from './projector.js';
+
+/** What the projector thread is started with (structured-cloned into it). */
+export interface ThreadData {
+  readStore: OpenReadStoreOptions;
+  names: ProjectionName[];
+  libraryModules: readonly Module[];
+  batch: number;
+}
+
+/** Messages from this side to the projector thread. */
+export type ToThread =
+  | { journal: { file: string; from: number; to: number } }
+  | { durable: number }
+  | { events: RecordedEvent[] }
+  | { caughtUp: true }
+  | { feedFailed: string }
+  | { stop: true };
+
+/** Messages from the projector thread. */
+export type FromThread =
+  | { subscribe: { after: bigint | undefined } }
+  /** Reading the journal: everything up to this offset is read; the thread waits for more. */
+  | { read: number }
+  | { started: { checkpoints: [string, bigint | undefined][] } }
+  | { took: number }
+  | { advanced: { position: bigint; folded: number } }
+  | { caughtUp: true }
+  | { failed: string }
+  | { stopped: true };
+
+export interface ThreadProjectorOptions {
+  events: EventStore;
+  /** The embedded journal: the thread reads its durable frames itself (nothing is copied to it). */
+  journal?: JournalShare;
+  readStore: OpenReadStoreOptions;
+  names: ProjectionName[];
+  libraryModules: readonly Module[];
+  batch?: number;
+  /** Events forwarded and not yet folded before the subscription waits. */
+  highWater?: number;
+  onError?(error: Error): void;
+}
+
+export class ThreadProjector implements ProjectorHandle {
+  readonly names: string[];
+  private worker: Worker | undefined;
+  private position: bigint | undefined;
+  private readonly checkpoints = new Map<string, bigint | undefined>();
+  private failed: Error | undefined;
+  private subscription: Subscription | undefined;
+  private buffer: RecordedEvent[] = [];
+  private posting = false;
+  /** Forwarded, not yet taken by the thread. */
+  private outstanding = 0;
+  private drained: (() => void)[] = [];
+  private waiters: { position: bigint; resolve(ok: boolean): void }[] = [];
+  private readonly advanced = new Set<(position: bigint) => void>();
+  private caughtUp = false;
+  private caughtUpWaiters: (() => void)[] = [];
+  private stopped: Promise<void> | undefined;
+  private exited: Promise<void> | undefined;
+  private readonly highWater: number;
+  /** Reading the journal: the offset the thread has read to while it waits for more. */
+  private threadRead: number | undefined;
+  private readTo: ((offset: number) => void) | undefined;
+  folded = 0;
+
+  constructor(private readonly o: ThreadProjectorOptions) {
+    this.names = [...o.names];
+    this.highWater = o.highWater ?? 20_000;
+  }
+
+  get checkpoint(): bigint | undefined {
+    return this.position;
+  }
+
+  get error(): Error | undefined {
+    return this.failed;
+  }
+
+  checkpointOf(name: string): bigint | undefined {
+    return this.checkpoints.get(name);
+  }
+
+  /** Starts the thread; resolves once its projections have read their checkpoints. */
+  start(): Promise<void> {
+    const data: ThreadData = { readStore: this.o.readStore, names: this.o.names, libraryModules: this.o.libraryModules, batch: this.o.batch ?? 1000 };
+    const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });
+    this.worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      let started = false;
+      this.exited = new Promise<void>((exited) => {
+        worker.once('exit', (code) => {
+          this.closeFeed();
+          if (!started) reject(this.failed ?? new Error(`the projector thread exited (${code}) before it started`));
+          else if (!this.stopped) this.fail(new Error(`the projector thread exited (${code})`));
+          exited();
+        });
+      });
+      worker.on('error', (error) => this.fail(error));
+      worker.on('message', (m: FromThread) => {
+        if ('started' in m) {
+          for (const [name, at] of m.started.checkpoints) this.checkpoints.set(name, at);
+          this.position = lowest(m.started.checkpoints.map(([, at]) => at));
+          started = true;
+          resolve();
+        } else this.onMessage(m);
+      });
+    });
+  }
+
+  whenCaughtUp(): Promise<void> {
+    if (this.caughtUp) return Promise.resolve();
+    return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+  }
+
+  onAdvance(listener: (position: bigint) => void): () => void {
+    this.advanced.add(listener);
+    return () => this.advanced.delete(listener);
+  }
+
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.position !== undefined && this.position >= position) return Promise.resolve(true);
+    if (this.failed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        position,
+        resolve: (ok: boolean) => {
+          clearTimeout(timer);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      await this.subscription?.close();
+      this.subscription = undefined;
+      const worker = this.worker;
+      if (!worker) return;
+      this.post();
+      worker.postMessage({ stop: true } satisfies ToThread);
+      // A thread that cannot finish its last unit in this long is cut off (its checkpoint is
+      // never ahead of its data, so nothing is lost: the next start folds the rest again).
+      const cut = setTimeout(() => void worker.terminate(), 30_000);
+      await this.exited;
+      clearTimeout(cut);
+      for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+      for (const resolve of this.drained.splice(0)) resolve();
+    })();
+    return this.stopped;
+  }
+
+  private onMessage(m: FromThread): void {
+    if ('subscribe' in m) this.subscribe(m.subscribe.after);
+    else if ('read' in m) this.readTo?.(m.read);
+    else if ('took' in m) {
+      this.outstanding -= m.took;
+      if (this.outstanding < this.highWater / 2) for (const resolve of this.drained.splice(0)) resolve();
+    } else if ('advanced' in m) {
+      const { position, folded } = m.advanced;
+      this.position = position;
+      this.folded = folded;
+      for (const name of this.names) this.checkpoints.set(name, position);
+      for (const l of this.advanced) l(position);
+      if (this.waiters.length) {
+        const ready = this.waiters.filter((w) => w.position <= position);
+        this.waiters = this.waiters.filter((w) => w.position > position);
+        for (const waiter of ready) waiter.resolve(true);
+      }
+    } else if ('caughtUp' in m) {
+      this.caughtUp = true;
+      for (const resolve of this.caughtUpWaiters.splice(0)) resolve();
+    } else if ('failed' in m) {
+      this.fail(new Error(m.failed));
+    }
+  }
+
+  private subscribe(after: bigint | undefined): void {
+    if (this.subscription || this.stopped) return;
+    const share = this.o.journal;
+    if (share) {
+      const worker = this.worker!;
+      worker.postMessage({ journal: { file: share.file, from: share.offsetAfter(after), to: share.durable().offset } } satisfies ToThread);
+      // Told of a new end only when it has read everything it knew of: one message (and one
+      // wake of the thread) per round of reading, however many groups became durable meanwhile.
+      const off = share.onDurable(() => {
+        if (this.threadRead === undefined) return;
+        this.threadRead = undefined;
+        worker.postMessage({ durable: share.durable().offset } satisfies ToThread);
+      });
+      this.readTo = (offset) => {
+        const end = share.durable().offset;
+        if (end > offset) worker.postMessage({ durable: end } satisfies ToThread);
+        else this.threadRead = offset;
+      };
+      this.subscription = { close: async () => void off() };
+      return;
+    }
+    this.subscription = this.o.events.subscribeToAll(after, {
+      onEvent: (event) => {
+        this.buffer.push(event);
+        this.outstanding++;
+        if (!this.posting) {
+          this.posting = true;
+          // A macrotask: the events of one append (and of appends settling together) go as one message.
+          setImmediate(() => this.post());
+        }
+        if (this.outstanding >= this.highWater && !this.failed && !this.stopped) {
+          return new Promise<void>((resolve) => this.drained.push(resolve));
+        }
+      },
+      onCaughtUp: () => {
+        this.post();
+        this.worker?.postMessage({ caughtUp: true } satisfies ToThread);
+      },
+      onError: (error) => {
+        this.worker?.postMessage({ feedFailed: error.message } satisfies ToThread);
+        this.fail(error);
+      },
+    });
+  }
+
+  private post(): void {
+    this.posting = false;
+    if (!this.buffer.length || !this.worker) return;
+    const events = this.buffer;
+    this.buffer = [];
+    this.worker.postMessage({ events } satisfies ToThread);
+  }
+
+  private closeFeed(): void {
+    void this.subscription?.close();
+    this.subscription = undefined;
+    for (const resolve of this.drained.splice(0)) resolve();
+  }
+
+  private fail(error: Error): void {
+    if (this.failed) return;
+    this.failed = error;
+    for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+    this.closeFeed();
+    (this.o.onError ?? ((e: Error) => console.error(`projector thread ${this.names.join(',')} stopped:`, e)))(error);
+  }
+}
+
+function lowest(checkpoints: (bigint | undefined)[]): bigint | undefined {
+  let low: bigint | undefined;
+  for (const c of checkpoints) {
+    if (c === undefined) return undefined;
+    if (low === undefined || c < low) low = c;
+  }
+  return low;
+}

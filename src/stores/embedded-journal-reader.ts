@@ -1,0 +1,68 @@
+/**
+ * Reads durable frames of an embedded journal from another thread of the process that owns it
+ * (the projector thread). The owner says where the durable frames end (JournalShare); below that
+ * end frames are whole and never change, so this reader needs no lock and never sees an
+ * unacknowledged event. Every frame is checked (length, checksum, consecutive positions) as the
+ * owner's own reads check it.
+ */
+import fs from 'node:fs';
+import type { RecordedEvent } from './event-store.js';
+import { toRecorded } from './embedded-event-store.js';
+import { decodeFrame, FRAME_HEADER_BYTES, parsePayload } from './embedded-frames.js';
+import { JournalCorrupt } from './embedded-journal.js';
+
+const CHUNK_BYTES = 256 * 1024;
+
+export class JournalReader {
+  private readonly fd: number;
+  private window = Buffer.allocUnsafe(CHUNK_BYTES);
+  private windowStart = 0;
+  private windowEnd = 0;
+  private lastPosition: number | undefined;
+
+  constructor(readonly file: string) {
+    this.fd = fs.openSync(file, 'r');
+  }
+
+  /**
+   * Events of the frames from `offset` up to `end` (a durable end the owner gave), at most
+   * `max`; and the offset after the last one read.
+   */
+  read(offset: number, end: number, max: number): { events: RecordedEvent[]; next: number } {
+    const events: RecordedEvent[] = [];
+    while (offset < end && events.length < max) {
+      if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES, end);
+      let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parsePayload);
+      if ('bad' in decoded && decoded.need !== undefined && offset + decoded.need <= end) {
+        this.fill(offset, decoded.need, end);
+        decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parsePayload);
+      }
+      if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
+      const { payload } = decoded;
+      if (this.lastPosition !== undefined && payload.p !== this.lastPosition + 1) {
+        throw new JournalCorrupt(this.file, offset, `expected position ${this.lastPosition + 1}, found ${payload.p}`);
+      }
+      this.lastPosition = payload.p;
+      events.push(toRecorded(payload));
+      offset = this.windowStart + decoded.next;
+    }
+    return { events, next: offset };
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+
+  private fill(offset: number, need: number, end: number): void {
+    const want = Math.min(Math.max(CHUNK_BYTES, need), end - offset);
+    if (this.window.length < want) this.window = Buffer.allocUnsafe(want);
+    let got = 0;
+    while (got < want) {
+      const n = fs.readSync(this.fd, this.window, got, want - got, offset + got);
+      if (n === 0) throw new JournalCorrupt(this.file, offset + got, 'the journal ends before its durable end');
+      got += n;
+    }
+    this.windowStart = offset;
+    this.windowEnd = offset + got;
+  }
+}
