@@ -16,6 +16,7 @@ import { FoldCache } from './fold-cache.js';
 
 export class StoreAuthenticator implements Authenticator {
   private readonly folded: FoldCache;
+  private readonly callers = new WeakMap<object, Partial<Record<Caller['via'], Caller>>>();
 
   constructor(
     store: EventStore,
@@ -39,8 +40,12 @@ export class StoreAuthenticator implements Authenticator {
   }
 
   private async caller(credentialHash: string, via: Caller['via']): Promise<Caller | undefined> {
-    const active = activeCredential(await this.folded.state(streams.credential(credentialHash), credentialKind));
+    const state = await this.folded.state(streams.credential(credentialHash), credentialKind);
+    const active = activeCredential(state);
     if (active === undefined) return undefined;
-    return { ...identityOf(this.config.host, active.name), credentialHash, via };
+    // The caller follows from the folded state: made once per state, not per request.
+    let callers = this.callers.get(state);
+    if (callers === undefined) this.callers.set(state, (callers = {}));
+    return (callers[via] ??= Object.freeze({ ...identityOf(this.config.host, active.name), credentialHash, via }));
   }
 }
