@@ -8,6 +8,7 @@
  * idempotent in the kernel (a guest with an avatar is not made another), so replaying events
  * after a crash, or several fronts reacting to the same admission, makes one avatar.
  */
+import { streams } from '../events/identity.js';
 import { identityOf } from '../identity/names.js';
 import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
@@ -21,6 +22,9 @@ export interface ArrivalReactor {
   /** Resolves once the admissions already in the journal at start were acted on. */
   caughtUp: Promise<void>;
 }
+
+/** The streams whose events this reactor acts on; the world's own entries pass it by. */
+const reactedStreams = ['invitation-', 'proof-', streams.townConfig];
 
 function admittedName(event: RecordedEvent): string | undefined {
   if ((event.type === 'InvitationSpent' && event.stream.startsWith('invitation-')) || (event.type === 'ProofSpent' && event.stream.startsWith('proof-'))) {
@@ -73,7 +77,9 @@ export async function startArrivals(opts: {
       (opts.onError ?? ((e: Error) => console.error('arrivals stopped:', e)))(error);
     },
   };
-  const subscription: Subscription = opts.pollMs !== undefined ? pollAll(events, from, handlers, opts.pollMs) : events.subscribeToAll(from, handlers);
+  const subscription: Subscription = opts.pollMs !== undefined
+    ? pollAll(events, from, handlers, opts.pollMs)
+    : events.subscribeToAll(from, handlers, { streamPrefixes: reactedStreams });
   return {
     caughtUp: caught,
     async close() {

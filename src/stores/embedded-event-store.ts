@@ -16,6 +16,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import {
+  streamFilter,
   WrongExpectedVersion,
   type AppendResult,
   type EventData,
@@ -25,6 +26,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeHandlers,
+  type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
 import { checkAppend, checkReadAll, checkReadStream, type CheckedEvent } from './event-store-checks.js';
@@ -331,15 +333,37 @@ export class EmbeddedEventStore implements EventStore {
     return out;
   }
 
+  /**
+   * Durable events after `after` of the streams `wanted` accepts, looking at `limit` positions at
+   * most; frames of other streams are passed over by their heads, undecoded. `last`: the last
+   * position looked at.
+   */
+  scan(after: number, limit: number, wanted: (stream: string) => boolean): { events: RecordedEvent[]; last: number } {
+    this.assertOpen();
+    const events: RecordedEvent[] = [];
+    const last = Math.min(after + limit, this.durableHead);
+    if (last <= after) return { events, last: after };
+    const from = this.index.locate(after + 1);
+    if (from === undefined) throw new Error(`event index has no entry for position ${after + 1}`);
+    let offset = this.journal.skip(from.offset, after + 1 - from.position);
+    for (let position = after + 1; position <= last; position++) {
+      const { head, next } = this.journal.headAt(offset);
+      if (head.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${head.p}`);
+      if (wanted(head.s)) events.push(toRecorded(this.journal.readAt(offset).payload));
+      offset = next;
+    }
+    return { events, last };
+  }
+
   async headPosition(): Promise<bigint | undefined> {
     this.assertOpen();
     return this.durableHead === 0 ? undefined : BigInt(this.durableHead);
   }
 
-  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers): Subscription {
+  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers, options?: SubscribeOptions): Subscription {
     this.assertOpen();
     const start = after === undefined ? 0 : checkReadAll({ after }).after;
-    const subscriber = new Subscriber(this, start, handlers, () => this.subscribers.delete(subscriber));
+    const subscriber = new Subscriber(this, start, handlers, streamFilter(options), () => this.subscribers.delete(subscriber));
     this.subscribers.add(subscriber);
     subscriber.start();
     return subscriber;
@@ -409,6 +433,8 @@ class Subscriber implements Subscription {
     private readonly store: EmbeddedEventStore,
     private last: number,
     private readonly handlers: SubscribeHandlers,
+    /** Streams to deliver (all when undefined). */
+    private readonly wanted: ((stream: string) => boolean) | undefined,
     private readonly forget: () => void,
   ) {}
 
@@ -430,7 +456,9 @@ class Subscriber implements Subscription {
     while (!this.closed) {
       this.pendingWake = false;
       if (this.store.isClosed) return;
-      const page = this.store.page(this.last, PAGE_SIZE);
+      const before = this.last;
+      const scanned = this.wanted ? this.store.scan(this.last, PAGE_SIZE, this.wanted) : undefined;
+      const page = scanned ? scanned.events : this.store.page(this.last, PAGE_SIZE);
       for (const event of page) {
         if (this.closed) return;
         this.delivering = true;
@@ -441,7 +469,8 @@ class Subscriber implements Subscription {
         }
         this.last = Number(event.position);
       }
-      if (page.length === PAGE_SIZE) continue;
+      if (scanned) this.last = scanned.last;
+      if (this.last - before === PAGE_SIZE) continue;
       if (!this.caughtUp) {
         this.caughtUp = true;
         if (this.closed) return;

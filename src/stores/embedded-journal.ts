@@ -425,6 +425,22 @@ export class Journal<T> {
     return { payload: decoded.payload, next: this.windowStart + decoded.next };
   }
 
+  /**
+   * The head (position, revision, stream) of the frame at `offset`, checksummed like readAt but
+   * without parsing the event's data: what a filtered reader needs to pass a frame over.
+   */
+  headAt(offset: number): { head: FrameHead; next: number } {
+    if (offset < JOURNAL_MAGIC.length || offset >= this.durable) throw new JournalCorrupt(this.file, offset, 'no frame there');
+    if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES);
+    let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parseHead);
+    if ('bad' in decoded && decoded.need !== undefined) {
+      this.fill(offset, decoded.need);
+      decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parseHead);
+    }
+    if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
+    return { head: decoded.payload, next: this.windowStart + decoded.next };
+  }
+
   /** Offset of the frame `count` frames after the one at `offset` (reads only frame headers). */
   skip(offset: number, count: number): number {
     for (let i = 0; i < count; i++) {

@@ -30,6 +30,7 @@ import {
   type ReadPosition,
 } from '@eventstore/db-client';
 import {
+  filteredHandlers,
   WrongExpectedVersion,
   type AppendResult,
   type EventData,
@@ -39,6 +40,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeHandlers,
+  type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
 import { checkAppend, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
@@ -169,10 +171,11 @@ export class EsdbEventStore implements EventStore {
     return undefined;
   }
 
-  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers): Subscription {
+  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers, options?: SubscribeOptions): Subscription {
     this.assertOpen();
     if (after !== undefined) checkReadAll({ after });
-    const subscription = new EsdbSubscription(this.client, this, after, handlers, this.retry, () =>
+    // Filtered here rather than by the server, so catching up (reaching the head) works alike.
+    const subscription = new EsdbSubscription(this.client, this, after, filteredHandlers(handlers, options), this.retry, () =>
       this.subscriptions.delete(subscription),
     );
     this.subscriptions.add(subscription);

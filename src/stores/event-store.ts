@@ -67,6 +67,28 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface SubscribeOptions {
+  /**
+   * Deliver only events of streams whose names start with one of these; the others are passed
+   * over in order (the embedded store does not even decode them).
+   */
+  streamPrefixes?: readonly string[];
+}
+
+/** The stream test of `options`, or undefined when every stream is wanted. */
+export function streamFilter(options: SubscribeOptions | undefined): ((stream: string) => boolean) | undefined {
+  const prefixes = options?.streamPrefixes;
+  if (prefixes === undefined) return undefined;
+  return (stream) => prefixes.some((p) => stream.startsWith(p));
+}
+
+/** Handlers that hear only the streams `options` names (for adapters that filter after reading). */
+export function filteredHandlers(handlers: SubscribeHandlers, options: SubscribeOptions | undefined): SubscribeHandlers {
+  const wanted = streamFilter(options);
+  if (!wanted) return handlers;
+  return { ...handlers, onEvent: (event) => (wanted(event.stream) ? handlers.onEvent(event) : undefined) };
+}
+
 export interface EventStore {
   append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream; an absent stream reads as an empty list. */
@@ -76,7 +98,7 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
   /** Position of the newest event in `$all`, or undefined for an empty store. */
   headPosition(): Promise<bigint | undefined>;
-  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers): Subscription;
+  subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers, options?: SubscribeOptions): Subscription;
   close(): Promise<void>;
 }
 

@@ -331,6 +331,37 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     }
   });
 
+  test('a subscription to some streams hears only them, in order, from catch-up into live', async ({ store }) => {
+    const wanted = stream('wanted');
+    const also = stream('also');
+    const other = stream('other');
+    const before = await store.headPosition();
+    // Many passed-over events between the wanted ones: more than a page of them.
+    await store.append(wanted, [ev('E', { i: 0 })], 'any');
+    for (let i = 0; i < 1100; i += 100) await store.append(other, range(100).map((j) => ev('O', { j: i + j })), 'any');
+    await store.append(also, [ev('E', { i: 1 })], 'any');
+    const seen: RecordedEvent[] = [];
+    const caughtUp: Array<bigint | undefined> = [];
+    const sub = store.subscribeToAll(before, {
+      onEvent(e) {
+        seen.push(e);
+      },
+      onCaughtUp: (p) => caughtUp.push(p),
+    }, { streamPrefixes: [wanted, also] });
+    try {
+      await waitFor(() => caughtUp.length > 0, 'catch-up');
+      await store.append(other, [ev('O', { j: -1 })], 'any');
+      await store.append(wanted, [ev('E', { i: 2 })], 'any');
+      await waitFor(() => seen.length >= 3, 'a live wanted event');
+      await delay(30);
+      assert.equal(seen.map((e) => [e.stream, (e.data as { i: number }).i]), [[wanted, 0], [also, 1], [wanted, 2]]);
+      for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.position < seen[i]!.position);
+      assert.is(caughtUp.length, 1);
+    } finally {
+      await sub.close();
+    }
+  });
+
   test('close() stops delivery', async ({ store }) => {
     const s = stream('close');
     const before = await store.headPosition();
