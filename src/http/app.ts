@@ -22,9 +22,10 @@ import {
   sessionCookie, TownError,
   type Authenticator, type Caller, type Clock, type Handler, type Handlers, type TownConfig, type TownContext, type TownState,
 } from './handler.js';
-import { replyLinks, type Links } from './links.js';
+import { replyLinks, selfLinksJson, type Links } from './links.js';
 import { defaultLimiters, type Limiters } from './rate-limit.js';
 import { readBody } from './request-body.js';
+import { RouteIndex } from './route-match.js';
 import { routesFor, type Route } from './routes.js';
 import { explain, shapeOf, shapeText } from './shape.js';
 
@@ -56,6 +57,17 @@ export type TownApp = Koa<TownState> & {
   limiters: Limiters;
 };
 
+/** A route of the table with what the front needs to serve it. */
+interface Entry {
+  route: Route;
+  /** The handler's name: the route's, or for a scratch variant its base route's. */
+  name: string;
+  handler: Handler | undefined;
+  read: ((ctx: TownContext) => Promise<Record<string, unknown> | undefined>) | undefined;
+  /** Reached through /AGENTS.md/scratch/{name}/… */
+  inScratch: boolean;
+}
+
 const stderrLogger: Logger = {
   error: (message, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
 };
@@ -70,20 +82,20 @@ export function createApp(options: AppOptions): TownApp {
   const workers = options.workers ?? limits.workers;
   const townOpen = options.townOpen ?? (() => config.open);
   const table = routesFor(true);
-  const routeOf = new WeakMap<object, Route>();
 
-  // The catalogue and the guide are made once per town mode and kept as text.
-  const made = new Map<string, string>();
-  const once = (key: string, make: () => string): string => {
-    let text = made.get(key);
-    if (text === undefined) made.set(key, (text = make()));
-    return text;
+  // The catalogue and the guide are made once per town mode and kept as bytes (so that neither
+  // koa nor the reply-size guard measures tens of kilobytes of text on every request).
+  const made = new Map<string, Buffer>();
+  const once = (key: string, make: () => string): Buffer => {
+    let bytes = made.get(key);
+    if (bytes === undefined) made.set(key, (bytes = Buffer.from(make())));
+    return bytes;
   };
   const catalogue = (open: boolean, self: string) => once(`catalogue ${open} ${self}`, () => {
     const listed = routesFor(open);
     return JSON.stringify(buildCatalogue({ ...config, open }, listed, (r) => Boolean(handlers[r.base ?? r.name]), self), null, 2);
   });
-  const examples = examplesText();
+  const examples = Buffer.from(examplesText());
   // The front's own routes, which a room may still replace by passing a handler of that name.
   const handlers: Handlers = {
     guide: async (ctx) => {
@@ -114,157 +126,155 @@ export function createApp(options: AppOptions): TownApp {
   app.limiters = limiters;
   app.on('error', (err: unknown) => logger.error('reply failed after it started', { error: errorText(err) }));
 
-  // request id, and the address per-address limits count
+  // The router only matches (one table, in order; route-match.ts looks only at the routes under
+  // the request's first two segments). The work of a request is plain calls in the one
+  // middleware below, not a chain of middleware, because every layer of koa-compose costs a
+  // promise, a bound function and a closure on every request.
+  const router = new Router<TownState>();
+  const entries = new Map<object, Entry>();
+  for (const r of table) {
+    // Never called: the front runs the route's work itself (routeWork).
+    const unused = async () => {};
+    if (r.method === 'GET') router.get(r.name, r.path, unused);
+    else router.post(r.name, r.path, unused);
+    entries.set(router.stack[router.stack.length - 1], {
+      route: r,
+      name: r.base ?? r.name,
+      handler: handlers[r.base ?? r.name],
+      read: r.method === 'POST' ? readBody(r) : undefined,
+      inScratch: r.path.startsWith('/AGENTS.md/scratch/:name'),
+    });
+  }
+  const index = RouteIndex.of(router);
+
   const boot = randomBytes(3).toString('hex');
   let served = 0;
-  app.use(async (ctx, next) => {
-    ctx.state.requestId = `${boot}-${(++served).toString(36)}`;
-    ctx.state.address = ctx.ip;
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    await next();
-  });
-
-  // reply: every failure becomes its envelope; JSON is serialised here, once, and measured
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-      finishReply(ctx as TownContext);
-    } catch (err) {
-      fail(ctx as TownContext, err);
-    }
-  });
-
-  // in-flight limit
   let inFlight = 0;
-  app.use(async (_ctx, next) => {
-    if (inFlight >= workers) {
-      throw new TownError('busy', `every worker is taken (${workers} requests at once); try again shortly`, { headers: { 'Retry-After': '1' } });
-    }
-    inFlight++;
-    try {
-      await next();
-    } finally {
-      inFlight--;
-    }
-  });
 
-  app.use(async (ctx, next) => {
-    if (!takenMethods.has(ctx.method)) {
-      throw new TownError('notImplemented', `no route takes the method ${ctx.method}; routes take GET, HEAD and POST`, { hintHref: '/AGENTS.md/api' });
-    }
-    await next();
-  });
-
-  const router = new Router<TownState>();
-  for (const r of table) {
-    const read = r.method === 'POST' ? readBody(r) : undefined;
-    const handler = handlers[r.base ?? r.name];
-    const stack = [
-      enter(r),
-      authenticate(r),
-      rateLimit(r),
-      async (ctx: TownContext, next: () => Promise<unknown>) => {
-        ctx.state.body = await input(ctx, r, read);
-        ctx.state.query = decodeQuery(ctx, r);
-        await next();
-      },
-      invoke(r, handler),
-    ];
-    if (r.method === 'GET') router.get(r.name, r.path, ...(stack as never[]));
-    else router.post(r.name, r.path, ...(stack as never[]));
-  }
-  app.use(router.routes());
-
-  // nothing matched: 405 when the path is a route's under another method, else 404
+  /**
+   * Every request, outside in: request id and address; the reply (every failure becomes its
+   * envelope; JSON is serialised once and measured); the in-flight limit; the method gate (501);
+   * the route (404 / 405); then the route's own work (routeWork).
+   */
   app.use(async (ctx) => {
-    const matched = router.match(ctx.path, ctx.method).path.filter((layer) => layer.methods.length > 0);
+    const state = ctx.state;
+    const requestId = `${boot}-${(++served).toString(36)}`;
+    state.requestId = requestId;
+    // koa's `ctx.ip` without a trusted proxy is the socket's address; read it directly then.
+    state.address = app.proxy ? ctx.ip : ctx.req.socket.remoteAddress || '';
+    ctx.res.setHeader('X-Request-Id', requestId);
+    let route: Route | undefined;
+    try {
+      // The in-flight limit sits inside the reply so that `busy` itself is an envelope.
+      if (inFlight >= workers) {
+        throw new TownError('busy', `every worker is taken (${workers} requests at once); try again shortly`, { headers: { 'Retry-After': '1' } });
+      }
+      inFlight++;
+      let measured: boolean;
+      try {
+        const method = ctx.method;
+        if (!takenMethods.has(method)) {
+          throw new TownError('notImplemented', `no route takes the method ${method}; routes take GET, HEAD and POST`, { hintHref: '/AGENTS.md/api' });
+        }
+        const path = ctx.path;
+        // The table's first route for this path and method answers (as the router's chain would:
+        // a route's work never passes the request on).
+        const { layer, onPath } = index.match(path, method);
+        if (!layer) throw unmatched(ctx as TownContext, onPath);
+        const entry = entries.get(layer) as Entry;
+        route = entry.route;
+        const params = layer.params(path, layer.captures(path));
+        (ctx.request as { params?: Record<string, string> }).params = params;
+        (ctx as { params?: Record<string, string> }).params = params;
+        measured = await routeWork(ctx as TownContext, entry);
+      } finally {
+        inFlight--;
+      }
+      if (!measured) finishReply(ctx as TownContext);
+    } catch (err) {
+      fail(ctx as TownContext, err, route);
+    }
+  });
+
+  /** Nothing matched: 405 when the path is a route's under another method, else 404. */
+  function unmatched(ctx: TownContext, onPath: readonly { methods: string[] }[]): TownError {
+    const matched = onPath.filter((layer) => layer.methods.length > 0);
     if (matched.length) {
       const allow = [...new Set(matched.flatMap((layer) => layer.methods))].join(', ');
-      throw new TownError('methodNotAllowed', `${ctx.path} takes ${allow}, not ${ctx.method}`, { headers: { Allow: allow }, hintHref: '/AGENTS.md/api' });
+      return new TownError('methodNotAllowed', `${ctx.path} takes ${allow}, not ${ctx.method}`, { headers: { Allow: allow }, hintHref: '/AGENTS.md/api' });
     }
-    throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path}; the catalogue lists every route`, { hintHref: '/AGENTS.md/api' });
-  });
-
-  function enter(r: Route) {
-    return async (ctx: TownContext, next: () => Promise<unknown>) => {
-      routeOf.set(ctx, r);
-      ctx.state.route = r.base ?? r.name;
-      if (r.openOnly && !(await townOpen())) {
-        throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path} on an invited town; accept an invitation instead`, { hintHref: '/AGENTS.md/api' });
-      }
-      const scratch = (ctx.params as Record<string, string> | undefined)?.name;
-      if (r.path.startsWith('/AGENTS.md/scratch/:name')) ctx.state.scratch = scratch;
-      await next();
-    };
+    return new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path}; the catalogue lists every route`, { hintHref: '/AGENTS.md/api' });
   }
 
-  function authenticate(r: Route) {
-    return async (ctx: TownContext, next: () => Promise<unknown>) => {
-      if (r.auth === 'bearer') {
-        const token = bearerToken(ctx);
-        if (token === undefined) {
-          throw new TownError('unauthenticated', 'this route needs the header `Authorization: Bearer <credential>`', { headers: { 'WWW-Authenticate': 'Bearer realm="town"' }, hintHref: '/AGENTS.md' });
-        }
-        const caller = await authenticator.bearer(token);
-        if (!caller) {
-          throw new TownError('unauthenticated', 'the credential is not one this town issued, or it was revoked', { headers: { 'WWW-Authenticate': 'Bearer realm="town", error="invalid_token"' }, hintHref: '/AGENTS.md' });
-        }
-        ctx.state.caller = caller;
-      } else if (r.auth === 'optional') {
-        // /xrpc also carries service JWTs the front cannot verify: an unverified bearer is left
-        // to the handler, never refused here.
-        const token = bearerToken(ctx);
-        if (token !== undefined) ctx.state.caller = await authenticator.bearer(token);
-      } else if (r.auth === 'cookie') {
-        const session = ctx.cookies.get(sessionCookie);
-        if (session) ctx.state.caller = await authenticator.session(session);
-        if (!ctx.state.caller && r.signedOut === 'enter') {
-          ctx.status = 303;
-          ctx.redirect(`/enter?next=${encodeURIComponent(ctx.originalUrl)}`);
-          ctx.status = 303;
-          return;
-        }
+  /**
+   * A route's work, in order: enter (open-only routes, scratch name) → auth → rate limit → body
+   * (413, badJson) and query → codecs (hostRequest) → handler (501 while not built) → `_links`.
+   * Resolves true when it serialised and measured a JSON reply itself.
+   */
+  async function routeWork(ctx: TownContext, { route: r, name: routeName, handler, read, inScratch }: Entry): Promise<boolean> {
+    const state = ctx.state;
+    state.route = routeName;
+    if (r.openOnly && !(await townOpen())) {
+      throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path} on an invited town; accept an invitation instead`, { hintHref: '/AGENTS.md/api' });
+    }
+    if (inScratch) state.scratch = (ctx.params as Record<string, string> | undefined)?.name;
+
+    if (r.auth === 'bearer') {
+      const token = bearerToken(ctx);
+      if (token === undefined) {
+        throw new TownError('unauthenticated', 'this route needs the header `Authorization: Bearer <credential>`', { headers: { 'WWW-Authenticate': 'Bearer realm="town"' }, hintHref: '/AGENTS.md' });
       }
-      await next();
-    };
+      const caller = await authenticator.bearer(token);
+      if (!caller) {
+        throw new TownError('unauthenticated', 'the credential is not one this town issued, or it was revoked', { headers: { 'WWW-Authenticate': 'Bearer realm="town", error="invalid_token"' }, hintHref: '/AGENTS.md' });
+      }
+      state.caller = caller;
+    } else if (r.auth === 'optional') {
+      // /xrpc also carries service JWTs the front cannot verify: an unverified bearer is left
+      // to the handler, never refused here.
+      const token = bearerToken(ctx);
+      if (token !== undefined) state.caller = await authenticator.bearer(token);
+    } else if (r.auth === 'cookie') {
+      const session = ctx.cookies.get(sessionCookie);
+      if (session) state.caller = await authenticator.session(session);
+      if (!state.caller && r.signedOut === 'enter') {
+        ctx.status = 303;
+        ctx.redirect(`/enter?next=${encodeURIComponent(ctx.originalUrl)}`);
+        ctx.status = 303;
+        return false;
+      }
+    }
+
+    const caller: Caller | undefined = state.caller;
+    const budget = caller ? 'credential' : r.rate;
+    if (budget !== 'none') {
+      const d = limiters[budget].take(caller ? caller.credentialHash : state.address);
+      state.rateLimit = { limit: d.limit, windowSeconds: d.windowSeconds, remaining: d.remaining };
+      if (!d.ok) {
+        const whose = caller ? 'this credential' : 'this address';
+        throw new TownError('rateLimited', `over the rate limit: ${d.limit} calls in ${d.windowSeconds} s for ${whose}; retry after ${d.retryAfterSeconds} s`, { headers: { 'Retry-After': String(d.retryAfterSeconds) } });
+      }
+    }
+
+    state.body = read || r.body ? await input(ctx, r, read) : undefined;
+    state.query = decodeQuery(ctx, r);
+
+    if (!handler) {
+      throw new TownError('notImplemented', `route ${r.name} is not built yet`, { hintHref: '/AGENTS.md/api' });
+    }
+    const out = await handler(ctx);
+    if (out === undefined) {
+      if (ctx.body == null && ctx.status === 404) ctx.status = 204;
+      return false;
+    }
+    if (typeof out !== 'object' || out === null || Array.isArray(out)) {
+      throw new Error(`handler ${r.name} returned ${Array.isArray(out) ? 'a list' : typeof out}; handlers return objects`);
+    }
+    jsonReply(ctx, out as Record<string, unknown>);
+    return true;
   }
 
-  function rateLimit(r: Route) {
-    return async (ctx: TownContext, next: () => Promise<unknown>) => {
-      const caller: Caller | undefined = ctx.state.caller;
-      const budget = caller ? 'credential' : r.rate;
-      if (budget !== 'none') {
-        const d = limiters[budget].take(caller ? caller.credentialHash : ctx.state.address);
-        ctx.state.rateLimit = { limit: d.limit, windowSeconds: d.windowSeconds, remaining: d.remaining };
-        if (!d.ok) {
-          const whose = caller ? 'this credential' : 'this address';
-          throw new TownError('rateLimited', `over the rate limit: ${d.limit} calls in ${d.windowSeconds} s for ${whose}; retry after ${d.retryAfterSeconds} s`, { headers: { 'Retry-After': String(d.retryAfterSeconds) } });
-        }
-      }
-      await next();
-    };
-  }
-
-  function invoke(r: Route, handler: Handler | undefined) {
-    return async (ctx: TownContext) => {
-      if (!handler) {
-        throw new TownError('notImplemented', `route ${r.name} is not built yet`, { hintHref: '/AGENTS.md/api' });
-      }
-      const out = await handler(ctx);
-      if (out !== undefined) {
-        if (typeof out !== 'object' || out === null || Array.isArray(out)) {
-          throw new Error(`handler ${r.name} returned ${Array.isArray(out) ? 'a list' : typeof out}; handlers return objects`);
-        }
-        const { _links, ...rest } = out as { _links?: Links };
-        ctx.body = { ...rest, _links: replyLinks(ctx.originalUrl, _links) };
-      } else if (ctx.body == null && ctx.status === 404) {
-        ctx.status = 204;
-      }
-    };
-  }
-
-  function fail(ctx: TownContext, err: unknown) {
-    const route = routeOf.get(ctx);
+  function fail(ctx: TownContext, err: unknown, route: Route | undefined) {
     let failure: TownError | XrpcFailure;
     if (err instanceof TownError || err instanceof XrpcFailure) failure = err;
     else {
@@ -293,7 +303,7 @@ export function createApp(options: AppOptions): TownApp {
 
 /** The token of `Authorization: Bearer <token>`, or undefined for any other form. */
 function bearerToken(ctx: TownContext): string | undefined {
-  const header = ctx.get('Authorization');
+  const header = ctx.req.headers.authorization ?? '';
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   return m ? m[1] : undefined;
 }
@@ -308,6 +318,7 @@ async function input(ctx: TownContext, r: Route, read: ((ctx: TownContext) => Pr
 }
 
 function decodeQuery(ctx: TownContext, r: Route): Record<string, string | undefined> {
+  if (!r.query && ctx.querystring === '') return {};
   const q = ctx.query as Record<string, string | string[] | undefined>;
   if (r.query) return decode(r.query, q, 'query') as Record<string, string | undefined>;
   const flat: Record<string, string | undefined> = {};
@@ -334,9 +345,41 @@ function finishReply(ctx: TownContext) {
     ctx.body = text;
     size = Buffer.byteLength(text);
   }
+  measure(size);
+}
+
+function measure(size: number) {
   if (size > limits.replyBytes) {
     throw new TownError('replyTooLarge', `the reply would be ${size} bytes, over the limit of ${limits.replyBytes}; ask for less (compact=1, a page)`);
   }
+}
+
+const jsonType = 'application/json; charset=utf-8';
+
+/**
+ * A handler's object as the reply: its fields, then `_links` (self, api, then the handler's
+ * own), serialised once and measured. The same bytes and headers as setting `ctx.body` to the
+ * object and letting koa serialise it, without building the object twice.
+ */
+function jsonReply(ctx: TownContext, out: Record<string, unknown>) {
+  let text: string;
+  const proto: unknown = Object.getPrototypeOf(out);
+  if ((proto !== Object.prototype && proto !== null) || '_links' in out || 'toJSON' in out) {
+    const { _links, ...rest } = out as { _links?: Links };
+    text = JSON.stringify({ ...rest, _links: replyLinks(ctx.originalUrl, _links) });
+  } else {
+    // `{...out, _links}` serialises as `out` with `_links` last: splice it into out's text.
+    const own = JSON.stringify(out);
+    const links = selfLinksJson(ctx.originalUrl);
+    text = own.length === 2 ? `{"_links":${links}}` : `${own.slice(0, -1)},"_links":${links}}`;
+  }
+  measure(Buffer.byteLength(text));
+  // As koa does for an object body: no stale length, a JSON type unless one is set.
+  const response = ctx.response;
+  response.remove('Content-Length');
+  const type = response.type;
+  if (!type || !/\bjson\b/i.test(type)) response.set('Content-Type', jsonType);
+  ctx.body = text;
 }
 
 function errorText(err: unknown): string {

@@ -26,3 +26,10 @@ const asLink = (v: LinkLike): Link => (typeof v === 'string' ? { href: v } : v);
 export function replyLinks(self: string, own?: Links): Links {
   return { self: { href: self }, api: { href: apiHref }, ...own };
 }
+
+const apiLinkJson = `,"api":${JSON.stringify({ href: apiHref })}}`;
+
+/** `JSON.stringify(replyLinks(self))`, without building the object. */
+export function selfLinksJson(self: string): string {
+  return `{"self":{"href":${JSON.stringify(self)}}${apiLinkJson}`;
+}

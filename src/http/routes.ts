@@ -157,13 +157,24 @@ export function hrefTemplate(r: Route): string {
  * `/AGENTS.md/world/a%2Fb/card` (a `/` inside an id travels as %2F).
  */
 export function hrefOf(name: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
-  const r = routeNamed(name);
-  if (!r) throw new Error(`no route named ${name}`);
-  const path = r.path.replace(/:([A-Za-z_]+)/g, (_, k: string) => {
-    const v = params[k];
-    if (v === undefined) throw new Error(`route ${name} needs ${k}`);
-    return encodeURIComponent(v);
-  });
+  // Handlers build a few hrefs on every reply: each route's path is split into its literal
+  // pieces and parameter names once (`/a/:b/c` → ['/a/', 'b', '/c']), not searched and
+  // rewritten by a regular expression on every call.
+  let pieces = pathPieces.get(name);
+  if (pieces === undefined) {
+    const r = routeNamed(name);
+    if (!r) throw new Error(`no route named ${name}`);
+    pathPieces.set(name, (pieces = r.path.split(/:([A-Za-z_]+)/)));
+  }
+  let path = pieces[0];
+  for (let i = 1; i < pieces.length; i += 2) {
+    const v = params[pieces[i]];
+    if (v === undefined) throw new Error(`route ${name} needs ${pieces[i]}`);
+    path += encodeURIComponent(v) + pieces[i + 1];
+  }
   const q = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
   return q.length ? `${path}?${new URLSearchParams(q).toString()}` : path;
 }
+
+/** Route name → its path split at its parameters (for hrefOf). */
+const pathPieces = new Map<string, string[]>();

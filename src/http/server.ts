@@ -42,16 +42,11 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
     requireHostHeader: false,
   });
   server.maxHeadersCount = limits.headers + 1;
+  const handle = app.callback();
   const wire = guardServer(server, {
     requestSeconds: options.requestSeconds ?? limits.requestSeconds,
     lingerMs: options.lingerMs ?? 2000,
-  });
-  const handle = app.callback();
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const guard = wire.guardOf(req.socket);
-    if (guard && !guard.admit(res)) return;
-    void handle(req, res);
-  });
+  }, (req, res) => void handle(req, res));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,14 +2,19 @@
  * Limits below koa (spec 7.1, 8): request line, header lines and count, HTTP version, malformed
  * heads, and the time for a whole request to arrive. Node's parser cannot tell these apart (one
  * `maxHeaderSize` covers line and headers together; it truncates header counts silently; it
- * times requests from its own start, not from connecting), so a light scanner reads every
- * connection's bytes just before Node's parser does, keeps track of where each request's head
- * and body end, and answers a violation itself: the JSON envelope, then the connection closes.
+ * accepts `GET  /x` and HTTP/0.9 lines; it times requests from its own start, not from
+ * connecting), so a light scanner reads every connection's bytes, keeps track of where each
+ * request's head and body end, and answers a violation itself: the JSON envelope, then the
+ * connection closes.
  *
- * The scanner only measures and frames; Node's parser still parses. When Node's parser refuses
- * something the scanner let through (a bad byte in a header value, say), the guard answers
- * `badRequest` — once the scanner has seen the whole head, so that a more precise class the
- * head earns (414, 431, 501, 505) wins.
+ * The scanner only measures and frames; Node's parser still parses, on its native path: the
+ * scanner reads each chunk right after Node's parser did (the parser's per-chunk hook), and the
+ * requests Node parsed from that chunk are handed to the app only then, so none is served
+ * before its bytes were judged. (Listening for the socket's 'data' instead would move Node's
+ * parser off its native path onto a far slower JS one; that is kept only for sockets Node does
+ * not parse natively, such as TLS.) When Node's parser refuses something the scanner let
+ * through (a bad byte in a header value, say), the guard answers `badRequest` — once the scanner
+ * has seen the whole head, so that a more precise class the head earns (414, 431, 501, 505) wins.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -32,6 +37,19 @@ const requestLineRe = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([\x21-\x7e]+) HTTP\/([0-9
 const headerRe = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([^\x00-\x08\x0a-\x1f\x7f]*)$/;
 /** How much of a header line is kept to read its name and (for framing headers) value. */
 const capture = 1024;
+/** The bytes of a token (RFC 9110 tchar), as `tokenRe`. */
+const tchar = new Uint8Array(256);
+for (const c of "!#$%&'*+.^_`|~-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") tchar[c.charCodeAt(0)] = 1;
+/** GET, HEAD or POST at `buf[start..end)`, without making a string. */
+function knownMethod(buf: Buffer, start: number, end: number): string | undefined {
+  const n = end - start;
+  if (n === 3 && buf[start] === 71 && buf[start + 1] === 69 && buf[start + 2] === 84) return 'GET';
+  if (n === 4 && buf[start] === 80 && buf[start + 1] === 79 && buf[start + 2] === 83 && buf[start + 3] === 84) return 'POST';
+  if (n === 4 && buf[start] === 72 && buf[start + 1] === 69 && buf[start + 2] === 65 && buf[start + 3] === 68) return 'HEAD';
+  return undefined;
+}
+/** `fastLine` could not settle the line: read it as text. */
+const slow = Symbol('slow');
 /** Methods Node's parser knows, less CONNECT (which Node hands to a tunnel, not a request). */
 const parsedMethods = new Set(http.METHODS.filter((m) => m !== 'CONNECT'));
 
@@ -46,8 +64,9 @@ export class RequestScanner {
   completed = 0;
   /** Whether any byte of the next request has arrived. */
   started = false;
-  /** The target of the request being read, once its line was (for the envelope's `self`). */
-  target?: string;
+  /** Where the target of the request being read lies, once its line was (read when needed). */
+  private targetAt?: { buf: Buffer; start: number; end: number };
+  private targetText?: string;
   private parts: Buffer[] = [];
   private kept = 0;
   private lineLength = 0;
@@ -59,6 +78,17 @@ export class RequestScanner {
   private host = false;
   private contentLength?: string;
   private transferEncoding?: string;
+
+  /** The target of the request being read, once its line was (for the envelope's `self`). */
+  get target(): string | undefined {
+    if (this.targetText === undefined && this.targetAt) this.targetText = this.targetAt.buf.toString('latin1', this.targetAt.start, this.targetAt.end);
+    return this.targetText;
+  }
+
+  set target(text: string | undefined) {
+    this.targetText = text;
+    this.targetAt = undefined;
+  }
 
   /** The scanner is inside a request's head (line or header lines). */
   get inHead(): boolean {
@@ -88,7 +118,8 @@ export class RequestScanner {
         const length = end - i;
         if (length === 0 || buf[end - 1] !== 13) return { cls: 'badRequest', message: 'lines of a request end with CRLF' };
         if (length - 1 > max) return this.tooLong();
-        const v = this.line(buf.toString('latin1', i, end - 1), length - 1);
+        let v = this.fastLine(buf, i, end - 1);
+        if (v === slow) v = this.line(buf.toString('latin1', i, end - 1), length - 1);
         i = lf + 1;
         if (v) return v;
         continue;
@@ -119,6 +150,49 @@ export class RequestScanner {
       const v = this.line(raw.toString('latin1', 0, whole ? raw.length - 1 : raw.length), length - 1);
       if (v) return v;
     }
+    return undefined;
+  }
+
+  /**
+   * The usual request line and header lines, checked byte by byte with no string or regular
+   * expression: exactly what `requestLine` and `header` accept. Anything else (other versions,
+   * framing headers, faults) is `slow`, for those to read and answer.
+   */
+  private fastLine(buf: Buffer, start: number, stop: number): Verdict | undefined | typeof slow {
+    if (start === stop) return this.state === 'headers' ? this.headEnd() : slow;
+    let j = start;
+    while (j < stop && tchar[buf[j]] === 1) j++;
+    if (this.state === 'headers') {
+      const name = j - start;
+      if (name === 0 || j === stop || buf[j] !== 58 || name === 14 || name === 17) return slow;
+      for (let k = j + 1; k < stop; k++) {
+        const c = buf[k];
+        if ((c < 32 && c !== 9) || c === 127) return slow;
+      }
+      if (++this.headers > limits.headers) return { cls: 'headersTooLarge', message: `more than ${limits.headers} headers` };
+      // `x | 32` is a letter's lower case (and no other token byte lands on these letters).
+      if (name === 4 && (buf[start] | 32) === 104 && (buf[start + 1] | 32) === 111 && (buf[start + 2] | 32) === 115 && (buf[start + 3] | 32) === 116) this.host = true;
+      return undefined;
+    }
+    if (this.state !== 'line') return slow;
+    if (j === start || j === stop || buf[j] !== 32) return slow;
+    const methodEnd = j++;
+    const targetStart = j;
+    while (j < stop && buf[j] >= 0x21 && buf[j] <= 0x7e) j++;
+    if (j === targetStart || j === stop || buf[j] !== 32) return slow;
+    const targetEnd = j++;
+    // `HTTP/1.1` or `HTTP/1.0`
+    if (stop - j !== 8 || buf[j] !== 72 || buf[j + 1] !== 84 || buf[j + 2] !== 84 || buf[j + 3] !== 80 || buf[j + 4] !== 47
+      || buf[j + 5] !== 49 || buf[j + 6] !== 46 || (buf[j + 7] !== 48 && buf[j + 7] !== 49)) return slow;
+    this.method = knownMethod(buf, start, methodEnd) ?? buf.toString('latin1', start, methodEnd);
+    this.targetText = undefined;
+    this.targetAt = { buf, start: targetStart, end: targetEnd };
+    this.http11 = buf[j + 7] === 49;
+    this.state = 'headers';
+    this.headers = 0;
+    this.host = false;
+    this.contentLength = undefined;
+    this.transferEncoding = undefined;
     return undefined;
   }
 
@@ -253,6 +327,28 @@ export interface WireOptions {
   lingerMs: number;
 }
 
+/** Hands a request the guard let through to the app. */
+export type Dispatch = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** What the guard uses of Node's HTTP parser (`socket.parser`, not in Node's typings). */
+interface NodeParser {
+  /** True while the parser reads the socket natively (no 'data' listener in JS). */
+  _consumed?: boolean;
+  /** The chunk being parsed; valid inside the parser's callbacks and its per-chunk hook. */
+  getCurrentBuffer(): Buffer;
+  [hook: number]: unknown;
+}
+type ExecuteHook = (ret: unknown) => unknown;
+
+/** Node's parser on `socket` with its per-chunk hook, when Node parses that socket natively. */
+function nativeParser(socket: Socket): { parser: NodeParser; hook: number } | undefined {
+  const parser = (socket as Socket & { parser?: NodeParser }).parser;
+  const hook = (parser?.constructor as { kOnExecute?: unknown } | undefined)?.kOnExecute;
+  if (!parser || parser._consumed !== true || typeof hook !== 'number') return undefined;
+  if (typeof parser[hook] !== 'function' || typeof parser.getCurrentBuffer !== 'function') return undefined;
+  return { parser, hook };
+}
+
 const parserClass = (code: string | undefined): ErrorClass => {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW': return 'headersTooLarge';
@@ -275,6 +371,10 @@ export class ConnectionGuard {
   private failure?: { at: number; verdict: Verdict; self?: string };
   private written = false;
   private deferred?: Error & { code?: string };
+  /** Requests Node parsed from the chunk being parsed (request, reply, …), held until the
+   * scanner has read it. */
+  private readonly held: (http.IncomingMessage | http.ServerResponse)[] = [];
+  private readonly native?: NodeParser;
   closing = false;
   /** The data listener that feeds this guard (kept so the guard can tell it from Node's). */
   readonly listener = (chunk: Buffer) => this.onData(chunk);
@@ -282,12 +382,27 @@ export class ConnectionGuard {
   constructor(
     readonly socket: Socket,
     private readonly options: WireOptions,
+    private readonly dispatch: Dispatch,
   ) {
+    const native = nativeParser(socket);
+    if (native) {
+      const { parser, hook } = native;
+      const next = parser[hook] as ExecuteHook;
+      // Node calls this after parsing each chunk, with the chunk still readable.
+      parser[hook] = (ret: unknown) => {
+        this.onData(parser.getCurrentBuffer());
+        this.release();
+        return next(ret);
+      };
+      this.native = parser;
+    } else {
+      socket.prependListener('data', this.listener);
+    }
     // The first request's clock runs from connecting (spec 7.1 requestTimeout).
     this.startClock();
   }
 
-  /** Bytes from the client, before Node's parser sees them. */
+  /** Bytes from the client, as (or just after) Node's parser sees them. */
   onData(chunk: Buffer) {
     if (this.failure) return;
     const before = this.scanner.completed;
@@ -299,6 +414,23 @@ export class ConnectionGuard {
     // Each request has its own clock, from its first byte (the first, from connecting).
     if (this.scanner.completed !== before) this.stopClock();
     if (this.scanner.started || this.scanner.state !== 'line') this.startClock();
+  }
+
+  /** A request Node parsed: served now if the scanner has read its bytes, else after it has. */
+  request(req: http.IncomingMessage, res: http.ServerResponse) {
+    if (this.native?._consumed) this.held.push(req, res);
+    else if (this.admit(res)) this.dispatch(req, res);
+  }
+
+  private release() {
+    const held = this.held;
+    if (held.length === 0) return;
+    // Dispatching parses nothing, so no request joins the list while it is read.
+    for (let i = 0; i < held.length; i += 2) {
+      const res = held[i + 1] as http.ServerResponse;
+      if (this.admit(res)) this.dispatch(held[i] as http.IncomingMessage, res);
+    }
+    held.length = 0;
   }
 
   /** Node's parser refused the bytes (the server's `clientError`). */
@@ -326,7 +458,7 @@ export class ConnectionGuard {
       this.flush();
       if (this.closing && this.open.size === 0) this.socket.end();
     };
-    res.on('finish', done);
+    // A reply emits 'close' once it has finished, or when its connection closed first.
     res.on('close', done);
     return true;
   }
@@ -341,7 +473,7 @@ export class ConnectionGuard {
   closeAfterReplies() {
     this.closing = true;
     for (const res of this.open) if (!res.headersSent) res.shouldKeepAlive = false;
-    if (this.open.size === 0) this.socket.destroy();
+    if (this.open.size === 0 && this.held.length === 0) this.socket.destroy();
   }
 
   get busy(): boolean {
@@ -372,10 +504,12 @@ export class ConnectionGuard {
   private fail(v: Verdict, at: number, wait: boolean) {
     this.failure = { at, verdict: v, self: this.scanner.target };
     this.stopClock();
-    // Node's parser has this chunk still to read (it listens after us); detach it afterwards so
-    // it parses nothing more, and keep reading so the client's remaining bytes do not turn the
-    // close into a reset that could swallow the answer.
+    // Node's parser must parse nothing more: read the client's remaining bytes here and drop
+    // them (so that they do not turn the close into a reset that could swallow the answer).
+    // Listening for 'data' takes the socket off Node's native parser; Node's own listener goes.
     queueMicrotask(() => {
+      if (this.socket.destroyed) return;
+      if (!this.socket.listeners('data').includes(this.listener)) this.socket.on('data', this.listener);
       for (const l of this.socket.listeners('data')) if (l !== this.listener) this.socket.removeListener('data', l as (...a: unknown[]) => void);
       this.socket.resume();
     });
@@ -412,21 +546,27 @@ function parserMessage(err: Error & { code?: string }): string {
   }
 }
 
-/** Puts a guard on every connection of `server` and returns them (for a graceful close). */
-export function guardServer(server: http.Server, options: WireOptions): { guards: Set<ConnectionGuard>; guardOf(socket: Socket): ConnectionGuard | undefined } {
+/**
+ * Puts a guard on every connection of `server`, and hands the requests it lets through to
+ * `dispatch`. Returns the guards (for a graceful close).
+ */
+export function guardServer(server: http.Server, options: WireOptions, dispatch: Dispatch): { guards: Set<ConnectionGuard>; guardOf(socket: Socket): ConnectionGuard | undefined } {
   const guards = new Set<ConnectionGuard>();
   const bySocket = new WeakMap<Socket, ConnectionGuard>();
   server.on('connection', (socket: Socket) => {
-    const guard = new ConnectionGuard(socket, options);
+    // Node's own connection listener ran first: the socket has its parser.
+    const guard = new ConnectionGuard(socket, options, dispatch);
     bySocket.set(socket, guard);
     guards.add(guard);
-    // Node's own data listener is already attached; ours goes in front of it. (Listening for
-    // 'data' also moves Node's parser off its native fast path onto this JS one.)
-    socket.prependListener('data', guard.listener);
     socket.on('close', () => {
       guard.dispose();
       guards.delete(guard);
     });
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const guard = bySocket.get(req.socket);
+    if (guard) guard.request(req, res);
+    else dispatch(req, res);
   });
   // A CONNECT is refused by the scanner (501); Node hands such a socket over as a tunnel and
   // would drop it unanswered, so take it and let the guard write its answer.

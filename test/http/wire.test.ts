@@ -144,6 +144,24 @@ test('the clock restarts for each request on a kept-alive connection', async () 
   assert.equal(statuses(r), [200, 200, 200]);
 });
 
+test('ordinary requests keep Node\'s parser on its native path (no JS data listener)', async () => {
+  const { connect } = await import('node:net');
+  const accepted = new Promise<import('node:net').Socket>((resolve) => town.server.server.once('connection', resolve));
+  const s = connect(town.port, '127.0.0.1');
+  s.on('error', () => {});
+  const server = await accepted;
+  const replies: Buffer[] = [];
+  s.on('data', (d) => replies.push(d));
+  s.write(req('GET', '/health', { close: false }));
+  await sleep(100);
+  s.write(req('POST', '/AGENTS.md/accept', { close: false, body: '{"code":"svc_invite_x","name":"ada"}', headers: { 'Content-Type': 'application/json' } }));
+  await sleep(100);
+  assert.equal(statuses({ raw: Buffer.concat(replies) } as never), [200, 501]);
+  assert.is((server as unknown as { parser?: { _consumed?: boolean } }).parser?._consumed, true);
+  assert.is(server.listenerCount('data'), 1, 'only Node\'s own listener');
+  s.destroy();
+});
+
 test('the server survives a client that resets mid-request', async () => {
   const { connect } = await import('node:net');
   for (let i = 0; i < 5; i++) {
