@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { open } from 'lmdb';
+import { open, type DatabaseOptions } from 'lmdb';
 import { openEmbeddedReadStore } from '../src/stores/embedded-read-store.js';
 
 export interface ReadBenchResult {
@@ -17,6 +17,8 @@ export interface ReadBenchResult {
   loadDocsPerSecond: number;
   queries: { name: string; perSecond: number; docsRead: number; baselinePerSecond?: number; ratio?: number }[];
   unitsPerSecond: number;
+  /** The same documents loaded with putMany (how projections write a batch), 2,000 a unit. */
+  putManyDocsPerSecond: number;
 }
 
 function arg(args: string[], name: string, fallback: number): number {
@@ -72,10 +74,11 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
       queries.push(entry);
     };
 
-    // The raw baseline reads the same LMDB file through a second handle.
-    const raw = open({ path: path.join(dataDir, 'read'), maxDbs: 4, readOnly: true });
-    const rawDocs = raw.openDB({ name: 'docs' });
-    const rawIdx = raw.openDB({ name: 'idx' });
+    // The raw baseline reads the same LMDB file through a second handle (the collection's own
+    // databases, see embedded-read-store.ts).
+    const raw = open({ path: path.join(dataDir, 'read'), maxDbs: 1000, readOnly: true });
+    const rawDocs = raw.openDB({ name: 'd:cards.all', useRecords: false } as DatabaseOptions & { name: string });
+    const rawIdx = raw.openDB({ name: 'i:cards.all' });
     const MAX = Buffer.from([0xff]);
     const spread = (i: number) => (i * 7919) % Math.max(1, docs - 1000);
 
@@ -84,8 +87,8 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
       (i) => cards.find({ world: 'town', id: { $gt: cardId(spread(i)) } }, { sort: { id: 1 }, limit: 64 }),
       (i) => {
         const out = [];
-        for (const key of rawIdx.getKeys({ start: ['cards.all', 'world_1_id_1', 3, 'town', 3, cardId(spread(i)), MAX], end: ['cards.all', 'world_1_id_1', 3, 'town', 3, MAX], limit: 64 })) {
-          out.push(rawDocs.get(['cards.all', (key as unknown[]).at(-1) as string]));
+        for (const key of rawIdx.getKeys({ start: ['world_1_id_1', 3, 'town', 3, cardId(spread(i)), MAX], end: ['world_1_id_1', 3, 'town', 3, MAX], limit: 64 })) {
+          out.push(rawDocs.get([(key as unknown[]).at(-1) as string]));
         }
         return out;
       },
@@ -95,8 +98,8 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
       (i) => cards.find({ owner: `did:plc:o${i % 10_000}` }),
       (i) => {
         const out = [];
-        for (const key of rawIdx.getKeys({ start: ['cards.all', 'owner_1', 3, `did:plc:o${i % 10_000}`], end: ['cards.all', 'owner_1', 3, `did:plc:o${i % 10_000}`, MAX] })) {
-          out.push(rawDocs.get(['cards.all', (key as unknown[]).at(-1) as string]));
+        for (const key of rawIdx.getKeys({ start: ['owner_1', 3, `did:plc:o${i % 10_000}`], end: ['owner_1', 3, `did:plc:o${i % 10_000}`, MAX] })) {
+          out.push(rawDocs.get([(key as unknown[]).at(-1) as string]));
         }
         return out;
       },
@@ -104,7 +107,7 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
     await measure(
       'findOne by _id',
       (i) => cards.findOne({ _id: cardId(i % docs) }),
-      (i) => rawDocs.get(['cards.all', cardId(i % docs)]),
+      (i) => rawDocs.get([cardId(i % docs)]),
     );
     await measure('count {world: scratch} (10% of docs)', () => cards.count({ world: 'scratch' }));
     await raw.close();
@@ -118,7 +121,23 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
         u.setCheckpoint('cards', ++position);
       }),
     );
-    return { docs, loadDocsPerSecond, queries, unitsPerSecond };
+    const bulk = store.collection('cards.bulk');
+    await bulk.createIndex({ keys: { world: 1, id: 1 } });
+    await bulk.createIndex({ keys: { owner: 1 } });
+    const bulkStart = performance.now();
+    for (let from = 0; from < docs; from += 2000) {
+      await store.unit(async (u) => {
+        const batch = [];
+        for (let i = from; i < Math.min(docs, from + 2000); i++) {
+          const id = cardId(i);
+          batch.push({ _id: id, id, world: i % 10 === 0 ? 'scratch' : 'town', owner: `did:plc:o${i % 10_000}`, kind: 'note', text: `card ${i} ${'x'.repeat(100)}`, n: i });
+        }
+        await u.collection('cards.bulk').putMany(batch);
+        u.setCheckpoint('bulk', BigInt(from));
+      });
+    }
+    const putManyDocsPerSecond = docs / ((performance.now() - bulkStart) / 1000);
+    return { docs, loadDocsPerSecond, queries, unitsPerSecond, putManyDocsPerSecond };
   } finally {
     await store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -134,6 +153,7 @@ export async function main(args: string[]): Promise<void> {
   const f = (n: number) => Math.round(n).toLocaleString('en');
   console.log(`embedded read store, ${f(result.docs)} documents`);
   console.log(`  load (units of 2,000 inserts, 2 indexes): ${f(result.loadDocsPerSecond)} docs/s`);
+  console.log(`  load (units of one putMany of 2,000, 2 indexes): ${f(result.putManyDocsPerSecond)} docs/s`);
   for (const q of result.queries) {
     const base = q.baselinePerSecond ? `  raw LMDB ${f(q.baselinePerSecond)}/s  ratio ${(q.ratio! * 100).toFixed(0)} %` : '';
     console.log(`  ${q.name.padEnd(44)} ${f(q.perSecond).padStart(9)}/s  (${q.docsRead} docs read)${base}`);

@@ -36,17 +36,36 @@ export function guestsProjection(): Projection {
     if (!town.length) return;
     const guests = new DocBatch<GuestDoc>(unit.collection(guestsCollection));
     await guests.load(town.flatMap(({ entry }) => [entry.principal, ...(entry.avatars ?? []).map((a) => a.principal)]));
+    // One working copy per guest per batch, changed in place: a busy guest turns thousands of
+    // times a batch, and a copy per turn was most of this fold's cost.
+    const working = new Map<string, GuestDoc>();
+    const change = (principal: string, height: number): GuestDoc | undefined => {
+      let g = working.get(principal);
+      if (!g) {
+        const stored = guests.get(principal);
+        if (stored && stored.height >= height) return undefined;
+        g = stored ? { ...stored } : fresh(principal);
+        working.set(principal, g);
+        guests.set(g);
+      }
+      return g.height >= height ? undefined : g;
+    };
     for (const { entry } of town) {
       for (const a of entry.avatars ?? []) {
-        const g = guests.get(a.principal) ?? fresh(a.principal);
-        if (g.height >= entry.height) continue;
-        guests.set({ ...g, avatar: a.object, height: entry.height });
+        const g = change(a.principal, entry.height);
+        if (!g) continue;
+        g.avatar = a.object;
+        g.height = entry.height;
       }
       if (entry.kind !== 'turn') continue;
-      const g = guests.get(entry.principal) ?? fresh(entry.principal);
-      if (g.height >= entry.height) continue;
+      const g = change(entry.principal, entry.height);
+      if (!g) continue;
       const hour = hourOf(entry.clock);
-      guests.set({ ...g, hour, count: g.hour === hour ? g.count + 1 : 1, lastTurn: entry.clock, turns: g.turns + 1, height: entry.height });
+      g.count = g.hour === hour ? g.count + 1 : 1;
+      g.hour = hour;
+      g.lastTurn = entry.clock;
+      g.turns += 1;
+      g.height = entry.height;
     }
     await guests.flush();
   }

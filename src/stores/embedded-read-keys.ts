@@ -98,8 +98,36 @@ function indexValues(doc: unknown, parts: string[]): { values: unknown[]; multi:
   return { values, multi };
 }
 
+/** Each index's key paths, split once. */
+const splitPaths = new WeakMap<CheckedIndex, string[][]>();
+
 /** The entries a document has in an index (deduplicated). */
 export function entriesFor(def: CheckedIndex, doc: unknown): Entry[] {
+  let paths = splitPaths.get(def);
+  if (!paths) splitPaths.set(def, (paths = def.keys.map(([path]) => path.split('.'))));
+  // The common case, without the general walk: no array on any path, so one value per field.
+  const tuple: KeyPart[] = [];
+  const exact: unknown[] = [];
+  let cut = false;
+  let scalar = true;
+  for (const parts of paths) {
+    let value: unknown = doc;
+    for (const part of parts) {
+      if (Array.isArray(value)) return entriesOfArrays(def, doc);
+      value = isPlainObject(value) ? value[part] : undefined;
+    }
+    if (Array.isArray(value)) return entriesOfArrays(def, doc);
+    const enc = encodeValue(value);
+    tuple.push(enc.parts[0], enc.parts[1]);
+    exact.push(enc.parts[0], value ?? null);
+    cut ||= enc.cut;
+    scalar &&= enc.scalar;
+  }
+  return [{ tuple, exact: JSON.stringify(exact), cut, plain: !cut && scalar }];
+}
+
+/** The general case: arrays on some path (multikey), walked as MongoDB does. */
+function entriesOfArrays(def: CheckedIndex, doc: unknown): Entry[] {
   const perField = def.keys.map(([path]) => indexValues(doc, path.split('.')));
   if (perField.every((f) => !f.multi)) {
     // The common case: one value per field, one entry.

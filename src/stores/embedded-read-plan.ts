@@ -8,7 +8,7 @@
  * literal-prefix regular expressions; `$and` members count as top-level fields; an `$or`
  * whose every branch can use an index becomes a union. Everything else is left to the test.
  */
-import { effectiveSort } from './read-store-documents.js';
+import { effectiveSort, pinnedIds } from './read-store-documents.js';
 import { isPlainObject } from './read-store-checks.js';
 import { cutString, encodeValue, MAX, STRING_CAP, type IndexDef, type KeyPart } from './embedded-read-keys.js';
 import type { Filter, Sort } from './read-store.js';
@@ -281,6 +281,11 @@ export function plan(collection: string, indexes: readonly IndexDef[], filter: F
   // The commonest lookup (by _id) needs no planning.
   const id = filter._id;
   if (typeof id === 'string') return { kind: 'ids', ids: [id], ordered: false, score: 1000 };
+  // Nor does a batch load (`{_id: {$in: [...]}}`, strings only).
+  if (id !== undefined && Object.keys(filter).length === 1) {
+    const ids = pinnedIds(filter);
+    if (ids) return { kind: 'ids', ids, ordered: false, score: 1000 };
+  }
   const c = conjunction(filter);
   let best: Plan = primaryPlan(collection, c, sort);
   for (const def of indexes) {

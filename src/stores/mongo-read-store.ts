@@ -32,6 +32,7 @@ import {
   CHECKPOINTS_COLLECTION,
   checkCollectionName,
   checkDoc,
+  checkDocs,
   checkFilter,
   checkIndexSpec,
   checkPosition,
@@ -335,6 +336,15 @@ class MongoDocs implements Collection {
 
   deleteMany(filter: Filter): Promise<number> {
     return this.write(async () => (await this.raw.deleteMany(checkFilter(filter) as MongoFilter<Doc>, { session: this.session })).deletedCount);
+  }
+
+  putMany(docs: Doc[]): Promise<void> {
+    return this.write(async () => {
+      const checked = checkDocs(docs);
+      if (!checked.length) return;
+      const ops = checked.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } }));
+      await this.raw.bulkWrite(ops, { ordered: false, session: this.session });
+    });
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {

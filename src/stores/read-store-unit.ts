@@ -23,6 +23,7 @@ import {
 import {
   checkCollectionName,
   checkDoc,
+  checkDocs,
   checkFilter,
   checkPosition,
   checkProjectionName,
@@ -196,6 +197,17 @@ export class OverlayCollection implements Collection {
       const doomed = await this.read(filter, {});
       for (const doc of doomed) await this.write(doc._id, null);
       return doomed.length;
+    });
+  }
+
+  putMany(docs: Doc[]): Promise<void> {
+    return this.overlay.run(async () => {
+      for (const next of checkDocs(docs)) {
+        // No read-back: the commit finds what the document replaces (if anything) itself.
+        const refused = this.hooks.beforeWrite?.(this.name, next._id, next, this.overlay);
+        if (refused) await refused;
+        this.overlay.set(this.name, next._id, next);
+      }
     });
   }
 

@@ -47,6 +47,15 @@ export interface Collection {
   replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<UpdateResult>;
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
   deleteMany(filter: Filter): Promise<number>;
+  /**
+   * Writes each document whole under its `_id`, inserted or replacing the one there: MongoDB's
+   * `bulkWrite` of `replaceOne({_id}, doc, {upsert: true})`, unordered, with no read-back and no
+   * counts. How projections write a batch (a document they built in memory, once per unit).
+   * Two documents with one `_id` in a call are refused (TypeError: unordered, MongoDB would not
+   * say which wins). A duplicate key on a unique index throws DuplicateKey; inside a unit that
+   * dooms the unit, outside one the other documents may or may not have been written.
+   */
+  putMany(docs: Doc[]): Promise<void>;
   createIndex(spec: IndexSpec): Promise<void>;
 }
 

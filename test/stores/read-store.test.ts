@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { open } from 'lmdb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuplicateKey, type Doc, type ReadStore } from '../../src/stores/read-store.js';
@@ -86,6 +87,126 @@ function reads(store: EmbeddedReadStore) {
 test('the read models live under <dataDir>/read', async ({ store, dataDir }) => {
   await store.collection('x').insertOne({ _id: '1' });
   assert.ok(fs.existsSync(path.join(dataDir, 'read', 'data.mdb')));
+});
+
+test('a store of the first layout (shared docs/idx databases) is emptied on open, checkpoints too', async ({ store, dataDir }) => {
+  await store.close();
+  const dir = path.join(dataDir, 'read');
+  fs.rmSync(dir, { recursive: true });
+  fs.mkdirSync(dir);
+  // What the first layout wrote: [collection, _id] in `docs`, index keys in `idx`, no layout mark.
+  const env = open({ path: dir, maxDbs: 4 });
+  await env.openDB({ name: 'docs' }).put(['cards', 'a'], { _id: 'a' });
+  await env.openDB({ name: 'idx' }).put(['cards', 'owner_1', 3, 'o', 'a'], true);
+  const meta = env.openDB({ name: 'meta' });
+  await meta.put(['collection', 'cards'], 1);
+  await meta.put(['checkpoint', 'cards'], '41');
+  await env.close();
+  const reopened = await openEmbeddedReadStore({ dataDir });
+  try {
+    assert.is(await reopened.checkpoint('cards'), undefined, 'the projectors fold the journal again');
+    assert.is(await reopened.collection('cards').count({}), 0);
+    await reopened.collection('cards').insertOne({ _id: 'b' });
+    assert.equal(await reopened.collection('cards').find({}), [{ _id: 'b' }]);
+  } finally {
+    await reopened.close();
+  }
+  const check = open({ path: dir, maxDbs: 1000 });
+  assert.is(check.openDB({ name: 'docs' }).getCount(), 0, 'the old databases are emptied');
+  await check.close();
+});
+
+test('a collection another store instance made after this one opened is read', async ({ store, dataDir }) => {
+  const reader = store;
+  assert.is(await reader.collection('late').count({}), 0);
+  const writer = await openEmbeddedReadStore({ dataDir });
+  try {
+    await writer.collection('late').insertOne({ _id: 'x', v: 1 });
+  } finally {
+    await writer.close();
+  }
+  assert.equal(await reader.collection('late').find({}), [{ _id: 'x', v: 1 }]);
+});
+
+test('drop(prefix) drops a collection with its index entries and checkpoint; it comes back empty and works', async ({ store }) => {
+  const c = store.collection('big.docs');
+  await c.createIndex({ keys: { n: 1 } });
+  await store.unit(async (u) => {
+    await u.collection('big.docs').putMany(Array.from({ length: 3000 }, (_, i) => ({ _id: `d${i}`, n: i, pad: 'x'.repeat(200) })));
+    u.setCheckpoint('big', 1n);
+  });
+  await store.drop('big');
+  assert.is(await c.count({}), 0);
+  assert.is(await c.count({ n: { $gte: 0 } }), 0);
+  assert.is(await store.checkpoint('big'), undefined);
+  // The collection comes back empty and indexless, and works.
+  await c.putMany([{ _id: 'd1', n: 1 }]);
+  assert.equal(await c.find({ n: 1 }), [{ _id: 'd1', n: 1 }]);
+});
+
+test('a drop that frees most of the file compacts it; what was kept stays, indexes and checkpoints too', async ({ store, dataDir }) => {
+  await store.close();
+  const small = await openEmbeddedReadStore({ dataDir, compactAtPages: 64 });
+  const file = path.join(dataDir, 'read', 'data.mdb');
+  try {
+    await small.collection('keep.docs').createIndex({ keys: { tag: 1 }, name: 'tag' });
+    await small.collection('big.docs').createIndex({ keys: { n: 1 } });
+    await small.unit(async (u) => {
+      await u.collection('keep.docs').putMany([{ _id: 'k1', tag: 'a' }, { _id: 'k2', tag: 'b' }]);
+      await u.collection('big.docs').putMany(Array.from({ length: 4000 }, (_, i) => ({ _id: `d${i}`, n: i, pad: 'x'.repeat(300) })));
+      u.setCheckpoint('keep', 7n);
+      u.setCheckpoint('big', 8n);
+    });
+    const before = fs.statSync(file).size;
+    await small.drop('big');
+    assert.ok(fs.statSync(file).size < before / 4, `the file shrank (${before} → ${fs.statSync(file).size} bytes)`);
+    assert.is(await small.checkpoint('keep'), 7n);
+    assert.is(await small.checkpoint('big'), undefined);
+    const count = reads(small);
+    assert.equal(await small.collection('keep.docs').find({ tag: 'b' }), [{ _id: 'k2', tag: 'b' }]);
+    assert.equal(count(), { docs: 1, keys: 1 }, 'the index came through the copy');
+    assert.is(await small.collection('big.docs').count({}), 0);
+    // The swapped-in file takes writes, and they last.
+    await small.collection('big.docs').putMany([{ _id: 'again', n: 1 }]);
+  } finally {
+    await small.close();
+  }
+  const reopened = await openEmbeddedReadStore({ dataDir });
+  try {
+    assert.equal(await reopened.collection('big.docs').find({}), [{ _id: 'again', n: 1 }]);
+    assert.is(await reopened.collection('keep.docs').count({}), 2);
+    assert.is(await reopened.checkpoint('keep'), 7n);
+  } finally {
+    await reopened.close();
+  }
+});
+
+test('a store does not compact a file another store in the process has open', async ({ store, dataDir }) => {
+  await store.close();
+  const a = await openEmbeddedReadStore({ dataDir, compactAtPages: 64 });
+  const b = await openEmbeddedReadStore({ dataDir });
+  const file = path.join(dataDir, 'read', 'data.mdb');
+  try {
+    await a.unit(async (u) => {
+      await u.collection('big.docs').putMany(Array.from({ length: 4000 }, (_, i) => ({ _id: `d${i}`, pad: 'x'.repeat(300) })));
+    });
+    const inode = fs.statSync(file).ino;
+    await a.drop('big');
+    assert.is(fs.statSync(file).ino, inode, 'the same file');
+    // Both still write and read the one file.
+    await a.collection('keep').insertOne({ _id: 'from-a' });
+    await b.collection('keep').insertOne({ _id: 'from-b' });
+    assert.is(await b.collection('keep').count({}), 2);
+  } finally {
+    await b.close();
+    await a.close();
+  }
+  const reopened = await openEmbeddedReadStore({ dataDir });
+  try {
+    assert.is(await reopened.collection('keep').count({}), 2);
+  } finally {
+    await reopened.close();
+  }
 });
 
 test('an equality lookup on an indexed field reads only the matching documents', async ({ store }) => {
