@@ -166,7 +166,8 @@ async function generate(dir: string, entries: number, cards: number): Promise<vo
 async function rebuild(dir: string): Promise<void> {
   const events = await openEventStore({ dataDir: dir });
   const reads = await openReadStore({ dataDir: dir });
-  const r = await rebuildProjections(events, reads, Object.values(allProjections(libraryPrograms())), { batch: 2000 });
+  // As `npm run rebuild` runs it: its default batch, and (from the parent) its node flags.
+  const r = await rebuildProjections(events, reads, Object.values(allProjections(libraryPrograms())));
   await reads.close();
   await events.close();
   process.send!({ events: r.events, seconds: r.seconds, peakRssMb: vmHwmMb() });
@@ -188,10 +189,10 @@ async function serveBare(): Promise<void> {
 
 // ---- parent -----------------------------------------------------------------------------------
 
-function child(args: string[]): { proc: ChildProcess; first: Promise<any> } {
+function child(args: string[], flags: string[] = []): { proc: ChildProcess; first: Promise<any> } {
   // BENCH_PROF=<dir> writes a CPU profile of every child (for finding where the time goes).
   const prof = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
-  const proc = fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--max-old-space-size=4096', ...prof] });
+  const proc = fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--max-old-space-size=4096', ...flags, ...prof] });
   const first = new Promise<any>((resolve, reject) => {
     proc.once('message', resolve);
     proc.once('exit', (code) => reject(new Error(`bench child ${args[0]} exited (${code})`)));
@@ -330,7 +331,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     children.push(gen.proc);
     const g = await gen.first;
     console.log(`  journal of ${g.height.toLocaleString('en')} entries (${g.cards.toLocaleString('en')} cards) written in ${g.seconds.toFixed(1)} s through the world service (${Math.round(g.height / g.seconds).toLocaleString('en')} entries/s, read models kept up)`);
-    const rb = child(['--rebuild', big]);
+    const rb = child(['--rebuild', big], ['--max-semi-space-size=64']);
     children.push(rb.proc);
     const r = await rb.first;
     out.rebuildEps = r.events / r.seconds;
