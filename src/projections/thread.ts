@@ -63,8 +63,13 @@ export interface ThreadProjectorOptions {
   batch?: number;
   /** Events forwarded and not yet folded before the subscription waits. */
   highWater?: number;
+  /** First wait before a thread that failed is started again (doubling up to 30 s). */
+  restartMs?: number;
   onError?(error: Error): void;
 }
+
+/** The longest wait between two restarts of a thread that keeps failing. */
+const maxRestartMs = 30_000;
 
 export class ThreadProjector implements ProjectorHandle {
   readonly names: string[];
@@ -88,11 +93,16 @@ export class ThreadProjector implements ProjectorHandle {
   /** Reading the journal: the offset the thread has read to while it waits for more. */
   private threadRead: number | undefined;
   private readTo: ((offset: number) => void) | undefined;
+  /** Whether a thread ever started: after that, a failed one is started again. */
+  private running = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartMs: number;
   folded = 0;
 
   constructor(private readonly o: ThreadProjectorOptions) {
     this.names = [...o.names];
     this.highWater = o.highWater ?? 20_000;
+    this.restartMs = o.restartMs ?? 1000;
   }
 
   get checkpoint(): bigint | undefined {
@@ -107,31 +117,77 @@ export class ThreadProjector implements ProjectorHandle {
     return this.checkpoints.get(name);
   }
 
-  /** Starts the thread; resolves once its projections have read their checkpoints. */
-  start(): Promise<void> {
+  /**
+   * Starts the thread; resolves once its projections have read their checkpoints. A thread that
+   * fails later (a projection's error, a crash) is reported and started again after a wait, and
+   * resumes from its checkpoints; reads answer from the read models as they stand meanwhile.
+   */
+  async start(): Promise<void> {
+    await this.spawn();
+    this.running = true;
+  }
+
+  private spawn(): Promise<void> {
     const data: ThreadData = { readStore: this.o.readStore, names: this.o.names, libraryModules: this.o.libraryModules, batch: this.o.batch ?? 1000 };
     const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });
     this.worker = worker;
+    this.buffer = [];
+    this.outstanding = 0;
+    this.posting = false;
+    this.threadRead = undefined;
+    this.readTo = undefined;
+    this.subscription = undefined;
+    const current = () => this.worker === worker;
     return new Promise<void>((resolve, reject) => {
       let started = false;
       this.exited = new Promise<void>((exited) => {
         worker.once('exit', (code) => {
-          this.closeFeed();
-          if (!started) reject(this.failed ?? new Error(`the projector thread exited (${code}) before it started`));
-          else if (!this.stopped) this.fail(new Error(`the projector thread exited (${code})`));
+          if (current()) {
+            this.closeFeed();
+            if (!started) reject(this.failed ?? new Error(`the projector thread exited (${code}) before it started`));
+            else if (!this.stopped) this.fail(new Error(`the projector thread exited (${code})`));
+          }
           exited();
         });
       });
-      worker.on('error', (error) => this.fail(error));
+      worker.on('error', (error) => {
+        if (current()) this.fail(error);
+      });
       worker.on('message', (m: FromThread) => {
+        // A thread given up on may still have messages on their way: they are not this one's.
+        if (!current()) return;
         if ('started' in m) {
           for (const [name, at] of m.started.checkpoints) this.checkpoints.set(name, at);
           this.position = lowest(m.started.checkpoints.map(([, at]) => at));
+          this.failed = undefined;
           started = true;
           resolve();
         } else this.onMessage(m);
       });
     });
+  }
+
+  private restartLater(): void {
+    if (!this.running || this.stopped || this.restartTimer) return;
+    const old = this.worker;
+    this.worker = undefined;
+    void old?.terminate();
+    const wait = this.restartMs;
+    this.restartMs = Math.min(maxRestartMs, wait * 2);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopped) return;
+      this.spawn().then(
+        () => {
+          // Folding again: the next failure waits from the start again.
+          this.restartMs = this.o.restartMs ?? 1000;
+        },
+        (error: Error) => {
+          this.report(error);
+          this.restartLater();
+        },
+      );
+    }, wait);
   }
 
   whenCaughtUp(): Promise<void> {
@@ -166,6 +222,8 @@ export class ThreadProjector implements ProjectorHandle {
   /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = undefined;
       await this.subscription?.close();
       this.subscription = undefined;
       const worker = this.worker;
@@ -272,7 +330,12 @@ export class ThreadProjector implements ProjectorHandle {
     this.failed = error;
     for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
     this.closeFeed();
-    (this.o.onError ?? ((e: Error) => console.error(`projector thread ${this.names.join(',')} stopped:`, e)))(error);
+    this.report(error);
+    this.restartLater();
+  }
+
+  private report(error: Error): void {
+    (this.o.onError ?? ((e: Error) => console.error(`projector thread ${this.names.join(',')} failed (started again after a wait):`, e)))(error);
   }
 }
 

@@ -133,6 +133,31 @@ test('live appends reach the thread as they become durable, and a restart resume
   }
 });
 
+test('a thread that dies is reported, started again, and resumes from its checkpoint', async (ctx) => {
+  const data = tmp(ctx);
+  const events = await openEmbeddedEventStore({ dataDir: data });
+  const append = (i: number) => events.append(`guest-g${i}`, [{ id: randomUUID(), type: 'GuestClaimed', data: { name: `g${i}`, source: { invitation: `c${i}` }, claimId: `k${i}`, at: i } }], 'noStream');
+  const errors: Error[] = [];
+  const thread = new ThreadProjector({ events, journal: events.share(), readStore: { dataDir: tmp(ctx) }, names: ['guests'], libraryModules: modules, restartMs: 20, onError: (e) => errors.push(e) });
+  try {
+    await thread.start();
+    assert.ok(await thread.waitFor((await append(1)).position, 10_000));
+    // The thread dies (as a crash would take it).
+    await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    const { position } = await append(2);
+    const deadline = Date.now() + 10_000;
+    while (!(await thread.waitFor(position, 200)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.is(thread.checkpoint, position, 'folded after the restart');
+    assert.is(errors.length, 1, 'the death was reported once');
+    assert.match(errors[0]!.message, /exited/);
+    assert.is(thread.error, undefined, 'running again');
+    await thread.stop();
+  } finally {
+    await thread.stop();
+    await events.close();
+  }
+});
+
 test('a thread that cannot open its read store fails to start, and says why', async (ctx) => {
   const data = tmp(ctx);
   const events = await openEmbeddedEventStore({ dataDir: data });
