@@ -184,10 +184,15 @@ export class RequestScanner {
     // `HTTP/1.1` or `HTTP/1.0`
     if (stop - j !== 8 || buf[j] !== 72 || buf[j + 1] !== 84 || buf[j + 2] !== 84 || buf[j + 3] !== 80 || buf[j + 4] !== 47
       || buf[j + 5] !== 49 || buf[j + 6] !== 46 || (buf[j + 7] !== 48 && buf[j + 7] !== 49)) return slow;
-    this.method = knownMethod(buf, start, methodEnd) ?? buf.toString('latin1', start, methodEnd);
     this.targetText = undefined;
     this.targetAt = { buf, start: targetStart, end: targetEnd };
-    this.http11 = buf[j + 7] === 49;
+    return this.headStarts(knownMethod(buf, start, methodEnd) ?? buf.toString('latin1', start, methodEnd), buf[j + 7] === 49);
+  }
+
+  /** A request line was read: its head's header lines come next. */
+  private headStarts(method: string, http11: boolean): undefined {
+    this.method = method;
+    this.http11 = http11;
     this.state = 'headers';
     this.headers = 0;
     this.host = false;
@@ -252,15 +257,8 @@ export class RequestScanner {
     if (m[3] !== '1' || (m[4] !== '0' && m[4] !== '1')) {
       return { cls: 'httpVersion', message: `HTTP/${m[3]}.${m[4]} is not served; use HTTP/1.1 or HTTP/1.0` };
     }
-    this.method = m[1];
     this.target = m[2];
-    this.http11 = m[4] === '1';
-    this.state = 'headers';
-    this.headers = 0;
-    this.host = false;
-    this.contentLength = undefined;
-    this.transferEncoding = undefined;
-    return undefined;
+    return this.headStarts(m[1]!, m[4] === '1');
   }
 
   private header(text: string, length: number): Verdict | undefined {

@@ -13,6 +13,7 @@
  */
 import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
+import { CheckpointWatch } from './checkpoint-watch.js';
 import { applyEvents, type Projection } from './projection.js';
 
 export interface ProjectorOptions {
@@ -53,14 +54,10 @@ export async function ensureIndexes(reads: ReadStore, projections: Projection[])
 export class Projector implements ProjectorHandle {
   private readonly projections: Projection[];
   private readonly checkpoints = new Map<string, bigint | undefined>();
-  private position: bigint | undefined;
+  private readonly watch = new CheckpointWatch();
   private buffer: RecordedEvent[] = [];
   private flushing: Promise<void> | undefined;
   private subscription: Subscription | undefined;
-  private waiters: { position: bigint; resolve(ok: boolean): void }[] = [];
-  private caughtUp = false;
-  private caughtUpWaiters: (() => void)[] = [];
-  private readonly advanced = new Set<(position: bigint) => void>();
   private readonly batch: number;
   private failed: Error | undefined;
   /** Events folded since start (for progress and benches). */
@@ -83,7 +80,7 @@ export class Projector implements ProjectorHandle {
 
   /** The last position every projection of this projector has folded and committed. */
   get checkpoint(): bigint | undefined {
-    return this.position;
+    return this.watch.position;
   }
 
   get error(): Error | undefined {
@@ -97,32 +94,27 @@ export class Projector implements ProjectorHandle {
   async start(): Promise<void> {
     await ensureIndexes(this.reads, this.projections);
     for (const p of this.projections) this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
-    this.position = this.lowest();
+    this.watch.position = this.lowest();
     const handlers: SubscribeHandlers = {
       onEvent: (event) => this.onEvent(event),
       onCaughtUp: () => {
-        void this.flush().then(() => {
-          this.caughtUp = true;
-          for (const resolve of this.caughtUpWaiters.splice(0)) resolve();
-        });
+        void this.flush().then(() => this.watch.markCaughtUp());
       },
       onError: (error) => this.fail(error),
     };
     this.subscription = this.options.pollMs !== undefined
-      ? pollAll(this.events, this.position, handlers, this.options.pollMs)
-      : this.events.subscribeToAll(this.position, handlers);
+      ? pollAll(this.events, this.watch.position, handlers, this.options.pollMs)
+      : this.events.subscribeToAll(this.watch.position, handlers);
   }
 
   /** Resolves once the projections have folded everything that was in the journal at start. */
   whenCaughtUp(): Promise<void> {
-    if (this.caughtUp) return Promise.resolve();
-    return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+    return this.watch.whenCaughtUp();
   }
 
   /** Called after every committed batch with the new checkpoint. */
   onAdvance(listener: (position: bigint) => void): () => void {
-    this.advanced.add(listener);
-    return () => this.advanced.delete(listener);
+    return this.watch.onAdvance(listener);
   }
 
   /**
@@ -130,29 +122,15 @@ export class Projector implements ProjectorHandle {
    * `timeoutMs` passes first.
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.position !== undefined && this.position >= position) return Promise.resolve(true);
-    if (this.failed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter = {
-        position,
-        resolve: (ok: boolean) => {
-          clearTimeout(timer);
-          resolve(ok);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.watch.waitFor(position, timeoutMs, this.failed !== undefined);
   }
+
 
   async stop(): Promise<void> {
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
-    for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+    this.watch.giveUp();
   }
 
   private lowest(): bigint | undefined {
@@ -203,29 +181,18 @@ export class Projector implements ProjectorHandle {
           return;
         }
         for (const p of this.projections) this.checkpoints.set(p.name, last);
-        this.position = last;
         this.folded += events.length;
-        this.wake();
+        this.watch.advance(last);
       }
     };
     this.flushing = (this.flushing ?? Promise.resolve()).then(run);
     return this.flushing;
   }
 
-  private wake(): void {
-    const position = this.position;
-    if (position === undefined) return;
-    for (const l of this.advanced) l(position);
-    const ready = this.waiters.filter((w) => w.position <= position);
-    if (!ready.length) return;
-    this.waiters = this.waiters.filter((w) => w.position > position);
-    for (const waiter of ready) waiter.resolve(true);
-  }
-
   private fail(error: Error): void {
     if (this.failed) return;
     this.failed = error;
-    for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+    this.watch.giveUp();
     (this.options.onError ?? ((e: Error) => console.error(`projector ${this.names.join(',')} stopped:`, e)))(error);
   }
 }

@@ -22,6 +22,7 @@ import type { JournalShare } from '../stores/embedded-event-store.js';
 import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
 import type { OpenReadStoreOptions } from '../stores/open-read-store.js';
 import type { ProjectionName } from './index.js';
+import { CheckpointWatch } from './checkpoint-watch.js';
 import type { ProjectorHandle } from './projector.js';
 
 /** What the projector thread is started with (structured-cloned into it). */
@@ -74,7 +75,7 @@ const maxRestartMs = 30_000;
 export class ThreadProjector implements ProjectorHandle {
   readonly names: string[];
   private worker: Worker | undefined;
-  private position: bigint | undefined;
+  private readonly watch = new CheckpointWatch();
   private readonly checkpoints = new Map<string, bigint | undefined>();
   private failed: Error | undefined;
   private subscription: Subscription | undefined;
@@ -83,10 +84,6 @@ export class ThreadProjector implements ProjectorHandle {
   /** Forwarded, not yet taken by the thread. */
   private outstanding = 0;
   private drained: (() => void)[] = [];
-  private waiters: { position: bigint; resolve(ok: boolean): void }[] = [];
-  private readonly advanced = new Set<(position: bigint) => void>();
-  private caughtUp = false;
-  private caughtUpWaiters: (() => void)[] = [];
   private stopped: Promise<void> | undefined;
   private exited: Promise<void> | undefined;
   private readonly highWater: number;
@@ -106,7 +103,7 @@ export class ThreadProjector implements ProjectorHandle {
   }
 
   get checkpoint(): bigint | undefined {
-    return this.position;
+    return this.watch.position;
   }
 
   get error(): Error | undefined {
@@ -158,7 +155,7 @@ export class ThreadProjector implements ProjectorHandle {
         if (!current()) return;
         if ('started' in m) {
           for (const [name, at] of m.started.checkpoints) this.checkpoints.set(name, at);
-          this.position = lowest(m.started.checkpoints.map(([, at]) => at));
+          this.watch.position = lowest(m.started.checkpoints.map(([, at]) => at));
           this.failed = undefined;
           started = true;
           resolve();
@@ -191,33 +188,17 @@ export class ThreadProjector implements ProjectorHandle {
   }
 
   whenCaughtUp(): Promise<void> {
-    if (this.caughtUp) return Promise.resolve();
-    return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+    return this.watch.whenCaughtUp();
   }
 
   onAdvance(listener: (position: bigint) => void): () => void {
-    this.advanced.add(listener);
-    return () => this.advanced.delete(listener);
+    return this.watch.onAdvance(listener);
   }
 
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.position !== undefined && this.position >= position) return Promise.resolve(true);
-    if (this.failed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter = {
-        position,
-        resolve: (ok: boolean) => {
-          clearTimeout(timer);
-          resolve(ok);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.watch.waitFor(position, timeoutMs, this.failed !== undefined);
   }
+
 
   /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
   stop(): Promise<void> {
@@ -235,7 +216,7 @@ export class ThreadProjector implements ProjectorHandle {
       const cut = setTimeout(() => void worker.terminate(), 30_000);
       await this.exited;
       clearTimeout(cut);
-      for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+      this.watch.giveUp();
       for (const resolve of this.drained.splice(0)) resolve();
     })();
     return this.stopped;
@@ -249,18 +230,11 @@ export class ThreadProjector implements ProjectorHandle {
       if (this.outstanding < this.highWater / 2) for (const resolve of this.drained.splice(0)) resolve();
     } else if ('advanced' in m) {
       const { position, folded } = m.advanced;
-      this.position = position;
       this.folded = folded;
       for (const name of this.names) this.checkpoints.set(name, position);
-      for (const l of this.advanced) l(position);
-      if (this.waiters.length) {
-        const ready = this.waiters.filter((w) => w.position <= position);
-        this.waiters = this.waiters.filter((w) => w.position > position);
-        for (const waiter of ready) waiter.resolve(true);
-      }
+      this.watch.advance(position);
     } else if ('caughtUp' in m) {
-      this.caughtUp = true;
-      for (const resolve of this.caughtUpWaiters.splice(0)) resolve();
+      this.watch.markCaughtUp();
     } else if ('failed' in m) {
       this.fail(new Error(m.failed));
     }
@@ -328,7 +302,7 @@ export class ThreadProjector implements ProjectorHandle {
   private fail(error: Error): void {
     if (this.failed) return;
     this.failed = error;
-    for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
+    this.watch.giveUp();
     this.closeFeed();
     this.report(error);
     this.restartLater();

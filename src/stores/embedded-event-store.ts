@@ -316,40 +316,28 @@ export class EmbeddedEventStore implements EventStore {
 
   /** Durable events after `after`, at most `limit`, read synchronously (one consistent view). */
   page(after: number, limit: number): RecordedEvent[] {
-    this.assertOpen();
-    const out: RecordedEvent[] = [];
-    const last = Math.min(after + limit, this.durableHead);
-    if (last <= after) return out;
-    const from = this.index.locate(after + 1);
-    if (from === undefined) throw new Error(`event index has no entry for position ${after + 1}`);
-    // Positions are consecutive frames in the journal: one sequential read.
-    let offset = this.journal.skip(from.offset, after + 1 - from.position);
-    for (let position = after + 1; position <= last; position++) {
-      const { payload, next } = this.journal.readAt(offset);
-      if (payload.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${payload.p}`);
-      out.push(toRecorded(payload));
-      offset = next;
-    }
-    return out;
+    return this.scan(after, limit).events;
   }
 
   /**
-   * Durable events after `after` of the streams `wanted` accepts, looking at `limit` positions at
-   * most; frames of other streams are passed over by their heads, undecoded. `last`: the last
-   * position looked at.
+   * Durable events after `after` of the streams `wanted` accepts (all when it is undefined),
+   * looking at `limit` positions at most; frames of other streams are passed over by their
+   * heads, undecoded. `last`: the last position looked at.
    */
-  scan(after: number, limit: number, wanted: (stream: string) => boolean): { events: RecordedEvent[]; last: number } {
+  scan(after: number, limit: number, wanted?: (stream: string) => boolean): { events: RecordedEvent[]; last: number } {
     this.assertOpen();
     const events: RecordedEvent[] = [];
     const last = Math.min(after + limit, this.durableHead);
     if (last <= after) return { events, last: after };
     const from = this.index.locate(after + 1);
     if (from === undefined) throw new Error(`event index has no entry for position ${after + 1}`);
+    // Positions are consecutive frames in the journal: one sequential read.
     let offset = this.journal.skip(from.offset, after + 1 - from.position);
     for (let position = after + 1; position <= last; position++) {
-      const { head, next } = this.journal.headAt(offset);
-      if (head.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${head.p}`);
-      if (wanted(head.s)) events.push(toRecorded(this.journal.readAt(offset).payload));
+      const { payload, next } = wanted ? this.journal.headAt(offset) : this.journal.readAt(offset);
+      if (payload.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${payload.p}`);
+      if (!wanted) events.push(toRecorded(payload as FramePayload));
+      else if (wanted(payload.s)) events.push(toRecorded(this.journal.readAt(offset).payload));
       offset = next;
     }
     return { events, last };
@@ -457,9 +445,8 @@ class Subscriber implements Subscription {
       this.pendingWake = false;
       if (this.store.isClosed) return;
       const before = this.last;
-      const scanned = this.wanted ? this.store.scan(this.last, PAGE_SIZE, this.wanted) : undefined;
-      const page = scanned ? scanned.events : this.store.page(this.last, PAGE_SIZE);
-      for (const event of page) {
+      const scanned = this.store.scan(this.last, PAGE_SIZE, this.wanted);
+      for (const event of scanned.events) {
         if (this.closed) return;
         this.delivering = true;
         try {
@@ -469,7 +456,7 @@ class Subscriber implements Subscription {
         }
         this.last = Number(event.position);
       }
-      if (scanned) this.last = scanned.last;
+      this.last = scanned.last;
       if (this.last - before === PAGE_SIZE) continue;
       if (!this.caughtUp) {
         this.caughtUp = true;

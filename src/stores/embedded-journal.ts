@@ -414,31 +414,27 @@ export class Journal<T> {
 
   /** The frame at `offset` (which must be a frame start below the durable end) and the next offset. */
   readAt(offset: number): { payload: FramePayload; next: number } {
-    if (offset < JOURNAL_MAGIC.length || offset >= this.durable) throw new JournalCorrupt(this.file, offset, 'no frame there');
-    if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES);
-    let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parsePayload);
-    if ('bad' in decoded && decoded.need !== undefined) {
-      this.fill(offset, decoded.need);
-      decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parsePayload);
-    }
-    if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
-    return { payload: decoded.payload, next: this.windowStart + decoded.next };
+    return this.frameAt(offset, parsePayload);
   }
 
   /**
    * The head (position, revision, stream) of the frame at `offset`, checksummed like readAt but
    * without parsing the event's data: what a filtered reader needs to pass a frame over.
    */
-  headAt(offset: number): { head: FrameHead; next: number } {
+  headAt(offset: number): { payload: FrameHead; next: number } {
+    return this.frameAt(offset, parseHead);
+  }
+
+  private frameAt<P>(offset: number, parse: (body: Buffer) => P | undefined): { payload: P; next: number } {
     if (offset < JOURNAL_MAGIC.length || offset >= this.durable) throw new JournalCorrupt(this.file, offset, 'no frame there');
     if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES);
-    let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parseHead);
+    let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parse);
     if ('bad' in decoded && decoded.need !== undefined) {
       this.fill(offset, decoded.need);
-      decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parseHead);
+      decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parse);
     }
     if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
-    return { head: decoded.payload, next: this.windowStart + decoded.next };
+    return { payload: decoded.payload, next: this.windowStart + decoded.next };
   }
 
   /** Offset of the frame `count` frames after the one at `offset` (reads only frame headers). */

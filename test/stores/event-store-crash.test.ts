@@ -6,12 +6,12 @@
  * whose checksum fails) before the store is opened again. (Power loss itself is covered by the
  * journal's synced writes: O_DSYNC, one per group.)
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
+import { ackedBeforeKill } from './kill-writer.js';
 import * as assert from 'uvu/assert';
 import { open } from 'lmdb';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
@@ -28,32 +28,10 @@ interface Ack {
   count: number;
 }
 
-function runUntilKilled(dataDir: string, aliveMs: number): Promise<Ack[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writerScript, dataDir, '12'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    let timer: NodeJS.Timeout | undefined;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!timer && out.startsWith('ready\n')) timer = setTimeout(() => child.kill('SIGKILL'), aliveMs);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      clearTimeout(guard);
-      if (signal !== 'SIGKILL') return reject(new Error(`writer exited with ${code}: ${err}`));
-      // Only whole lines count: the last one may have been cut by the kill.
-      const lines = out.split('\n').slice(0, -1).filter((l) => l.startsWith('ack '));
-      resolve(
-        lines.map((line) => {
-          const [, stream, revision, position, count] = line.split(' ');
-          return { stream: stream!, revision: BigInt(revision!), position: BigInt(position!), count: Number(count) };
-        }),
-      );
-    });
+async function runUntilKilled(dataDir: string, aliveMs: number): Promise<Ack[]> {
+  return (await ackedBeforeKill(writerScript, [dataDir, '12'], aliveMs)).map((line) => {
+    const [stream, revision, position, count] = line.split(' ');
+    return { stream: stream!, revision: BigInt(revision!), position: BigInt(position!), count: Number(count) };
   });
 }
 

@@ -4,12 +4,12 @@
  * index entries and checkpoint land together or not at all (the commit queues them in one
  * LMDB transaction, written on lmdb's write thread), and nothing acknowledged is lost.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
+import { ackedBeforeKill } from './kill-writer.js';
 import * as assert from 'uvu/assert';
 import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
 
@@ -17,27 +17,9 @@ const writerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 're
 const PER_UNIT = 200;
 const ROUNDS = 4;
 
-function runUntilKilled(dataDir: string, aliveMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writerScript, dataDir, String(PER_UNIT)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    let timer: NodeJS.Timeout | undefined;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!timer && out.startsWith('ready\n')) timer = setTimeout(() => child.kill('SIGKILL'), aliveMs);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      clearTimeout(guard);
-      if (signal !== 'SIGKILL') return reject(new Error(`writer exited with ${code}: ${err}`));
-      const acks = out.split('\n').slice(0, -1).filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
-      resolve(acks.length ? acks[acks.length - 1]! : 0);
-    });
-  });
+async function runUntilKilled(dataDir: string, aliveMs: number): Promise<number> {
+  const acks = await ackedBeforeKill(writerScript, [dataDir, String(PER_UNIT)], aliveMs);
+  return acks.length ? Number(acks[acks.length - 1]) : 0;
 }
 
 test('after kill -9 mid-commit the store holds exactly the units up to its checkpoint', async () => {
