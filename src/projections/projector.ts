@@ -51,32 +51,19 @@ export async function ensureIndexes(reads: ReadStore, projections: Projection[])
   for (const p of projections) for (const { collection, spec } of p.indexes ?? []) await reads.collection(collection).createIndex(spec);
 }
 
-export class Projector implements ProjectorHandle {
-  private readonly projections: Projection[];
-  private readonly checkpoints = new Map<string, bigint | undefined>();
-  private readonly watch = new CheckpointWatch();
-  private buffer: RecordedEvent[] = [];
-  private flushing: Promise<void> | undefined;
-  private subscription: Subscription | undefined;
-  private readonly batch: number;
-  private failed: Error | undefined;
-  /** Events folded since start (for progress and benches). */
+/**
+ * What every projector keeps and answers the same way, wherever it folds: its checkpoints, its
+ * failure, and the checkpoint watch (advances, read-your-writes waits, caught up).
+ */
+export abstract class ProjectorBase implements ProjectorHandle {
+  protected readonly watch = new CheckpointWatch();
+  protected readonly checkpoints = new Map<string, bigint | undefined>();
+  protected failed: Error | undefined;
+  /** Events folded since start. */
   folded = 0;
-
-  constructor(
-    private readonly events: EventStore,
-    private readonly reads: ReadStore,
-    projections: Projection | Projection[],
-    private readonly options: ProjectorOptions = {},
-  ) {
-    this.projections = Array.isArray(projections) ? projections : [projections];
-    if (!this.projections.length) throw new Error('a projector needs at least one projection');
-    this.batch = options.batch ?? 500;
-  }
-
-  get names(): string[] {
-    return this.projections.map((p) => p.name);
-  }
+  abstract readonly names: string[];
+  abstract start(): Promise<void>;
+  abstract stop(): Promise<void>;
 
   /** The last position every projection of this projector has folded and committed. */
   get checkpoint(): bigint | undefined {
@@ -90,6 +77,51 @@ export class Projector implements ProjectorHandle {
   checkpointOf(name: string): bigint | undefined {
     return this.checkpoints.get(name);
   }
+
+  /** Resolves once the projections have folded everything that was in the journal at start. */
+  whenCaughtUp(): Promise<void> {
+    return this.watch.whenCaughtUp();
+  }
+
+  /** Called after every committed batch with the new checkpoint. */
+  onAdvance(listener: (position: bigint) => void): () => void {
+    return this.watch.onAdvance(listener);
+  }
+
+  /**
+   * Read-your-writes: resolves true as soon as the checkpoint reaches `position`, false when
+   * `timeoutMs` passes first (at once when the projector has failed).
+   */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.watch.waitFor(position, timeoutMs, this.failed !== undefined);
+  }
+}
+
+export class Projector extends ProjectorBase {
+  private readonly projections: Projection[];
+  private buffer: RecordedEvent[] = [];
+  private flushing: Promise<void> | undefined;
+  private subscription: Subscription | undefined;
+  private readonly batch: number;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly reads: ReadStore,
+    projections: Projection | Projection[],
+    private readonly options: ProjectorOptions = {},
+  ) {
+    super();
+    this.projections = Array.isArray(projections) ? projections : [projections];
+    if (!this.projections.length) throw new Error('a projector needs at least one projection');
+    this.batch = options.batch ?? 500;
+  }
+
+  get names(): string[] {
+    return this.projections.map((p) => p.name);
+  }
+
+
+
 
   async start(): Promise<void> {
     await ensureIndexes(this.reads, this.projections);
@@ -107,23 +139,8 @@ export class Projector implements ProjectorHandle {
       : this.events.subscribeToAll(this.watch.position, handlers);
   }
 
-  /** Resolves once the projections have folded everything that was in the journal at start. */
-  whenCaughtUp(): Promise<void> {
-    return this.watch.whenCaughtUp();
-  }
 
-  /** Called after every committed batch with the new checkpoint. */
-  onAdvance(listener: (position: bigint) => void): () => void {
-    return this.watch.onAdvance(listener);
-  }
 
-  /**
-   * Read-your-writes: resolves true as soon as the checkpoint reaches `position`, false when
-   * `timeoutMs` passes first.
-   */
-  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    return this.watch.waitFor(position, timeoutMs, this.failed !== undefined);
-  }
 
 
   async stop(): Promise<void> {

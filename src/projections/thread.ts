@@ -22,8 +22,7 @@ import type { JournalShare } from '../stores/embedded-event-store.js';
 import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
 import type { OpenReadStoreOptions } from '../stores/open-read-store.js';
 import type { ProjectionName } from './index.js';
-import { CheckpointWatch } from './checkpoint-watch.js';
-import type { ProjectorHandle } from './projector.js';
+import { ProjectorBase } from './projector.js';
 
 /** What the projector thread is started with (structured-cloned into it). */
 export interface ThreadData {
@@ -72,12 +71,9 @@ export interface ThreadProjectorOptions {
 /** The longest wait between two restarts of a thread that keeps failing. */
 const maxRestartMs = 30_000;
 
-export class ThreadProjector implements ProjectorHandle {
+export class ThreadProjector extends ProjectorBase {
   readonly names: string[];
   private worker: Worker | undefined;
-  private readonly watch = new CheckpointWatch();
-  private readonly checkpoints = new Map<string, bigint | undefined>();
-  private failed: Error | undefined;
   private subscription: Subscription | undefined;
   private buffer: RecordedEvent[] = [];
   private posting = false;
@@ -94,25 +90,16 @@ export class ThreadProjector implements ProjectorHandle {
   private running = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private restartMs: number;
-  folded = 0;
 
   constructor(private readonly o: ThreadProjectorOptions) {
+    super();
     this.names = [...o.names];
     this.highWater = o.highWater ?? 20_000;
     this.restartMs = o.restartMs ?? 1000;
   }
 
-  get checkpoint(): bigint | undefined {
-    return this.watch.position;
-  }
 
-  get error(): Error | undefined {
-    return this.failed;
-  }
 
-  checkpointOf(name: string): bigint | undefined {
-    return this.checkpoints.get(name);
-  }
 
   /**
    * Starts the thread; resolves once its projections have read their checkpoints. A thread that
@@ -187,17 +174,8 @@ export class ThreadProjector implements ProjectorHandle {
     }, wait);
   }
 
-  whenCaughtUp(): Promise<void> {
-    return this.watch.whenCaughtUp();
-  }
 
-  onAdvance(listener: (position: bigint) => void): () => void {
-    return this.watch.onAdvance(listener);
-  }
 
-  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    return this.watch.waitFor(position, timeoutMs, this.failed !== undefined);
-  }
 
 
   /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
