@@ -56,6 +56,10 @@ test.after.each((ctx) => {
   for (const d of ctx.dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
+/** A guest's claim: an event the guests projection folds. */
+const claimGuest = (events: EventStore, i: number) =>
+  events.append(`guest-g${i}`, [{ id: randomUUID(), type: 'GuestClaimed', data: { name: `g${i}`, source: { invitation: `c${i}` }, claimId: `k${i}`, at: i } }], 'noStream');
+
 const tmp = (ctx: { dirs: string[] }) => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'town-thread-'));
   ctx.dirs.push(d);
@@ -101,7 +105,7 @@ test('live appends reach the thread as they become durable, and a restart resume
   const data = tmp(ctx);
   const events = await openEmbeddedEventStore({ dataDir: data });
   const readDir = tmp(ctx);
-  const append = (i: number) => events.append(`guest-g${i}`, [{ id: randomUUID(), type: 'GuestClaimed', data: { name: `g${i}`, source: { invitation: `c${i}` }, claimId: `k${i}`, at: i } }], 'noStream');
+  const append = (i: number) => claimGuest(events, i);
   try {
     const start = () => new ThreadProjector({ events, journal: events.share(), readStore: { dataDir: readDir }, names: ['guests'], libraryModules: modules });
     let thread = start();
@@ -136,7 +140,7 @@ test('live appends reach the thread as they become durable, and a restart resume
 test('a thread that dies is reported, started again, and resumes from its checkpoint', async (ctx) => {
   const data = tmp(ctx);
   const events = await openEmbeddedEventStore({ dataDir: data });
-  const append = (i: number) => events.append(`guest-g${i}`, [{ id: randomUUID(), type: 'GuestClaimed', data: { name: `g${i}`, source: { invitation: `c${i}` }, claimId: `k${i}`, at: i } }], 'noStream');
+  const append = (i: number) => claimGuest(events, i);
   const errors: Error[] = [];
   const thread = new ThreadProjector({ events, journal: events.share(), readStore: { dataDir: tmp(ctx) }, names: ['guests'], libraryModules: modules, restartMs: 20, onError: (e) => errors.push(e) });
   try {
