@@ -98,9 +98,6 @@ export class ThreadProjector extends ProjectorBase {
     this.restartMs = o.restartMs ?? 1000;
   }
 
-
-
-
   /**
    * Starts the thread; resolves once its projections have read their checkpoints. A thread that
    * fails later (a projection's error, a crash) is reported and started again after a wait, and
@@ -124,23 +121,28 @@ export class ThreadProjector extends ProjectorBase {
     const current = () => this.worker === worker;
     return new Promise<void>((resolve, reject) => {
       let started = false;
+      /** Why a thread that has not started yet failed: the start's own error, not a failure's. */
+      let why: Error | undefined;
       this.exited = new Promise<void>((exited) => {
         worker.once('exit', (code) => {
           if (current()) {
             this.closeFeed();
-            if (!started) reject(this.failed ?? new Error(`the projector thread exited (${code}) before it started`));
+            if (!started) reject(why ?? new Error(`the projector thread exited (${code}) before it started`));
             else if (!this.stopped) this.fail(new Error(`the projector thread exited (${code})`));
           }
           exited();
         });
       });
       worker.on('error', (error) => {
-        if (current()) this.fail(error);
+        if (!current()) return;
+        if (started) this.fail(error);
+        else why ??= error;
       });
       worker.on('message', (m: FromThread) => {
         // A thread given up on may still have messages on their way: they are not this one's.
         if (!current()) return;
-        if ('started' in m) {
+        if (!started && 'failed' in m) why ??= new Error(m.failed);
+        else if ('started' in m) {
           for (const [name, at] of m.started.checkpoints) this.checkpoints.set(name, at);
           this.watch.position = lowest(m.started.checkpoints.map(([, at]) => at));
           this.failed = undefined;
@@ -173,10 +175,6 @@ export class ThreadProjector extends ProjectorBase {
       );
     }, wait);
   }
-
-
-
-
 
   /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
   stop(): Promise<void> {
