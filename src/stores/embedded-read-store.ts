@@ -336,6 +336,11 @@ export class EmbeddedReadStore implements ReadStore {
     if (this.closed) throw new Error('the read store is closed');
   }
 
+  /** A committed document by id (each call decodes a fresh copy: the caller may change it). */
+  committedDoc(collection: string, id: string): Doc | undefined {
+    return this.getDoc(collection, id);
+  }
+
   private getDoc(collection: string, id: string): Doc | undefined {
     this.assertOpen();
     return this.existing(collection)?.docs.get([id]);
@@ -640,6 +645,14 @@ function startsWith(part: unknown, prefix: string): boolean {
 }
 
 /** A collection outside any unit: reads see committed data; each write is a unit of its own. */
+/** `{_id: <text>}` and nothing else. */
+function isPlainIdFilter(filter: Filter): filter is { _id: string } {
+  if (typeof filter !== 'object' || filter === null || Object.getPrototypeOf(filter) !== Object.prototype) return false;
+  let keys = 0;
+  for (const key in filter) if (++keys > 1 || key !== '_id') return false;
+  return keys === 1 && typeof filter._id === 'string';
+}
+
 class EmbeddedCollection implements Collection {
   constructor(
     readonly name: string,
@@ -647,6 +660,9 @@ class EmbeddedCollection implements Collection {
   ) {}
 
   async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
+    // The common read, one document by its id: straight from the committed documents, which is
+    // where the general path ends up, without its view, plan and matcher.
+    if (options === undefined && isPlainIdFilter(filter)) return this.store.committedDoc(this.name, filter._id) ?? null;
     return this.store.committedView(this.name).findOne(filter, options);
   }
 
