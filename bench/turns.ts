@@ -359,7 +359,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     return out;
   } finally {
     for (const c of children) if (c.connected) c.disconnect();
-    await new Promise((r) => setTimeout(r, 500));
+    // A town closing writes to its data directory until it exits: remove it only then.
+    const exited = (c: ChildProcess) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)));
+    await Promise.race([Promise.all(children.map(exited)), new Promise((r) => setTimeout(r, 30_000))]);
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
