@@ -6,27 +6,9 @@
 import { blank } from '../cards/kernel/fields.js';
 import type { FormField } from '../cards/program.js';
 import type { TypedData } from '../cards/typed.js';
+import { showData } from '../cards/typed-text.js';
 import type { CheckDiagnostic } from '../queries/check-reply.js';
 import { refusalFields, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
-
-/** Typed data as the card language writes values: `{ lit: true, fuel: 2 }`, `"text"`, `[1, 2]`, `open { by: "ann" }`. */
-export function showData(d: TypedData, depth = 0): string {
-  if (depth > 64) return '…';
-  switch (d.tag) {
-    case 'natural':
-      return String(d.value);
-    case 'label':
-      return JSON.stringify(d.value);
-    case 'boolean':
-      return String(d.value);
-    case 'list':
-      return `[${d.items.map((x) => showData(x, depth + 1)).join(', ')}]`;
-    case 'record':
-      return d.fields.length ? `{ ${d.fields.map((f) => `${f.name}: ${showData(f.value, depth + 1)}`).join(', ')} }` : '{}';
-    case 'variant':
-      return d.payload && !(d.payload.tag === 'record' && d.payload.fields.length === 0) ? `${d.label} ${showData(d.payload, depth + 1)}` : d.label;
-  }
-}
 
 /** A spell that returns only its new state answers the empty record: not worth a line. */
 const isEmpty = (d: TypedData) => d.tag === 'record' && d.fields.length === 0;
@@ -56,14 +38,20 @@ function refusalLines(r: Partial<Record<(typeof refusalFields)[number], unknown>
   return refusalFields.filter((k) => r[k] !== undefined).map((k) => `${k}: ${String(r[k])}`);
 }
 
-/** A turn reply, `full=1` form: its fields in order, then the whole receipt's result and ticks. */
-export function turnLines(reply: TurnReply): string[] {
+/** What a turn reply and a try report begin with alike: status, class, line, reveals, offers, refusal. */
+function headLines(reply: TurnReply | TryReply): string[] {
   const out = [`status: ${reply.status}`];
   if (reply.class !== undefined) out.push(`class: ${reply.class}`);
   out.push(`line: ${reply.line}`);
   for (const r of reply.revealed ?? []) out.push(`revealed: ${r}`);
   for (const o of reply.offers) out.push(`offers: ${o}`);
   out.push(...refusalLines(reply));
+  return out;
+}
+
+/** A turn reply, `full=1` form: its fields in order, then the whole receipt's result and ticks. */
+export function turnLines(reply: TurnReply): string[] {
+  const out = headLines(reply);
   if (reply.journaled === false) out.push('journaled: false');
   if (reply.repeated) out.push('repeated: true');
   for (const d of reply.delivered ?? []) {
@@ -76,12 +64,7 @@ export function turnLines(reply: TurnReply): string[] {
 
 /** A try report: what the act would write, make, fire and open; nothing was journaled. */
 export function tryLines(reply: TryReply): string[] {
-  const out = [`status: ${reply.status}`];
-  if (reply.class !== undefined) out.push(`class: ${reply.class}`);
-  out.push(`line: ${reply.line}`);
-  for (const r of reply.revealed ?? []) out.push(`revealed: ${r}`);
-  for (const o of reply.offers) out.push(`offers: ${o}`);
-  out.push(...refusalLines(reply));
+  const out = headLines(reply);
   for (const w of reply.writes) out.push(`writes: ${w.object} version ${w.version} ${showData(w.state)}`);
   for (const m of reply.made) out.push(`made: ${m.object} (${m.kind}) ${showData(m.state)}`);
   for (const f of reply.fires) out.push(`fires: ${f.to}.${f.method} ${showData(f.argument)}`);

@@ -21,7 +21,8 @@ import { checkOutcomeReply, type CheckReply } from '../queries/check-reply.js';
 import { hostRequestError, outcomeReply, turnReply, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
 import { FileError, InputError, readModules, readText, type InputIo, type Modules } from './card-input.js';
 import { guestPrincipal, scratchPrograms, ScratchWorld } from './card-scratch.js';
-import { diagnosticLines, formsLines, hostRequestLines, showData, tryLines, turnLines, valueLines } from './card-show.js';
+import { showData } from '../cards/typed-text.js';
+import { diagnosticLines, formsLines, hostRequestLines, tryLines, turnLines, valueLines } from './card-show.js';
 
 export interface CardIo extends InputIo {
   clock: Clock;

@@ -5,7 +5,9 @@
  * plain values, as in any Map. Iteration decodes what it yields, so code that walks the whole
  * map sees exactly what a plain Map would give.
  */
-export class LazyMap<K, V> extends Map<K, V> {
+import { KeyedMap } from '../cards/kernel/keyed-map.js';
+
+export class LazyMap<K, V> extends KeyedMap<K, V> {
   /** Keys whose value is still text; a key is in the Map proper or here, never both. */
   private readonly raw = new Map<K, string>();
 
@@ -60,22 +62,6 @@ export class LazyMap<K, V> extends Map<K, V> {
   override *keys(): MapIterator<K> {
     yield* [...super.keys()];
     yield* [...this.raw.keys()];
-  }
-
-  override *entries(): MapIterator<[K, V]> {
-    for (const key of this.keys()) yield [key, this.get(key) as V];
-  }
-
-  override *values(): MapIterator<V> {
-    for (const key of this.keys()) yield this.get(key) as V;
-  }
-
-  override [Symbol.iterator](): MapIterator<[K, V]> {
-    return this.entries();
-  }
-
-  override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
   }
 
   /** Every pair as JSON text of the value, decoding nothing that is still text. */

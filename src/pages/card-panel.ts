@@ -5,7 +5,8 @@
 import type { CardDoc } from '../projections/cards.js';
 import type { cardReply } from '../queries/card.js';
 import { e, seg, shortName } from './layout.js';
-import { labelOf, showData } from './reads.js';
+import { showData } from '../cards/typed-text.js';
+import { labelOf } from './reads.js';
 
 export type CardView = Awaited<ReturnType<typeof cardReply>>;
 

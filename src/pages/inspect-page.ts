@@ -10,7 +10,7 @@ import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, numbered, readerOf, seg } from './layout.js';
 import { lawSection, receiptsSection } from './card-page.js';
 import { spellForms } from './play-page.js';
-import { showData } from './reads.js';
+import { showData } from '../cards/typed-text.js';
 
 export async function inspectPage(r: WorldReads, id: string, caller: Caller | undefined, height: number): Promise<string> {
   const reader = readerOf(caller);

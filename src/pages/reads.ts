@@ -42,20 +42,3 @@ export function labelsOf(state: TypedData, name: string): string[] {
   return v?.tag === 'list' ? v.items.flatMap((i) => (i.tag === 'label' ? [i.value] : [])) : [];
 }
 
-/** Typed data as one readable line (the page shows a card's fields with it). */
-export function showData(v: TypedData): string {
-  switch (v.tag) {
-    case 'natural':
-      return String(v.value);
-    case 'label':
-      return JSON.stringify(v.value);
-    case 'boolean':
-      return v.value ? 'true' : 'false';
-    case 'record':
-      return `{ ${v.fields.map((f) => `${f.name}: ${showData(f.value)}`).join(', ')} }`;
-    case 'list':
-      return `[${v.items.map(showData).join(', ')}]`;
-    case 'variant':
-      return v.payload ? `${v.label} ${showData(v.payload)}` : v.label;
-  }
-}

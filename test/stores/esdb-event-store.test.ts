@@ -54,6 +54,15 @@ function readable(items: unknown[], error?: Error) {
   return stream;
 }
 
+/** A client's subscribeToAll that keeps every subscription it makes in `subs`. */
+function subscribingInto(subs: FakeSubscription[]) {
+  return (options: { fromPosition?: unknown }) => {
+    const sub = new FakeSubscription(options);
+    subs.push(sub);
+    return sub;
+  };
+}
+
 function fakeClient(overrides: Partial<Record<keyof EsdbClient, unknown>>): EsdbClient {
   return {
     appendToStream: async () => ({ success: true, nextExpectedRevision: 0n, position: { commit: 1n, prepare: 1n } }),
@@ -141,11 +150,7 @@ test('a dropped subscription resubscribes after the last event, without gaps or 
   const subs: FakeSubscription[] = [];
   const store = new EsdbEventStore(
     fakeClient({
-      subscribeToAll: (options: { fromPosition?: unknown }) => {
-        const sub = new FakeSubscription(options);
-        subs.push(sub);
-        return sub;
-      },
+      subscribeToAll: subscribingInto(subs),
       readAll: () => readable([resolved(3)]),
     }),
     { initialMs: 5, maxMs: 20 },
@@ -187,11 +192,7 @@ test('without the server signal, reaching the head found at subscribe time count
   const subs: FakeSubscription[] = [];
   const store = new EsdbEventStore(
     fakeClient({
-      subscribeToAll: (options: { fromPosition?: unknown }) => {
-        const sub = new FakeSubscription(options);
-        subs.push(sub);
-        return sub;
-      },
+      subscribeToAll: subscribingInto(subs),
       readAll: () => readable([resolved(9, '$stats'), resolved(2)]),
     }),
   );

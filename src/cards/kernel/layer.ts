@@ -6,7 +6,9 @@
  * Iteration yields the base's live keys first, then keys new to the layer. Code that must be
  * deterministic never depends on iteration order anyway (queued sends are ordered by id).
  */
-export class LayerMap<K, V> extends Map<K, V> {
+import { KeyedMap } from './keyed-map.js';
+
+export class LayerMap<K, V> extends KeyedMap<K, V> {
   private readonly gone = new Set<K>();
   /** Keys added minus keys removed, relative to the base (which never changes under a layer). */
   private delta = 0;
@@ -55,21 +57,5 @@ export class LayerMap<K, V> extends Map<K, V> {
   override *keys(): MapIterator<K> {
     for (const key of this.base.keys()) if (this.has(key)) yield key;
     for (const key of super.keys()) if (!this.base.has(key)) yield key;
-  }
-
-  override *entries(): MapIterator<[K, V]> {
-    for (const key of this.keys()) yield [key, this.get(key) as V];
-  }
-
-  override *values(): MapIterator<V> {
-    for (const key of this.keys()) yield this.get(key) as V;
-  }
-
-  override [Symbol.iterator](): MapIterator<[K, V]> {
-    return this.entries();
-  }
-
-  override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
   }
 }

@@ -8,15 +8,10 @@
  * see, under the machinery's per-address page budget); /play needs the session cookie (the
  * machinery answers 303 to /enter without one).
  */
-import type { Programs } from '../../cards/kernel/programs.js';
 import { castTurn } from '../../commands/turn.js';
-import type { WorldService } from '../../commands/world-service.js';
 import { checkSameOrigin } from '../../identity/same-origin.js';
 import { shownCard } from '../../queries/card.js';
-import type { ReadYourWrites } from '../../queries/fresh.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
-import type { ReadStore } from '../../stores/read-store.js';
-import type { EventStore } from '../../stores/event-store.js';
 import { cardPage } from '../../pages/card-page.js';
 import { historyPage } from '../../pages/history-page.js';
 import { homePage } from '../../pages/home-page.js';
@@ -31,15 +26,11 @@ import { freshIntent, outcomeSection, playPage, playRequest } from '../../pages/
 import { assetNamed } from '../../pages/static.js';
 import { stylePage } from '../../pages/style-page.js';
 import { townPage } from '../../pages/town-page.js';
-import { TownError, type Caller, type Clock, type Handlers, type TownConfig, type TownContext } from '../handler.js';
+import { TownError, type Caller, type Handlers, type TownConfig, type TownContext } from '../handler.js';
+import type { WorldDeps } from './world.js';
 
-export interface PagesDeps {
-  service: WorldService;
-  events: EventStore;
-  reads: ReadStore;
-  programs: Programs;
-  clock: Clock;
-  fresh: ReadYourWrites;
+/** What the world routes read and write through, plus what pages add. */
+export interface PagesDeps extends Omit<WorldDeps, 'options'> {
   /** The town's origin, for the same-origin check of POST /play. */
   config: Pick<TownConfig, 'origin'>;
   /** The live channels' hold time and stream count (spec: 55 s, 16); tests hold less. */

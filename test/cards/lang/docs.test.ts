@@ -6,6 +6,7 @@
  * `> as bob: …` casts as another guest. Output lines name what came back; each stated line
  * must be exactly what the run gave, and a refusal must be stated.
  */
+import { showData } from '../../../src/cards/typed-text.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,23 +36,6 @@ const blocks = [...doc.matchAll(/```(card|session|error) (\w+)\n([\s\S]*?)```/g)
 const budget: Budget = { ticks: 1_000_000, heap: 10_000_000, bytes: 100_000 };
 const guest = (name: string) => `guest:town:${name}`;
 
-/** Typed data as the page writes it: `{ lit: true, fuel: 2 }`, `"text"`, `[1, 2]`, `box { w: 3 }`. */
-export function show(d: TypedData): string {
-  switch (d.tag) {
-    case 'natural':
-      return String(d.value);
-    case 'label':
-      return JSON.stringify(d.value);
-    case 'boolean':
-      return String(d.value);
-    case 'list':
-      return `[${d.items.map(show).join(', ')}]`;
-    case 'record':
-      return `{ ${d.fields.map((f) => `${f.name}: ${show(f.value)}`).join(', ')} }`;
-    case 'variant':
-      return d.payload && d.payload.tag === 'record' && d.payload.fields.length ? `${d.label} ${show(d.payload)}` : d.label;
-  }
-}
 
 function refusalLine(r: RunRefusal | { class: 'lawRefused'; clause: string; reading: string }): string {
   if (r.class === 'cardRefused' || r.class === 'lawRefused') return `refused: ${r.class} ${r.clause}: ${r.reading}`;
@@ -131,12 +115,12 @@ function act(p: Program, line: string, st: { state: TypedData }): string[] {
   const view = /^view (\w+)$/.exec(text);
   if (view) {
     const r = p.view(view[1]!, st.state, caller, budget);
-    return r.ok ? [`result: ${show(r.result)}`] : [refusalLine(r.refusal)];
+    return r.ok ? [`result: ${showData(r.result)}`] : [refusalLine(r.refusal)];
   }
   const entry = /^(\w+)\((.*)\)$/.exec(text);
   if (entry) {
     const r = p.runEntry(entry[1]!, parseArgs(entry[2]!), budget);
-    return r.ok ? [`result: ${show(r.result)}`] : [refusalLine(r.refusal)];
+    return r.ok ? [`result: ${showData(r.result)}`] : [refusalLine(r.refusal)];
   }
   const { method, args } = readSpell(text, p.methods);
   const r = p.call(method, st.state, args, ctx, budget);
@@ -145,11 +129,11 @@ function act(p: Program, line: string, st: { state: TypedData }): string[] {
   if (broken) return [refusalLine({ class: 'lawRefused', clause: broken.name, reading: broken.reading })];
   const rules = p.runRules(st.state, r.state, ctx, budget);
   if (!rules.ok) return [refusalLine(rules.refusal)];
-  out.push(`state: ${show(r.state)}`);
+  out.push(`state: ${showData(r.state)}`);
   for (const s of r.says) out.push(`says: ${s}`);
-  for (const s of r.sends) out.push(`sends: ${s.to}.${s.method} ${show(s.argument)}`);
-  for (const m of r.makes) out.push(`makes: ${m.kind}${m.seed ? ' ' + show(m.seed) : ''}`);
-  if (!(r.result.tag === 'record' && r.result.fields.length === 0)) out.push(`result: ${show(r.result)}`);
+  for (const s of r.sends) out.push(`sends: ${s.to}.${s.method} ${showData(s.argument)}`);
+  for (const m of r.makes) out.push(`makes: ${m.kind}${m.seed ? ' ' + showData(m.seed) : ''}`);
+  if (!(r.result.tag === 'record' && r.result.fields.length === 0)) out.push(`result: ${showData(r.result)}`);
   for (const s of rules.says) out.push(`rules: ${s}`);
   const wants = p.openWants(r.state, ctx);
   out.push(`wants: ${wants.length ? wants.join(', ') : 'none'}`);
