@@ -25,7 +25,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
 import Koa from 'koa';
+import { koaBody } from 'koa-body';
 import { settingsFromEnv } from '../src/config.js';
 import { createLimiters } from '../src/http/rate-limit.js';
 import { startServer } from '../src/http/server.js';
@@ -168,9 +171,14 @@ async function rebuild(dir: string): Promise<void> {
   const reads = await openReadStore({ dataDir: dir });
   // As `npm run rebuild` runs it: its default batch, and (from the parent) its node flags.
   const r = await rebuildProjections(events, reads, Object.values(allProjections(libraryPrograms())));
+  // The floor of any rebuild: reading and decoding the journal, folding and writing nothing.
+  const started = performance.now();
+  let read = 0;
+  for await (const e of events.readAll()) if (e) read++;
+  const readSeconds = (performance.now() - started) / 1000;
   await reads.close();
   await events.close();
-  process.send!({ events: r.events, seconds: r.seconds, peakRssMb: vmHwmMb() });
+  process.send!({ events: r.events, seconds: r.seconds, peakRssMb: vmHwmMb(), read, readSeconds });
 }
 
 async function serveBare(): Promise<void> {
@@ -185,6 +193,64 @@ async function serveBare(): Promise<void> {
   });
   process.send!({ port: (s.address() as { port: number }).port });
   process.on('disconnect', () => process.exit(0));
+}
+
+/**
+ * The floor: what the fixed stack (koa, @koa/router, koa-body, the embedded stores) costs a
+ * request before any of Town's own work. A durable POST parses a turn's body, appends an entry of
+ * a real fill's size to the journal (group-committed like the world's appends) and answers a
+ * turn reply of a real reply's size; a read finds a real lamp card document by id in the read
+ * store and answers it. No credential, no kernel, no projection, no front: any real turn or read
+ * costs at least this, so its ratio to bare koa bounds what the turn and read ratios can reach.
+ */
+async function serveFloor(dir: string): Promise<void> {
+  const events = await openEventStore({ dataDir: dir });
+  const reads = await openReadStore({ dataDir: dir });
+  const cards = reads.collection('floor-cards');
+  const lamp = {
+    _id: 'town/lamp', id: 'lamp', kind: 'lamp', pin: 'bafyreiarrpqhhwm6b2qyoq6chzsrktxr45hiye5u3ohsvuvmnau5td62ty', pinSlug: 'iris-lily-fox',
+    state: { tag: 'record', fields: [{ name: 'lit', value: { tag: 'boolean', value: false } }, { name: 'fuel', value: { tag: 'natural', value: 3 } }] },
+    version: 2, owner: 'town', maker: 'town', place: 'square', visibility: 'everyone', readers: ['*'], lent: [],
+    lines: ['the lamp was lit', 'the lamp was doused'],
+  };
+  await cards.putMany([lamp]);
+  const actions = { light: 'light', douse: 'douse', fill: 'fill measures=<natural 0..9>', give: 'give to=<object 1..128> note=<text 0..80>' };
+  const router = new Router();
+  let height = 0;
+  router.post('/floor/turn/:object/:method', async (ctx) => {
+    const body = ctx.request.body as { intent?: string; fields?: unknown };
+    const h = ++height;
+    const entry = {
+      height: h, clock: Date.now(), kind: 'turn', principal: 'guest:bench.test:floor', intent: { intent: body.intent, fingerprint: 'PIYRlsUfcD7wDJhPwAazHKGCYTy3kceXSyfRZC5FxHo' },
+      request: { object: ctx.params.object, method: ctx.params.method, fields: JSON.stringify(body.fields) },
+      receipt: { status: 'done', line: 'floor.bench.test pours in 0 measures of oil', revealed: ['rule dark did not fire on lamp', `lamp stands at version ${h}`], offers: [], usage: { ticks: 29, heap: 101, bytes: 67 }, object: 'lamp', method: 'fill', result: { tag: 'record', fields: [] } },
+      writes: [{ id: 'lamp', version: h, say: ['floor.bench.test pours in 0 measures of oil'] }],
+      cid: 'bafyreids6jbmdzq2eksh4ft54mwaj4gh3igqadhpclyiju7qszcg5awlfq', slug: 'hazel-holly-lemon',
+    };
+    await events.append('world-floor', [{ id: randomUUID(), type: 'WorldEntry', data: entry }], 'any');
+    ctx.body = {
+      status: 'done', line: entry.receipt.line, revealed: entry.receipt.revealed, offers: [], receipt: { slug: entry.slug, height: h },
+      _links: { self: { href: ctx.path }, api: { href: '/AGENTS.md/api' }, receipt: { href: `/AGENTS.md/receipt/${entry.slug}` }, card: { href: '/AGENTS.md/world/lamp/card' } },
+    };
+  });
+  router.get('/floor/read/:object', async (ctx) => {
+    const doc = (await cards.findOne({ _id: `town/${ctx.params.object}` })) as typeof lamp | null;
+    if (!doc) return ctx.throw(404);
+    ctx.body = {
+      id: doc.id, kind: doc.kind, state: doc.state, version: doc.version, _actions: actions,
+      _links: { self: { href: ctx.path }, api: { href: '/AGENTS.md/api' }, card: { href: `/AGENTS.md/world/${doc.id}/card` }, source: { href: `/AGENTS.md/world/${doc.id}/source` } },
+    };
+  });
+  const app = new Koa();
+  app.use(koaBody({ jsonLimit: 65_536 }));
+  app.use(router.routes());
+  const s = http.createServer(app.callback());
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  process.on('message', (m: { ask: string }) => {
+    if (m.ask === 'stats') process.send!({ cpuUs: cpuUs() });
+  });
+  process.send!({ port: (s.address() as { port: number }).port });
+  process.on('disconnect', () => void new Promise<void>((r) => s.close(() => r())).then(() => reads.close()).then(() => events.close()).then(() => process.exit(0)));
 }
 
 // ---- parent -----------------------------------------------------------------------------------
@@ -255,6 +321,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     children.push(town.proc);
     const { port, tokens } = await town.first;
     const base = `http://127.0.0.1:${port}`;
+    const floor = child(['--floor', path.join(root, 'floor')]);
+    children.push(floor.proc);
+    const floorBase = `http://127.0.0.1:${(await floor.first).port}/floor`;
     const turnBody = (prefix: string) => (n: number) => JSON.stringify({ intent: `${prefix}-${n}`, fields: { measures: 0 } });
     // Requests a finished load left in flight (a turn waits for its append) must not meet the
     // next load's: 48 connections are the spec's 48 workers, and more at once is `busy`.
@@ -262,12 +331,14 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     await load({ url: `${base}/AGENTS.md/world/lamp/fill`, seconds: 1, method: 'POST', tokens, body: turnBody('warm') });
     await load({ url: `${base}/AGENTS.md/world/lamp`, seconds: 1, tokens });
     await load({ url: `http://127.0.0.1:${barePort}/`, seconds: 1 });
+    await load({ url: `${floorBase}/turn/lamp/fill`, seconds: 1, method: 'POST', body: turnBody('warm') });
+    await load({ url: `${floorBase}/read/lamp`, seconds: 1 });
     await settle();
     await ask(town.proc);
     // Interleaved rounds: the machine's load drifts within a minute, so each round's ratio is
     // taken against the bare route measured beside it, and the medians are reported.
     type Run = Awaited<ReturnType<typeof load>>;
-    const rows: { bare: Run; turns: Run; reads: Run; bareCpu: number; turnCpu: number; readCpu: number }[] = [];
+    const rows: { bare: Run; turns: Run; reads: Run; floorTurns: Run; floorReads: Run; bareCpu: number; turnCpu: number; readCpu: number; floorTurnCpu: number; floorReadCpu: number }[] = [];
     let afterTurns: any;
     let afterReads: any;
     for (let round = 0; round < rounds; round++) {
@@ -280,18 +351,29 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       afterTurns = await ask(town.proc);
       const readsRun = await load({ url: `${base}/AGENTS.md/world/lamp`, seconds, tokens });
       afterReads = await ask(town.proc);
+      const f0 = (await ask(floor.proc)).cpuUs;
+      const floorTurns = await load({ url: `${floorBase}/turn/lamp/fill`, seconds, method: 'POST', body: turnBody(`f${round}`) });
+      await settle();
+      const f1 = (await ask(floor.proc)).cpuUs;
+      const floorReads = await load({ url: `${floorBase}/read/lamp`, seconds });
+      const f2 = (await ask(floor.proc)).cpuUs;
       rows.push({
         bare: bareRun,
         turns,
         reads: readsRun,
+        floorTurns,
+        floorReads,
         bareCpu: (b1 - b0) / Math.max(1, bareRun.total),
         turnCpu: (afterTurns.cpuUs - t0) / Math.max(1, turns.total),
         readCpu: (afterReads.cpuUs - afterTurns.cpuUs) / Math.max(1, readsRun.total),
+        floorTurnCpu: (f1 - f0) / Math.max(1, floorTurns.total),
+        floorReadCpu: (f2 - f1) / Math.max(1, floorReads.total),
       });
       if (round < rounds - 1) await settle();
     }
     town.proc.disconnect();
     bare.proc.disconnect();
+    floor.proc.disconnect();
     const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
     const range = (f: (r: (typeof rows)[number]) => number, scale = 1, digits = 0) => {
       const xs = rows.map(f).map((x) => x * scale);
@@ -309,6 +391,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       readsP99: m((r) => r.reads.p99),
       turnCpuRatio: m((r) => r.bareCpu / r.turnCpu),
       readCpuRatio: m((r) => r.bareCpu / r.readCpu),
+      floorTurnsRatio: m((r) => r.floorTurns.rps / r.bare.rps),
+      floorReadsRatio: m((r) => r.floorReads.rps / r.bare.rps),
       lagP50: afterTurns.lagP50,
       lagP99: afterTurns.lagP99,
       entriesPerBatch: afterTurns.entries / Math.max(1, afterTurns.batches),
@@ -320,6 +404,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     console.log(`                          ${(out.turnsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.turns.rps / r.bare.rps, 100, 1)}); by CPU per request ${(out.turnCpuRatio! * 100).toFixed(1)}%; errors ${rows.map((r) => r.turns.errors).join(', ')}, non-2xx ${non2xx((r) => r.turns)}; ${out.entriesPerBatch!.toFixed(1)} entries per append`);
     console.log(`  read GET world/lamp     ${Math.round(out.readsRps!).toLocaleString('en').padStart(8)} req/s   (${range((r) => r.reads.rps)})  p50 ${m((r) => r.reads.p50)} ms  p99 ${out.readsP99} ms  cpu ${m((r) => r.readCpu).toFixed(0)} µs/req`);
     console.log(`                          ${(out.readsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.reads.rps / r.bare.rps, 100, 1)}); by CPU per request ${(out.readCpuRatio! * 100).toFixed(1)}%; errors ${rows.map((r) => r.reads.errors).join(', ')}, non-2xx ${non2xx((r) => r.reads)}`);
+    console.log(`  floor: durable POST     ${Math.round(m((r) => r.floorTurns.rps)).toLocaleString('en').padStart(8)} req/s   ${(out.floorTurnsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.floorTurns.rps / r.bare.rps, 100, 1)})  p99 ${m((r) => r.floorTurns.p99)} ms  cpu ${m((r) => r.floorTurnCpu).toFixed(0)} µs/req  (koa + router + koa-body + a journal append, nothing of Town's; non-2xx ${non2xx((r) => r.floorTurns)})`);
+    console.log(`  floor: store read       ${Math.round(m((r) => r.floorReads.rps)).toLocaleString('en').padStart(8)} req/s   ${(out.floorReadsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.floorReads.rps / r.bare.rps, 100, 1)})  p99 ${m((r) => r.floorReads.p99)} ms  cpu ${m((r) => r.floorReadCpu).toFixed(0)} µs/req  (koa + router + a read-store findOne; non-2xx ${non2xx((r) => r.floorReads)})`);
     console.log(`  projection lag          p50 ${afterTurns.lagP50.toFixed(1)} ms  p99 ${afterTurns.lagP99.toFixed(1)} ms  (${afterTurns.lagSamples} appends, last round)`);
     console.log(`  durable append          p50 ${afterTurns.appendP50.toFixed(1)} ms  p99 ${afterTurns.appendP99.toFixed(1)} ms  (issue to acknowledgement, inside the server, last round)`);
     Object.assign(out, { appendP50: afterTurns.appendP50, appendP99: afterTurns.appendP99 });
@@ -336,6 +422,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const r = await rb.first;
     out.rebuildEps = r.events / r.seconds;
     console.log(`  rebuild of every read model: ${r.events.toLocaleString('en')} events in ${r.seconds.toFixed(1)} s = ${Math.round(out.rebuildEps).toLocaleString('en')} events/s (one pass, peak ${Math.round(r.peakRssMb)} MB)`);
+    out.journalReadEps = r.read / r.readSeconds;
+    console.log(`  floor: reading the journal alone (decode, no fold, no write): ${r.read.toLocaleString('en')} events in ${r.readSeconds.toFixed(1)} s = ${Math.round(out.journalReadEps).toLocaleString('en')} events/s`);
     const warm = await timeToServe(big);
     children.push(warm.proc);
     const warmStats = await ask(warm.proc);
@@ -371,6 +459,7 @@ if (mode === '--serve') void serveTown(a1!, Number(a2));
 else if (mode === '--generate') void generate(a1!, Number(a2), Number(a3));
 else if (mode === '--rebuild') void rebuild(a1!);
 else if (mode === '--bare') void serveBare();
+else if (mode === '--floor') void serveFloor(a1!);
 else if (process.argv[1] === self) {
   main(process.argv.slice(2)).catch((e) => {
     console.error(e);
