@@ -7,7 +7,10 @@
  *   - projection lag p50/p99 (append committed -> every read model folded it);
  *   - rebuild events/s of every read model over a journal of `--entries` (200,000) entries;
  *   - start to serving on that journal, from the snapshot and from the journal alone, and the
- *     server's peak memory with `--cards` (100,000) cards in the town.
+ *     server's peak memory with `--cards` (100,000) cards in the town;
+ *   - the stack's floor beside them: the same loads on a koa + router + koa-body app that does
+ *     only a journal append or a read-store lookup (nothing of Town's), and the journal read
+ *     alone beside the rebuild, so each goal can be set against what the stack itself allows.
  * Servers run in child processes so the load generator does not share their event loop. The
  * HTTP figures come from `--rounds` (3) interleaved rounds of bare / turns / reads, each round's
  * ratio against its own bare run, medians reported; beside the throughput ratio, the ratio of
