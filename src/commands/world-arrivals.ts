@@ -10,7 +10,7 @@
  */
 import { streams } from '../events/identity.js';
 import { identityOf } from '../identity/names.js';
-import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
+import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { pollAll } from '../projections/projector.js';
 import type { WorldService } from './world-service.js';
@@ -57,7 +57,13 @@ export async function startArrivals(opts: {
   };
   let caughtUp!: () => void;
   const caught = new Promise<void>((r) => (caughtUp = r));
-  const handlers = {
+  // The checkpoint is only a shortcut for the next start; it is written now and then.
+  const reached = (position: bigint) => {
+    if (last !== undefined && position <= last) return;
+    last = position;
+    timer ??= setTimeout(save, 200);
+  };
+  const handlers: SubscribeHandlers = {
     onEvent: async (event: RecordedEvent) => {
       const name = admittedName(event);
       if (name !== undefined) {
@@ -67,10 +73,10 @@ export async function startArrivals(opts: {
         const open = (event.data as { open?: unknown } | null)?.open;
         if (typeof open === 'boolean') opts.onMode?.(open);
       }
-      last = event.position;
-      // The checkpoint is only a shortcut for the next start; it is written now and then.
-      timer ??= setTimeout(save, 200);
+      reached(event.position);
     },
+    // World entries are passed over unread; the checkpoint moves past them all the same.
+    onPassed: reached,
     onCaughtUp: () => caughtUp(),
     onError: (error: Error) => {
       caughtUp();

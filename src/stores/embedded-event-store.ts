@@ -456,7 +456,9 @@ class Subscriber implements Subscription {
         }
         this.last = Number(event.position);
       }
+      const delivered = this.last;
       this.last = scanned.last;
+      if (this.wanted && this.last > delivered && !this.closed) this.handlers.onPassed?.(BigInt(this.last));
       if (this.last - before === PAGE_SIZE) continue;
       if (!this.caughtUp) {
         this.caughtUp = true;

@@ -59,6 +59,12 @@ export interface ReadAllOptions {
 export interface SubscribeHandlers {
   onEvent(event: RecordedEvent): void | Promise<void>;
   onCaughtUp?(position: bigint | undefined): void;
+  /**
+   * Now and then, with a subscription that names its streams: everything up to `position` has
+   * been delivered or passed over. A subscriber keeps its checkpoint with it, so that a restart
+   * does not look again at every frame of other streams since its last delivered event.
+   */
+  onPassed?(position: bigint): void;
   /** The subscription ended for good (not called for a `close()` by the subscriber). */
   onError?(error: Error): void;
 }
@@ -86,7 +92,7 @@ export function streamFilter(options: SubscribeOptions | undefined): ((stream: s
 export function filteredHandlers(handlers: SubscribeHandlers, options: SubscribeOptions | undefined): SubscribeHandlers {
   const wanted = streamFilter(options);
   if (!wanted) return handlers;
-  return { ...handlers, onEvent: (event) => (wanted(event.stream) ? handlers.onEvent(event) : undefined) };
+  return { ...handlers, onEvent: (event) => (wanted(event.stream) ? handlers.onEvent(event) : handlers.onPassed?.(event.position)) };
 }
 
 export interface EventStore {

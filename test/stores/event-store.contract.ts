@@ -338,15 +338,18 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     const before = await store.headPosition();
     // Many passed-over events between the wanted ones: more than a page of them.
     await store.append(wanted, [ev('E', { i: 0 })], 'any');
-    for (let i = 0; i < 1100; i += 100) await store.append(other, range(100).map((j) => ev('O', { j: i + j })), 'any');
+    let lastOther = 0n;
+    for (let i = 0; i < 1100; i += 100) lastOther = (await store.append(other, range(100).map((j) => ev('O', { j: i + j })), 'any')).position;
     await store.append(also, [ev('E', { i: 1 })], 'any');
     const seen: RecordedEvent[] = [];
     const caughtUp: Array<bigint | undefined> = [];
+    const passed: bigint[] = [];
     const sub = store.subscribeToAll(before, {
       onEvent(e) {
         seen.push(e);
       },
       onCaughtUp: (p) => caughtUp.push(p),
+      onPassed: (p) => passed.push(p),
     }, { streamPrefixes: [wanted, also] });
     try {
       await waitFor(() => caughtUp.length > 0, 'catch-up');
@@ -357,6 +360,11 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
       assert.equal(seen.map((e) => [e.stream, (e.data as { i: number }).i]), [[wanted, 0], [also, 1], [wanted, 2]]);
       for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.position < seen[i]!.position);
       assert.is(caughtUp.length, 1);
+      // What was passed over is reported, so a checkpoint can move past it.
+      assert.ok(passed.length > 0, 'passed-over events reported');
+      for (let i = 1; i < passed.length; i++) assert.ok(passed[i - 1]! < passed[i]!, 'passed positions increase');
+      assert.ok(passed.some((p) => p >= lastOther), `passed reaches the last other event (${lastOther}): ${passed.join(',')}`);
+      assert.ok(passed.every((p) => p <= seen[seen.length - 1]!.position), 'nothing passed beyond what was appended');
     } finally {
       await sub.close();
     }

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { openEmbeddedEventStore, PAGE_SIZE, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import { openEsdbEventStore } from '../../src/stores/esdb-event-store.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
-import type { EventStore, RecordedEvent } from '../../src/stores/event-store.js';
+import { filteredHandlers, type EventStore, type RecordedEvent } from '../../src/stores/event-store.js';
 import { collect, ev, eventStoreContract, waitFor, type StoreUnderTest } from './event-store.contract.js';
 
 async function embedded(): Promise<StoreUnderTest> {
@@ -158,3 +158,19 @@ factory('a url that is not esdb:// is refused', async () => {
   assert.instance(threw, Error);
 });
 factory.run();
+
+// Adapters that cannot filter on the server (EventStoreDB here) filter what they hear with this.
+const filtering = suite('filteredHandlers');
+
+filtering('wanted streams are delivered; the others are reported passed, in order', async () => {
+  const delivered: string[] = [];
+  const passed: bigint[] = [];
+  const recorded = (stream: string, position: bigint): RecordedEvent => ({ id: `${position}`, stream, type: 'E', revision: 0n, position, data: {}, created: 0 });
+  const h = filteredHandlers({ onEvent: (e) => void delivered.push(e.stream), onPassed: (p) => passed.push(p) }, { streamPrefixes: ['world-', 'invitation-'] });
+  for (const [stream, position] of [['world-town', 1n], ['credential-a', 2n], ['invitation-x', 3n], ['session-b', 4n], ['session-c', 5n]] as const) await h.onEvent(recorded(stream, position));
+  assert.equal(delivered, ['world-town', 'invitation-x']);
+  assert.equal(passed, [2n, 4n, 5n]);
+  const all = { onEvent() {} };
+  assert.is(filteredHandlers(all, undefined), all, 'no filter: the handlers as they are');
+});
+filtering.run();
