@@ -4,7 +4,6 @@
  */
 import type { EventStore } from './event-store.js';
 import { openEmbeddedEventStore } from './embedded-event-store.js';
-import { openEsdbEventStore } from './esdb-event-store.js';
 
 export interface OpenEventStoreOptions {
   /** `esdb://…` connection string; empty or absent means the embedded store. */
@@ -15,6 +14,10 @@ export interface OpenEventStoreOptions {
 
 export async function openEventStore(options: OpenEventStoreOptions): Promise<EventStore> {
   const url = options.url?.trim();
-  if (url) return openEsdbEventStore({ url });
+  if (url) {
+    // Loaded only when asked for, as the MongoDB driver is (open-read-store.ts).
+    const { openEsdbEventStore } = await import('./esdb-event-store.js');
+    return openEsdbEventStore({ url });
+  }
   return openEmbeddedEventStore({ dataDir: options.dataDir });
 }
