@@ -4,28 +4,43 @@
  * is most of the start, and a turn only ever looks at a handful. Values set later (evolve) are
  * plain values, as in any Map. Iteration decodes what it yields, so code that walks the whole
  * map sees exactly what a plain Map would give.
+ *
+ * The text stays in the snapshot's bytes: a key maps to where its value's line starts. Making a
+ * string of every value at load (hundreds of thousands, most never read) was half of the load's
+ * time and most of its garbage collection.
  */
 import { KeyedMap } from '../cards/kernel/keyed-map.js';
 
 export class LazyMap<K, V> extends KeyedMap<K, V> {
-  /** Keys whose value is still text; a key is in the Map proper or here, never both. */
-  private readonly raw = new Map<K, string>();
+  /** Keys whose value is still text, to where it starts; a key is in the Map proper or here, never both. */
+  private readonly raw = new Map<K, number>();
 
-  /** Adds a value as its JSON text (loading). */
-  setRaw(key: K, json: string): void {
+  /** `source`: lines of JSON text, each value running from its start to the end of its line. */
+  constructor(private readonly source: Buffer = Buffer.alloc(0)) {
+    super();
+  }
+
+  /** Adds a value as the JSON text starting at `start` in the source (loading). */
+  setRaw(key: K, start: number): void {
     super.delete(key);
-    this.raw.set(key, json);
+    this.raw.set(key, start);
+  }
+
+  private textAt(start: number): string {
+    const end = this.source.indexOf(10, start);
+    return this.source.toString('utf8', start, end < 0 ? this.source.length : end);
   }
 
   /** The JSON text of a value still undecoded, for writing it back out without decoding it. */
   rawOf(key: K): string | undefined {
-    return this.raw.get(key);
+    const start = this.raw.get(key);
+    return start === undefined ? undefined : this.textAt(start);
   }
 
   private decode(key: K): V | undefined {
-    const text = this.raw.get(key);
-    if (text === undefined) return undefined;
-    const value = JSON.parse(text) as V;
+    const start = this.raw.get(key);
+    if (start === undefined) return undefined;
+    const value = JSON.parse(this.textAt(start)) as V;
     this.raw.delete(key);
     super.set(key, value);
     return value;
@@ -67,6 +82,6 @@ export class LazyMap<K, V> extends KeyedMap<K, V> {
   /** Every pair as JSON text of the value, decoding nothing that is still text. */
   *rawEntries(): Generator<[K, string]> {
     for (const [k, v] of [...Map.prototype.entries.call(this)] as [K, V][]) yield [k, JSON.stringify(v)];
-    yield* [...this.raw];
+    for (const [k, start] of [...this.raw]) yield [k, this.textAt(start)];
   }
 }

@@ -76,10 +76,13 @@ export function* encodeSnapshot(s: Snapshot): Generator<string> {
 
 export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   let at = 0;
+  const lineEnd = () => {
+    const end = bytes.indexOf(10, at);
+    return end < 0 ? bytes.length : end;
+  };
   const line = (): string | undefined => {
     if (at >= bytes.length) return undefined;
-    let end = bytes.indexOf(10, at);
-    if (end < 0) end = bytes.length;
+    const end = lineEnd();
     const text = bytes.toString('utf8', at, end);
     at = end + 1;
     return text;
@@ -89,14 +92,18 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   const world = { ...blankWorld(), ...header.plain } as unknown as Record<string, unknown>;
   let current: Map<unknown, unknown> | undefined;
   let lazy: LazyMap<unknown, unknown> | undefined;
-  for (let text = line(); text !== undefined; text = line()) {
-    if (!text) continue;
-    if (lazy && text[0] !== '{') {
-      const tab = text.indexOf('\t');
-      if (tab < 0) return undefined;
-      lazy.setRaw(JSON.parse(text.slice(0, tab)), text.slice(tab + 1));
+  while (at < bytes.length) {
+    // A lazy Map's lines: only the key is read now; the value stays in `bytes` (lazy-map.ts).
+    if (lazy && bytes[at] !== 0x7b && bytes[at] !== 10) {
+      const end = lineEnd();
+      const tab = bytes.indexOf(9, at);
+      if (tab < 0 || tab > end) return undefined;
+      lazy.setRaw(JSON.parse(bytes.toString('utf8', at, tab)), tab + 1);
+      at = end + 1;
       continue;
     }
+    const text = line()!;
+    if (!text) continue;
     const value = JSON.parse(text) as unknown;
     if (Array.isArray(value)) {
       if (!current) return undefined;
@@ -105,7 +112,7 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
     }
     const { map: name, lazy: isLazy } = value as { map?: unknown; lazy?: unknown };
     if (typeof name !== 'string' || !header.maps.includes(name)) return undefined;
-    lazy = isLazy === true ? new LazyMap() : undefined;
+    lazy = isLazy === true ? new LazyMap(bytes) : undefined;
     current = lazy ?? new Map();
     world[name] = current;
   }
