@@ -446,7 +446,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     cold.proc.disconnect();
     Object.assign(out, { startWarmMs: warm.ms, startColdMs: cold.ms, bigRssMb: coldStats.rssMb, bigPeakRssMb: Math.max(warmStats.peakRssMb, bigPeak.peakRssMb), bigCards: coldStats.cards });
     console.log(`  start to serving on ${g.height.toLocaleString('en')} entries: ${Math.round(warm.ms)} ms from the snapshot, ${Math.round(cold.ms)} ms from the journal alone (process spawn included; openTown ${Math.round(warmStats.startMs)} / ${Math.round(coldStats.startMs)} ms)`);
-    console.log(`  server memory with ${coldStats.cards.toLocaleString('en')} cards: rss ${Math.round(coldStats.rssMb)} MB, heap ${Math.round(coldStats.heapMb)} MB, peak ${Math.round(out.bigPeakRssMb!)} MB`);
+    console.log(`  server memory with ${coldStats.cards.toLocaleString('en')} cards: rss ${Math.round(coldStats.rssMb)} MB, heap ${Math.round(coldStats.heapMb)} MB, peak ${Math.round(out.bigPeakRssMb!)} MB (started from the journal alone: everything decoded, as after a long run); from the snapshot: rss ${Math.round(warmStats.rssMb)} MB, heap ${Math.round(warmStats.heapMb)} MB`);
     return out;
   } finally {
     for (const c of children) if (c.connected) c.disconnect();
