@@ -69,9 +69,15 @@ export function readBody(route: Route) {
   };
 }
 
+/** zlib's and brotli's codes: a body its Content-Encoding does not decode (the sender's fault). */
+const undecodable = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
+
 /** The class of a koa-body failure; anything unforeseen goes on as it is (500 internal). */
 function bodyFailure(err: unknown, route: Route): unknown {
-  const e = err as { status?: number; type?: string; message?: string };
+  const e = err as { status?: number; type?: string; message?: string; code?: unknown };
+  if (typeof e.code === 'string' && undecodable.test(e.code)) {
+    return new TownError('badJson', `the body is not JSON: its Content-Encoding does not decode (${e.message ?? e.code})`);
+  }
   if (e.status === 413 || e.type === 'entity.too.large') {
     return new TownError('bodyTooLarge', `the body is over ${route.bodyLimit} bytes, the limit of this route`);
   }

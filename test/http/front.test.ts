@@ -2,6 +2,7 @@
  * The front's koa-level answers over raw sockets: body limits, JSON depth, 404/405/501, busy,
  * replyTooLarge and internal. Each checks status, class, and that the next connection is served.
  */
+import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { limits } from '../../src/contract/limits.js';
@@ -84,6 +85,18 @@ test('a body that is not a JSON object is 400 badJson', async () => {
   for (const body of ['[1,2]', '"text"', '42', 'null', 'true', '{"code":', 'code=abc', '\u0000']) {
     await expectError(req('POST', '/AGENTS.md/accept', { headers: json, body }), 400, 'badJson');
   }
+});
+
+test('a body its Content-Encoding does not decode is 400 badJson, not a failure of the front', async () => {
+  const plain = '{"code":"abc"}';
+  const truncated = gzipSync(Buffer.from(`{"code":"${'x'.repeat(200)}"}`)).subarray(0, 30);
+  for (const [encoding, body] of [['gzip', plain], ['deflate', plain], ['br', plain], ['gzip', truncated]] as const) {
+    const r = await expectError(req('POST', '/AGENTS.md/accept', { headers: { ...json, 'Content-Encoding': encoding }, body }), 400, 'badJson');
+    assert.match(r.json.message, 'Content-Encoding');
+  }
+  const ok = await raw(town.port, req('POST', '/AGENTS.md/accept', { headers: { ...json, 'Content-Encoding': 'gzip' }, body: gzipSync(Buffer.from(plain)) }));
+  assert.is(ok.status, 200, 'a body that does decode is read');
+  assert.is(ok.json.bytes, 3);
 });
 
 test('a JSON object with the wrong fields is 400 hostRequest naming the field', async () => {
