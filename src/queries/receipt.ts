@@ -4,12 +4,17 @@
  * journal holds them). A spoken name (three words) may name several receipts: then the answer
  * is `ambiguous` (409) listing them, with their content ids under `full=1`, and any of those
  * content ids names exactly one.
+ *
+ * Visibility (spec 1.1, 5.7): another's receipt about a card the caller may not see does not
+ * exist for the caller, exactly as a receipt about a card that does not exist: its public part
+ * would name the card and quote its line. A receipt about no card (the town's founding, an
+ * arrival's own entry) is anyone's to read; one's own receipts are always one's own.
  */
 import { TownError } from '../http/handler.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import { decodeWorldEntry, worldStream } from '../events/world.js';
 import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
-import type { WorldReads } from './world-reads.js';
+import { maySee, type WorldReads } from './world-reads.js';
 
 const shortName = (p: string) => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);
 
@@ -59,13 +64,21 @@ export async function receiptReply(r: WorldReads, doc: ReceiptDoc, principal: st
 
 const looksLikeCid = (s: string) => /^b[a-z2-7]{20,}$/.test(s);
 
+/** May `principal` read this receipt at all? */
+async function mayRead(r: WorldReads, doc: ReceiptDoc, principal: string): Promise<boolean> {
+  return doc.principal === principal || doc.object === '' || maySee(r, doc.object, principal);
+}
+
 export async function receiptBySlug(r: WorldReads, slug: string, principal: string, full: boolean) {
   const receipts = r.reads.collection(receiptsCollection);
   if (looksLikeCid(slug)) {
     const doc = (await receipts.findOne({ _id: slug })) as ReceiptDoc | null;
-    if (doc && doc.world === r.world) return receiptReply(r, doc, principal, full);
+    if (doc && doc.world === r.world && (await mayRead(r, doc, principal))) return receiptReply(r, doc, principal, full);
   }
-  const docs = (await receipts.find({ slug, world: r.world }, { sort: { height: 1 }, limit: 16 })) as ReceiptDoc[];
+  const named = (await receipts.find({ slug, world: r.world }, { sort: { height: 1 }, limit: 16 })) as ReceiptDoc[];
+  // Filtered before counting: that a name is shared must not tell of a receipt one may not read.
+  const docs: ReceiptDoc[] = [];
+  for (const doc of named) if (await mayRead(r, doc, principal)) docs.push(doc);
   if (!docs.length) throw new TownError('unknown', `no receipt named ${JSON.stringify(slug.slice(0, 80))}`, { hintHref: '/AGENTS.md/world' });
   if (docs.length > 1) {
     throw new TownError('ambiguous', `${docs.length} receipts are named ${slug}; ask with ?full=1 and cite the content id`, {

@@ -45,9 +45,17 @@ export function canRead(card: Pick<CardDoc, 'readers'>, principal: string): bool
   return card.readers.includes('*') || card.readers.includes(principal);
 }
 
+const cardDoc = async (r: WorldReads, id: string) => (await r.reads.collection(cardsCollection).findOne({ _id: worldKey(r.world, id) })) as CardDoc | null;
+
+/** Is there a card `id` that `principal` may see? (false alike for absent and unseen) */
+export async function maySee(r: WorldReads, id: string, principal: string): Promise<boolean> {
+  const doc = await cardDoc(r, id);
+  return doc !== null && canRead(doc, principal);
+}
+
 /** The card as `principal` may see it; `unknown` (404) alike for absent and unseen. */
 export async function visibleCardDoc(r: WorldReads, id: string, principal: string): Promise<CardDoc> {
-  const doc = (await r.reads.collection(cardsCollection).findOne({ _id: worldKey(r.world, id) })) as CardDoc | null;
+  const doc = await cardDoc(r, id);
   if (!doc || !canRead(doc, principal)) {
     throw new TownError('unknown', `no card ${JSON.stringify(id)} that you may see`, { hintHref: '/AGENTS.md/world' });
   }
