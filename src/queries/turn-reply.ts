@@ -27,9 +27,11 @@ export const DeliveryLineC = t.intersection([
 export type DeliveryLine = t.TypeOf<typeof DeliveryLineC>;
 
 /** The fields a refusal carries beside the receipt (spec 7.2), in the order a reply lists them. */
-export const refusalFields = ['clause', 'reason', 'reading', 'hint', 'expected', 'original', 'root', 'next', 'object'] as const;
+export const refusalFields = ['hintKind', 'clause', 'reason', 'reading', 'hint', 'expected', 'original', 'root', 'next', 'object'] as const;
 
 const RefusalFieldsC = t.partial({
+  /** Spec 7.2: where to look next (receipt, source, self or world); `_links.hint` points there. */
+  hintKind: t.string,
   clause: t.string,
   reason: t.string,
   reading: t.string,

@@ -127,7 +127,7 @@ test('board: keyed rows, keyTaken printed as the reply carries it, update and a 
   const text = await inProcess(['run', board, '--spell', 'add key=a text=hello', '--spell', 'add key=a text=again']);
   assert.is(text.code, 1);
   const at = text.lines.indexOf('> add key=a text=again');
-  assert.equal(text.lines.slice(at + 1, at + 5), ['  status: refused', '  class: keyTaken', `  line: keyTaken: ${taken.reason}`, `  reason: ${taken.reason}`]);
+  assert.equal(text.lines.slice(at + 1, at + 6), ['  status: refused', '  class: keyTaken', `  line: keyTaken: ${taken.reason}`, '  hintKind: self', `  reason: ${taken.reason}`]);
 });
 
 test('sends are delivered after the turn, as the host does; the delivery is listed', async () => {

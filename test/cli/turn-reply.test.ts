@@ -48,7 +48,8 @@ test('done and refused turns: spec 2.5 fields in order, a refusal\'s own fields 
   assert.match(receipt.slug, /^[a-z]+-[a-z]+-[a-z]+$/);
 
   const refused = outcomeReply(lit.outcome, { height: lit.height }) as Record<string, unknown>;
-  assert.equal(keysOf(refused), ['status', 'class', 'line', 'offers', 'receipt', 'clause', 'reason', 'reading', 'object']);
+  assert.equal(keysOf(refused), ['status', 'class', 'line', 'offers', 'receipt', 'hintKind', 'clause', 'reason', 'reading', 'object']);
+  assert.is(refused.hintKind, 'source', 'spec 7.2: where to look next (a card refusing by its rules: read its source)');
   assert.equal([refused.class, refused.clause, refused.reading], ['cardRefused', 'lit', 'the lamp is already lit']);
   assert.is(refused.reason, 'refused lit: the lamp is already lit');
   assert.type((refused.receipt as { slug: unknown }).slug, 'string', 'a refused turn is a receipt');

@@ -79,7 +79,8 @@ export function turnReply(d: Decided, object: string, q: { compact?: string; ful
   const _links = links({
     receipt: slug !== undefined ? hrefOf('receipt', { slug }) : undefined,
     card: hrefOf('card', { object }),
-    hint: r?.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, slug) : undefined,
+    // A refusal nothing journaled has no slug; `duplicateIdentity` points at the first receipt (a content id reads as a slug).
+    hint: r?.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, slug ?? r.original) : undefined,
   });
   return { ...reply, _links };
 }
