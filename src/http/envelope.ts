@@ -7,7 +7,7 @@
 import escapeHtml from 'escape-html';
 import { errorClasses, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
 import { TownError } from './handler.js';
-import { apiHref, replyLinks, type Links } from './links.js';
+import { replyLinks, type Links } from './links.js';
 
 export interface Rendered {
   status: number;
@@ -95,8 +95,9 @@ const reasonPhrase: Partial<Record<number, string>> = {
  * the request target when the request line was read at all.
  */
 export function rawEnvelope(cls: ErrorClass, message: string, self: string | undefined, date: Date): Buffer {
+  // Spec 2.10 lists `self` in every envelope. A request refused before any target could be read
+  // named no resource: the town's root stands in (docs/decisions.md, "Wire limits below koa").
   const { status, body } = envelope(new TownError(cls, message), self ?? '/');
-  if (self === undefined) body._links = { api: { href: apiHref } };
   const json = Buffer.from(JSON.stringify(body));
   const head = `HTTP/1.1 ${status} ${reasonPhrase[status] ?? 'Error'}\r\n`
     + `Date: ${date.toUTCString()}\r\n`

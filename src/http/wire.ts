@@ -117,7 +117,7 @@ export class RequestScanner {
       if (lf !== -1 && this.lineLength === 0 && end - i <= capture) {
         const length = end - i;
         if (length === 0 || buf[end - 1] !== 13) return { cls: 'badRequest', message: 'lines of a request end with CRLF' };
-        if (length - 1 > max) return this.tooLong();
+        if (length - 1 > max) return this.tooLong(buf.subarray(i, end));
         let v = this.fastLine(buf, i, end - 1);
         if (v === slow) v = this.line(buf.toString('latin1', i, end - 1), length - 1);
         i = lf + 1;
@@ -127,7 +127,7 @@ export class RequestScanner {
       this.lineLength += end - i;
       if (end > i) this.lastByte = buf[end - 1];
       // A line may end with CR before its LF: one byte of grace until the LF shows which.
-      if (this.lineLength > max + 1) return this.tooLong();
+      if (this.lineLength > max + 1) return this.tooLong(Buffer.concat([...this.parts, buf.subarray(i, end)]));
       const want = this.state === 'line' ? max + 1 : capture;
       if (this.kept < want) {
         const take = Math.min(end - i, want - this.kept);
@@ -145,7 +145,7 @@ export class RequestScanner {
       this.lineLength = 0;
       this.lastByte = -1;
       if (length === 0 || !cr) return { cls: 'badRequest', message: 'lines of a request end with CRLF' };
-      if (length - 1 > max) return this.tooLong();
+      if (length - 1 > max) return this.tooLong(raw);
       // A line longer than what is kept is read by its kept prefix (its name; see `capture`).
       const v = this.line(raw.toString('latin1', 0, whole ? raw.length - 1 : raw.length), length - 1);
       if (v) return v;
@@ -210,8 +210,14 @@ export class RequestScanner {
     }
   }
 
-  private tooLong(): Verdict | undefined {
-    if (this.state === 'line') return { cls: 'uriTooLong', message: `the request line is over ${limits.requestLineBytes} bytes` };
+  /** `line`: the start of the line too long (the request line's target names the envelope's `self`). */
+  private tooLong(line: Buffer): Verdict | undefined {
+    if (this.state === 'line') {
+      // Its path, without the query that made it too long, when that much is short and readable.
+      const m = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[\x21-\x3e\x40-\x7e]{0,2047})(?:[? ]|$)/.exec(line.toString('latin1', 0, Math.min(line.length, 4096)));
+      if (m) this.target = m[1];
+      return { cls: 'uriTooLong', message: `the request line is over ${limits.requestLineBytes} bytes` };
+    }
     if (this.state === 'headers' || this.state === 'trailers') return { cls: 'headersTooLarge', message: `a header line is over ${limits.headerLineBytes} bytes` };
     // A chunk-size line past all reason is a framing fault inside a body: Node's to refuse.
     this.state = 'lost';
@@ -250,11 +256,13 @@ export class RequestScanner {
     if (!m) {
       const parts = text.split(' ');
       if (parts.length === 3 && tokenRe.test(parts[0]) && targetRe.test(parts[1]) && /^HTTP\/[0-9.]+$/.test(parts[2])) {
+        this.target = parts[1];
         return { cls: 'httpVersion', message: `${parts[2]} is not served; use HTTP/1.1 or HTTP/1.0` };
       }
       return { cls: 'badRequest', message: 'a request line is `METHOD target HTTP/1.1`' };
     }
     if (m[3] !== '1' || (m[4] !== '0' && m[4] !== '1')) {
+      this.target = m[2];
       return { cls: 'httpVersion', message: `HTTP/${m[3]}.${m[4]} is not served; use HTTP/1.1 or HTTP/1.0` };
     }
     this.target = m[2];

@@ -169,6 +169,7 @@ export function assertEnvelope(r: RawReply, status: number, cls: string) {
   assert.ok(r.json.status === 'error' || r.json.status === 'refused');
   assert.type(r.json.message, 'string');
   assert.ok(r.json._links?.api?.href === '/AGENTS.md/api', 'envelope links to the catalogue');
+  assert.type(r.json._links?.self?.href, 'string', 'spec 2.10: every envelope links to itself');
 }
 
 /** The server still answers a fresh connection. */

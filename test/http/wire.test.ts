@@ -30,6 +30,7 @@ test('a request line of exactly 65536 bytes is read; one byte more is 414 uriToo
   assert.is(ok.status, 200);
   const r = await wireError(req('GET', pad(limits.requestLineBytes + 1)), 414, 'uriTooLong');
   assert.match(r.json.message, '65536');
+  assert.is(r.json._links.self.href, '/health', 'self: the path, without the query that made the line too long');
 });
 
 test('a request line far over the limit, still being sent, is answered 414 without waiting for its end', async () => {
@@ -74,7 +75,8 @@ test('a request trickling in byte by byte still counts from its start', async ()
 
 test('HTTP versions other than 1.0 and 1.1 are 505 httpVersion', async () => {
   for (const v of ['HTTP/2.0', 'HTTP/0.9', 'HTTP/1.2', 'HTTP/3.0', 'HTTP/2']) {
-    await wireError(`GET /health ${v}\r\nHost: town.test\r\n\r\n`, 505, 'httpVersion');
+    const r = await wireError(`GET /health ${v}\r\nHost: town.test\r\n\r\n`, 505, 'httpVersion');
+    assert.is(r.json._links.self.href, '/health');
   }
   const ten = await raw(town.port, 'GET /health HTTP/1.0\r\n\r\n');
   assert.is(ten.status, 200);
