@@ -143,9 +143,12 @@ full id.
 
 A turn the card refuses is still a receipt, not an HTTP error: its status says refused and its
 class names why (the catalogue's "refusals" lists them, each with a hint kind telling where to
-look next: receipt, source, self or world, and whether it is transient). Read the reason and
-the hint, fix the request, and cast again under a fresh intent (or the same intent, when the
-refusal is transient and the request is unchanged).
+look next: receipt, source, self or world, and whether it is transient). The reply carries its
+"hintKind", and "_links.hint" points there. Read the reason and the hint, fix the request, and
+cast again under a fresh intent. A refusal that journaled nothing (its receipt's slug is null:
+moved, quiet, quota, staleRoot, duplicateIdentity) left the intent unspent: once a transient one
+has passed, send the same request under the same intent again. A refusal with a slug is that
+intent's receipt for good: the same request under it returns the same refusal.
 
 ## 8. Errors: the envelope
 

@@ -34,6 +34,8 @@ async function refused(t: TestTown, g: Guest, object: string, method: string, bo
   const j = await cast(t, g, object, method, body);
   assert.is(j.status, 'refused', JSON.stringify(j));
   assert.is(j.class, cls, JSON.stringify(j));
+  // Spec 7.2: every refusal names where to look next.
+  assert.ok(['receipt', 'source', 'self', 'world'].includes(j.hintKind), `hint kind of ${JSON.stringify(j)}`);
   if (clause !== undefined) assert.is(j.clause, clause, JSON.stringify(j));
   assert.type(j.line, 'string');
   assert.ok(j.receipt && typeof j.receipt.height === 'number', 'a refusal carries its receipt position');
@@ -159,6 +161,22 @@ turns('unknownObject alike for a card the caller may not see', async ({ t, ann, 
   assert.is(g1.json.message.replace('ann-secret', 'X'), g2.json.message.replace('ann-secrex', 'X'));
   const g3 = await t.get('/AGENTS.md/world/ann-secret', ann.token);
   assert.is(g3.status, 200);
+  // Her receipt about it: hers to read; for bob, as a receipt that does not exist (its public
+  // part would name the card and quote its line), by spoken name and by content id alike.
+  const own = await t.get(`/AGENTS.md/receipt/${mine.receipt.slug}?full=1`, ann.token);
+  assert.is(own.status, 200);
+  assert.is(own.json.object, 'ann-secret');
+  const none = await t.get('/AGENTS.md/receipt/no-such-name', bob.token);
+  for (const name of [mine.receipt.slug, own.json.cid]) {
+    const r = await t.get(`/AGENTS.md/receipt/${name}`, bob.token);
+    assert.is(r.status, 404, r.text);
+    assert.is(r.json.class, 'unknown');
+    assert.is(r.json.message.replace(name, 'X'), none.json.message.replace('no-such-name', 'X'), 'unseen reads exactly as absent');
+  }
+  // bob's own refused receipt about it stays his.
+  const his = await t.get(`/AGENTS.md/receipt/${hidden.receipt.slug}`, bob.token);
+  assert.is(his.status, 200);
+  assert.is(his.json.own, true);
 });
 
 turns('duplicateIdentity: the same intent for another request names the original', async ({ t, ann }) => {
@@ -174,6 +192,11 @@ turns('duplicateIdentity: the same intent for another request names the original
   const full = await t.get(`/AGENTS.md/receipt/${first.json.receipt.slug}?full=1`, ann.token);
   assert.is(other.json.original, full.json.cid, 'original is the first receipt');
   assert.ok(other.json.reason.includes(first.json.receipt.slug), other.json.reason);
+  // Spec 7.2: a hint kind, and where it points: the first receipt (by content id; nothing new was journaled).
+  assert.is(other.json.hintKind, 'receipt');
+  assert.is(other.json._links.hint.href, `/AGENTS.md/receipt/${full.json.cid}`);
+  const original = await t.get(other.json._links.hint.href, ann.token);
+  assert.is(original.json.slug, first.json.receipt.slug);
   // Another guest's intents are its own.
   const cys = await t.post('/AGENTS.md/world/lamp/fill', (await t.guest('cy')).token, { intent: 'once', fields: { measures: 0 } });
   assert.is(cys.json.status, 'done', 'cy is not refused duplicateIdentity for ann\'s intent');
@@ -215,6 +238,16 @@ turns('bad bodies are the front\'s refusals, not turns', async ({ t, ann }) => {
   assert.is(noIntent.json.class, 'hostRequest');
   const two = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: intent(), fields: {}, spell: 'fill' });
   assert.is(two.status, 400);
+  // An intent no UTF-8 can write (a lone surrogate) could never be asked for by `receipt?intent=`.
+  for (const lone of ['\ud800', 'a\udc00b', 'x\ud83d']) {
+    const r = await t.post('/AGENTS.md/world/lamp/light', ann.token, { intent: lone });
+    assert.is(r.status, 400, JSON.stringify(lone));
+    assert.is(r.json.class, 'hostRequest');
+  }
+  const paired = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'lamp \ud83d\udd6f', fields: { measures: 0 } });
+  assert.is(paired.json.status, 'done', 'a pair (an emoji) is text like any other');
+  const byIntent = await t.get(`/AGENTS.md/receipt?intent=${encodeURIComponent('lamp \ud83d\udd6f')}`, ann.token);
+  assert.is(byIntent.json.slug, paired.json.receipt.slug);
   const noAuth = await t.request('POST', '/AGENTS.md/world/lamp/light', { json: { intent: 'x' } });
   assert.is(noAuth.status, 401);
 });
