@@ -159,7 +159,7 @@ test('town: answers prose deterministically, counts and remembers topics', () =>
   assert.is(get(s, 'heard'), 10);
   assert.equal((get(s, 'topics') as string[]).length, 8);
   const hi = ok(cast(p, 'receive', s, { text: label('hello town'), post: label('') }, ctx({ caller: bob })));
-  assert.equal(hi.result, label(`Hello, ${bob}. I have heard 10 posts so far. Say help to learn what I answer.`));
+  assert.equal(hi.result, label(`Hello, bob.town.test. I have heard 10 posts so far. Say help to learn what I answer.`), "spec 5.2: the guest's handle, not the principal");
   const unknown = ok(cast(p, 'receive', s, { text: label('tell me about the zeppelin'), post: label('') }));
   assert.ok((unknown.result as { value: string }).value.includes('about tell'));
   const empty = ok(cast(p, 'receive', s, { text: label('   '), post: label('') }));
