@@ -112,7 +112,14 @@ async function serveTown(dir: string, guests: number): Promise<void> {
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
   process.on('message', (m: { ask: string }) => {
-    if (m.ask === 'stats') {
+    if (m.ask === 'live') {
+      // What the server holds, not what it has yet to collect (the big town's children only:
+      // a collection between loads would disturb the throughput figures).
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      gc?.();
+      process.send!({ liveHeapMb: gc ? process.memoryUsage().heapUsed / 1048576 : NaN, liveRssMb: process.memoryUsage().rss / 1048576 });
+    } else if (m.ask === 'stats') {
       process.send!({
         lagP50: percentile(lags, 50),
         lagP99: percentile(lags, 99),
@@ -269,10 +276,10 @@ function child(args: string[], flags: string[] = []): { proc: ChildProcess; firs
   return { proc, first };
 }
 
-const ask = (proc: ChildProcess) =>
+const ask = (proc: ChildProcess, what: 'stats' | 'live' = 'stats') =>
   new Promise<any>((resolve) => {
     proc.once('message', resolve);
-    proc.send({ ask: 'stats' });
+    proc.send({ ask: what });
   });
 
 async function load(o: { url: string; seconds: number; method?: string; tokens?: string[]; body?: (n: number) => string }) {
@@ -301,7 +308,7 @@ async function load(o: { url: string; seconds: number; method?: string; tokens?:
 
 async function timeToServe(dir: string): Promise<{ ms: number; proc: ChildProcess; info: any }> {
   const started = performance.now();
-  const c = child(['--serve', dir, '0']);
+  const c = child(['--serve', dir, '0'], ['--expose-gc']);
   const info = await c.first;
   return { ms: performance.now() - started, proc: c.proc, info };
 }
@@ -430,6 +437,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const warm = await timeToServe(big);
     children.push(warm.proc);
     const warmStats = await ask(warm.proc);
+    const warmLive = await ask(warm.proc, 'live');
     warm.proc.disconnect();
     await new Promise((res) => warm.proc.once('exit', res));
     fs.rmSync(path.join(big, 'snapshots'), { recursive: true, force: true });
@@ -443,10 +451,13 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const bigReads = await load({ url: `${bigBase}/health`, seconds: 1 });
     void bigReads;
     const bigPeak = await ask(cold.proc);
+    const coldLive = await ask(cold.proc, 'live');
     cold.proc.disconnect();
     Object.assign(out, { startWarmMs: warm.ms, startColdMs: cold.ms, bigRssMb: coldStats.rssMb, bigPeakRssMb: Math.max(warmStats.peakRssMb, bigPeak.peakRssMb), bigCards: coldStats.cards });
     console.log(`  start to serving on ${g.height.toLocaleString('en')} entries: ${Math.round(warm.ms)} ms from the snapshot, ${Math.round(cold.ms)} ms from the journal alone (process spawn included; openTown ${Math.round(warmStats.startMs)} / ${Math.round(coldStats.startMs)} ms)`);
     console.log(`  server memory with ${coldStats.cards.toLocaleString('en')} cards: rss ${Math.round(coldStats.rssMb)} MB, heap ${Math.round(coldStats.heapMb)} MB, peak ${Math.round(out.bigPeakRssMb!)} MB (started from the journal alone: everything decoded, as after a long run); from the snapshot: rss ${Math.round(warmStats.rssMb)} MB, heap ${Math.round(warmStats.heapMb)} MB`);
+    console.log(`  live after a full collection: ${Math.round(coldLive.liveHeapMb)} MB of heap (rss ${Math.round(coldLive.liveRssMb)} MB) started from the journal alone; ${Math.round(warmLive.liveHeapMb)} MB (rss ${Math.round(warmLive.liveRssMb)} MB) from the snapshot`);
+    Object.assign(out, { bigLiveHeapMb: coldLive.liveHeapMb, warmLiveHeapMb: warmLive.liveHeapMb });
     return out;
   } finally {
     for (const c of children) if (c.connected) c.disconnect();
