@@ -3,6 +3,7 @@
  * printing its address and, on a fresh town, a first invitation code. SIGTERM and SIGINT close
  * it cleanly: stop accepting, let requests being worked on finish, close the stores.
  */
+import net from 'node:net';
 import { settingsFromEnv } from './config.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
@@ -10,8 +11,23 @@ import { serveControl } from './cli/control.js';
 import { runOperator } from './cli/operator.js';
 import { ThreadProjector } from './projections/thread.js';
 
+/** A port free now on `host` (for PORT=0: the town's origin must name the port it serves on). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function main(): Promise<void> {
-  const settings = settingsFromEnv();
+  const given = settingsFromEnv();
+  // PORT=0 picks a free port; the default origin, and with it the host in every principal and
+  // did, names that port rather than port 0.
+  const settings = given.port === 0 && !given.origin ? { ...given, port: await freePort(given.listenHost) } : given;
   const town = await openTown({ settings });
   const running = await startServer(town.app, { port: settings.port, host: settings.listenHost });
   const shown = settings.listenHost === '0.0.0.0' || settings.listenHost === '::' ? 'localhost' : running.address.host;

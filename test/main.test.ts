@@ -60,6 +60,9 @@ test('npm start prints its address and a first invitation, serves, and closes cl
     assert.match(await guide.text(), /AGENTS|guide/i);
     const health = await fetch(`${base}/health`);
     assert.is(health.status, 200);
+    // PORT=0: the origin (the host of every principal) names the port the town serves on.
+    const api = (await (await fetch(`${base}/AGENTS.md/api`)).json()) as { origin: string };
+    assert.is(new URL(api.origin).port, new URL(base!).port);
 
     const accepted = await fetch(`${base}/AGENTS.md/accept`, {
       method: 'POST',
