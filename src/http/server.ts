@@ -6,6 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { limits } from '../contract/limits.js';
+import { envelope } from './envelope.js';
+import { TownError } from './handler.js';
 import { guardServer } from './wire.js';
 
 export interface ServeOptions {
@@ -42,6 +44,13 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
     requireHostHeader: false,
   });
   server.maxHeadersCount = limits.headers + 1;
+  // An Expect other than 100-continue: Node would answer a bare 417, outside the envelope.
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const { status, headers, body } = envelope(new TownError('badRequest', `this host meets no expectation but 100-continue; send the request without Expect: ${String(req.headers.expect).slice(0, 64)}`), req.url ?? '/');
+    const json = Buffer.from(JSON.stringify(body));
+    res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(json.length), connection: 'close' });
+    res.end(json);
+  });
   const handle = app.callback();
   const wire = guardServer(server, {
     requestSeconds: options.requestSeconds ?? limits.requestSeconds,

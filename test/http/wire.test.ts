@@ -82,6 +82,12 @@ test('HTTP versions other than 1.0 and 1.1 are 505 httpVersion', async () => {
   assert.is(ten.status, 200);
 });
 
+test('an expectation other than 100-continue is 400 badRequest in the envelope, not a bare 417', async () => {
+  const r = await wireError('GET /health HTTP/1.1\r\nHost: town.test\r\nExpect: foo\r\n\r\n', 400, 'badRequest');
+  assert.match(r.json.message, 'Expect');
+  assert.is(r.json._links.self.href, '/health');
+});
+
 test('malformed request lines and headers are 400 badRequest', async () => {
   const cases = [
     'GET /health\r\nHost: town.test\r\n\r\n',

@@ -190,6 +190,11 @@ invited('every refusal of accept: class identity, 400, with its reason', async (
   assertIdentityRefusal(await post({ code: 'nonsense', name: 'ada' }), 'invitation_unknown');
   const open = await town.invite();
   assertIdentityRefusal(await post({ code: open }), 'name_required');
+  assertIdentityRefusal(await post({ code: open, name: '' }), 'name_required');
+  // null is no text: the body's shape is wrong, before any identity rule (hostRequest).
+  const nul = await post({ code: open, name: null });
+  assert.is(nul.status, 400);
+  assert.is(nul.json.class, 'hostRequest');
   assertIdentityRefusal(await post({ code: open, name: 'Ada!' }), 'invalid_guest_name');
   assertIdentityRefusal(await post({ code: open, name: 'ada-' }), 'invalid_guest_name');
   const named = await town.invite('grace');
