@@ -3,9 +3,9 @@
  * notifications (the journal as this front appends it), never the read store, so an event is
  * sent as soon as the turn is durable.
  *
- *   GET /live           `moved`, id = journal height (also the data), from `?h=` / Last-Event-ID
+ *   GET /live           `moved`, id = journal height (also the data), from Last-Event-ID / `?h=`
  *   GET /live/{object}  `view`,  id = the card's version, data = {object, version, paint} drawn
- *                       again for the reader, from `?v=` / Last-Event-ID; 404 for a thing
+ *                       again for the reader, from Last-Event-ID / `?v=`; 404 for a thing
  *                       without a view (or one the reader may not see)
  *
  * Each stream is held `holdMs` (55 s) and then closed (the browser reconnects); at most `max`
@@ -44,11 +44,15 @@ export interface LiveChannels {
   closeAll(): void;
 }
 
-/** The position a reader resumes from: the query's, else Last-Event-ID, else now. */
+/**
+ * The position a reader resumes from: Last-Event-ID, else the query's, else now. An EventSource
+ * that reconnects sends the page's own URL again (its `?v=` as the page was drawn) with the id of
+ * the last event it heard, which is the later of the two.
+ */
 function resumeFrom(ctx: TownContext, query: string | undefined): number | undefined {
-  if (query !== undefined) return Number(query);
   const last = ctx.get('Last-Event-ID');
-  return /^\d{1,15}$/.test(last) ? Number(last) : undefined;
+  if (/^\d{1,15}$/.test(last)) return Number(last);
+  return query !== undefined ? Number(query) : undefined;
 }
 
 const frame = (event: string, id: number, data: string) => `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;

@@ -139,6 +139,11 @@ live('/live resumes from ?h= and from Last-Event-ID, and a reader without a sess
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(current.frames, [], 'nothing moved since the page was drawn');
   current.close();
+  // A reconnecting EventSource sends the page's URL again with the last id it heard: the id wins.
+  const reconnected = await open(t.base, '/live?h=0', { 'last-event-id': String(height) });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(reconnected.frames, [], 'nothing moved since the last event heard');
+  reconnected.close();
   const bad = await open(t.base, '/live?h=x');
   assert.is(bad.status, 400);
 });
