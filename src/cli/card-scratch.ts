@@ -5,7 +5,7 @@
  * queued sends delivered (up to 16), as the world service does. Nothing here runs card code
  * itself: every step is the kernel's `decide`.
  */
-import { decide, type Command, type CreateCommand, type Outcome, type ReplCommand, type TurnCommand } from '../cards/kernel/decide.js';
+import { answerOf, decide, type Answer, type Command, type CreateCommand, type Outcome, type ReplCommand, type TurnCommand } from '../cards/kernel/decide.js';
 import type { Card, Entry } from '../cards/kernel/entry.js';
 import { evolve } from '../cards/kernel/evolve.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
@@ -27,7 +27,7 @@ export function scratchPrograms(): Programs {
 }
 
 export interface Decision {
-  outcome: Outcome;
+  outcome: Answer;
   /** Height of the world once the decision (and any deliveries) were applied. */
   height: number;
   deliveries?: Entry[];
@@ -35,6 +35,8 @@ export interface Decision {
 
 export class ScratchWorld {
   readonly world: World = blankWorld();
+  /** Every entry by height: the world's journal, in memory (a repeat's first receipt is read from it). */
+  private readonly journal: Entry[] = [];
   private intents = 0;
 
   constructor(
@@ -76,15 +78,23 @@ export class ScratchWorld {
     return decide(this.world, command, this.clock(), this.programs, this.options);
   }
 
+  private evolve(entries: readonly Entry[]): void {
+    for (const e of entries) {
+      evolve(this.world, e);
+      this.journal[e.height] = e;
+    }
+  }
+
   private apply(command: Command): Decision {
     const outcome = this.decide(command);
+    if (outcome.kind === 'repeat') return { outcome: answerOf(outcome, this.journal[outcome.first.height]), height: this.world.height };
     if (outcome.kind !== 'journal') return { outcome, height: this.world.height };
-    for (const e of outcome.entries) evolve(this.world, e);
+    this.evolve(outcome.entries);
     // The world service delivers queued sends after every journaled turn, in the same batch.
     if (command.kind !== 'turn' || this.world.pending.size === 0) return { outcome, height: this.world.height };
     const delivered = this.decide({ kind: 'deliver', max: limits.deliverPerCall });
     if (delivered.kind !== 'journal') return { outcome, height: this.world.height };
-    for (const e of delivered.entries) evolve(this.world, e);
+    this.evolve(delivered.entries);
     return { outcome, height: this.world.height, deliveries: delivered.entries };
   }
 }

@@ -18,7 +18,7 @@
  *   decided again in their order. A command that keeps losing is refused `staleRoot`.
  * - After every journaled turn, queued sends are delivered (up to 16) in the same batch.
  */
-import { decide, refusedBody, type Command, type Outcome } from '../cards/kernel/decide.js';
+import { answerOf, decide, refusedBody, type Answer, type Command, type Outcome } from '../cards/kernel/decide.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import { evolve } from '../cards/kernel/evolve.js';
 import type { KernelOptions } from '../cards/kernel/options.js';
@@ -35,7 +35,7 @@ import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapsho
 export type WorldCommand = Exclude<Command, { kind: 'genesis' | 'empty' | 'fork' }>;
 
 export interface Decided {
-  outcome: Outcome;
+  outcome: Answer;
   /**
    * `$all` position at or after every entry this answer depends on (its own, and those decided
    * before it): a read that waits for its projections to pass it sees the turn.
@@ -303,7 +303,17 @@ export class WorldService {
   }
 
   private answer(w: Waiter, position: bigint | undefined): void {
-    w.resolve({ outcome: w.outcome!, position, height: this.height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) });
+    const rest = { position, height: this.height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) };
+    const outcome = w.outcome!;
+    if (outcome.kind !== 'repeat') return w.resolve({ outcome, ...rest });
+    // A repeat is answered once everything it saw is durable, its first entry included: read it back.
+    this.entryAt(outcome.first.height).then((first) => w.resolve({ outcome: answerOf(outcome, first), ...rest })).catch(w.reject);
+  }
+
+  /** The durable entry at `height` of this world's journal (its stream revision is its height). */
+  private async entryAt(height: number): Promise<Entry | undefined> {
+    const [event] = await this.o.events.readStream(this.stream, { fromRevision: BigInt(height), maxCount: 1 });
+    return event ? decodeWorldEntry(event) : undefined;
   }
 
   /**
@@ -378,7 +388,7 @@ export class WorldService {
     this.kick();
   }
 
-  private stale(command: WorldCommand): Outcome {
+  private stale(command: WorldCommand): Answer {
     const object = 'object' in command && typeof command.object === 'string' ? command.object : '';
     const method = command.kind === 'turn' ? command.method : command.kind;
     return {

@@ -17,7 +17,7 @@ import { blankWorld, type World } from '../cards/kernel/world.js';
 import { LazyMap } from './lazy-map.js';
 
 /** Bumped whenever World's shape or evolve's meaning changes, so old snapshots are ignored. */
-export const snapshotFormat = 'town-world-3';
+export const snapshotFormat = 'town-world-4';
 
 export interface Snapshot {
   format: string;

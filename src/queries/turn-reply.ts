@@ -7,7 +7,7 @@
  * The codecs describe the bodies (they cross the HTTP boundary); the types come from them.
  */
 import * as t from 'io-ts';
-import type { HostRequest, Outcome, Receipt, TryReport } from '../cards/kernel/decide.js';
+import type { Answer, HostRequest, Receipt, TryReport } from '../cards/kernel/decide.js';
 import { ReceiptBodyC, UsageC, type Entry } from '../cards/kernel/entry.js';
 import type { Usage } from '../cards/program.js';
 import { TypedDataC, type TypedData } from '../cards/typed.js';
@@ -199,7 +199,7 @@ export function hostRequestError(e: HostRequest): TownError {
  * The reply to a decided turn (or a REPL Activity): the turn reply, its compact form, a try
  * report, a value. A request the kernel rejected is thrown as `hostRequest`.
  */
-export function outcomeReply(outcome: Outcome, o: TurnReplyOptions & { compact?: boolean }): TurnReply | CompactTurnReply | TryReply | ValueReply {
+export function outcomeReply(outcome: Answer, o: TurnReplyOptions & { compact?: boolean }): TurnReply | CompactTurnReply | TryReply | ValueReply {
   switch (outcome.kind) {
     case 'rejected':
       throw hostRequestError(outcome.error);

@@ -7,7 +7,8 @@
 import { isRight } from 'fp-ts/lib/Either.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, type Outcome, type TurnCommand } from '../../src/cards/kernel/decide.js';
+import { answerOf, decide, type Outcome, type TurnCommand } from '../../src/cards/kernel/decide.js';
+import type { Entry } from '../../src/cards/kernel/entry.js';
 import { evolve } from '../../src/cards/kernel/evolve.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';
 import { sealedLibrary } from '../../src/cards/library/index.js';
@@ -84,10 +85,15 @@ test('done and refused turns: spec 2.5 fields in order, a refusal\'s own fields 
 test('refusals nothing journaled (moved, duplicateIdentity), a repeat, a try', () => {
   const w = lampWorld();
   const turn = (extra: Partial<TurnCommand>): TurnCommand => ({ kind: 'turn', principal: ann, intent: 'i1', object: 'lamp', method: 'receive', spell: 'light', ...extra });
-  const run = (c: TurnCommand) => decide(w.world, c, T, scratchPrograms(), defaultOptions);
+  const applied: Entry[] = [];
+  // As the world service answers: a repeat's first receipt read back from the journal.
+  const run = (c: TurnCommand) => {
+    const o = decide(w.world, c, T, scratchPrograms(), defaultOptions);
+    return answerOf(o, o.kind === 'repeat' ? applied.find((e) => e.height === o.first.height) : undefined);
+  };
   const first = run(turn({}));
   assert.is(first.kind, 'journal');
-  if (first.kind === 'journal') for (const e of first.entries) evolve(w.world, e);
+  if (first.kind === 'journal') for (const e of first.entries) evolve(w.world, e), applied.push(e);
   const h = w.world.height;
 
   const repeat = outcomeReply(run(turn({})), { height: h }) as Record<string, unknown>;

@@ -146,15 +146,37 @@ export interface HostRequest {
   hint?: string;
 }
 
+/** Where a receipt stands in its world's journal. */
+export interface ReceiptRef {
+  cid: string;
+  slug: string;
+  height: number;
+}
+
 export type Outcome =
   | { kind: 'journal'; entries: Entry[]; receipt: Receipt }
-  | { kind: 'repeat'; receipt: Receipt }
+  /** The intent was spent on this very request: its first receipt, which the journal holds at `first.height`. */
+  | { kind: 'repeat'; first: ReceiptRef }
   | { kind: 'refused'; receipt: Receipt }
   | { kind: 'try'; report: TryReport }
   | { kind: 'value'; value: TypedData; usage: Usage }
   | { kind: 'checked'; diagnostics: Diagnostic[] }
   | { kind: 'rejected'; error: HostRequest }
   | { kind: 'nothing'; reason: string };
+
+/** An outcome as a caller is answered with: a repeat's first receipt read back from the journal. */
+export type Answer = Exclude<Outcome, { kind: 'repeat' }> | { kind: 'repeat'; receipt: Receipt };
+
+/**
+ * The answer to an outcome. A repeat needs `first`: the entry at `outcome.first.height`, read from
+ * the journal by the caller (the World keeps where a receipt is, not the receipt).
+ */
+export function answerOf(outcome: Outcome, first?: Entry): Answer {
+  if (outcome.kind !== 'repeat') return outcome;
+  const { cid, height } = outcome.first;
+  if (first?.cid !== cid) throw new Error(`the journal holds no entry ${cid} at height ${height}, the first receipt of a repeated intent`);
+  return { kind: 'repeat', receipt: receiptOf(first) };
+}
 
 export function decide(world: World, command: Command, clock: number, programs: Programs, options: KernelOptions = defaultOptions): Outcome {
   switch (command.kind) {
@@ -221,7 +243,6 @@ function sealed(body: EntryBody, effects?: TurnEffects): Entry {
 }
 
 export const receiptOf = (entry: Entry): Receipt => placed(entry.receipt, entry.height, entry.cid, entry.slug);
-export const receiptOfRecord = (r: ReceiptRecord): Receipt => placed(r.receipt, r.height, r.cid, r.slug);
 
 /** The receipt with where it stands (built as `{...r, height, cid, slug}` would be, without its cost). */
 function placed(r: ReceiptBody, height: number, cid: string, slug: string): Receipt {
@@ -302,7 +323,7 @@ function intentStep(world: World, principal: string, intent: string, fp: string,
   const rec = world.intents.get(intentKey(principal, intent));
   if (!rec) return undefined;
   const first = world.receipts.get(rec.cid);
-  if (rec.fingerprint === fp && first) return { kind: 'repeat', receipt: receiptOfRecord(first) };
+  if (rec.fingerprint === fp && first) return { kind: 'repeat', first: { cid: first.cid, slug: first.slug, height: first.height } };
   const where = first ? `entry ${first.height} (${first.method} on ${first.object}, receipt ${first.slug})` : `entry ${rec.cid}`;
   return {
     kind: 'refused',

@@ -66,8 +66,8 @@ export function evolve(world: World, entry: Entry): World {
   const method = entry.receipt.method ?? entry.request?.method ?? '';
   // two literals rather than a key added later: the record then keeps every field in the object itself
   const record: ReceiptRecord = entry.intent
-    ? { cid: entry.cid, slug: entry.slug, height: entry.height, clock: entry.clock, principal: entry.principal, object, method, intent: entry.intent.intent, receipt: entry.receipt }
-    : { cid: entry.cid, slug: entry.slug, height: entry.height, clock: entry.clock, principal: entry.principal, object, method, receipt: entry.receipt };
+    ? { cid: entry.cid, slug: entry.slug, height: entry.height, clock: entry.clock, principal: entry.principal, object, method, intent: entry.intent.intent }
+    : { cid: entry.cid, slug: entry.slug, height: entry.height, clock: entry.clock, principal: entry.principal, object, method };
   world.receipts.set(entry.cid, record);
   const sharing = world.slugs.get(entry.slug);
   world.slugs.set(entry.slug, sharing ? [...sharing, entry.cid] : [entry.cid]);

@@ -2,7 +2,7 @@
  * The kernel: pure TypeScript that turns a world and a command into the outcome of a turn
  * (`decide`), and a journal entry into the next world (`evolve`). No clock, no I/O inside.
  */
-export { decide, seal, receiptOf, receiptOfRecord, requestFingerprint, deliverOne } from './decide.js';
+export { decide, answerOf, seal, receiptOf, requestFingerprint, deliverOne } from './decide.js';
 export type {
   Command, TurnCommand, DeliverCommand, ArriveCommand, GenesisCommand, EmptyCommand, ForkCommand,
   CreateCommand, ReplCommand, CheckCommand, CiteCommand, Outcome, Receipt, TryReport, HostRequest,

@@ -6,7 +6,7 @@
  * Ownership: `evolve` updates the Maps of the world it is given in place and returns it;
  * `decide` never mutates a world (it reads it, or lays a LayerMap over it).
  */
-import type { Card, Offer, Package, Quiet, ReceiptBody, Send, WorldInfo } from './entry.js';
+import type { Card, Offer, Package, Quiet, Send, WorldInfo } from './entry.js';
 import { LayerMap } from './layer.js';
 
 /** The principal that owns the town's own cards (rooms, doors, the town card): never abandoned. */
@@ -17,7 +17,11 @@ export interface IntentRecord {
   cid: string;
 }
 
-/** What the world keeps of each receipt, so a repeated intent and a slug can be answered. */
+/**
+ * What the world keeps of each receipt: where it is and what it was about, so a repeated intent
+ * and a slug can be answered. Not the receipt itself: bodies were most of a long-lived World's
+ * memory, and the journal holds them (a repeat's first receipt is read back from there).
+ */
 export interface ReceiptRecord {
   cid: string;
   slug: string;
@@ -27,7 +31,6 @@ export interface ReceiptRecord {
   object: string;
   method: string;
   intent?: string;
-  receipt: ReceiptBody;
 }
 
 export interface OfferRecord extends Offer {

@@ -6,7 +6,7 @@
  * Scratch worlds (spec 4.3) reach these handlers too (ctx.state.scratch); they are not built
  * yet and answer `notImplemented`.
  */
-import type { Outcome, Receipt } from '../../cards/kernel/decide.js';
+import type { Answer, Receipt } from '../../cards/kernel/decide.js';
 import { deliveryLine, outcomeReply } from '../../queries/turn-reply.js';
 import type { KernelOptions } from '../../cards/kernel/options.js';
 import type { Programs } from '../../cards/kernel/programs.js';
@@ -72,7 +72,7 @@ function hintHref(kind: string | undefined, object: string | undefined, slug: st
 
 /** The turn reply of spec 2.5 (src/queries/turn-reply.ts) with its `_links`. */
 export function turnReply(d: Decided, object: string, q: { compact?: string; full?: string }): Record<string, unknown> {
-  const o: Outcome = d.outcome;
+  const o: Answer = d.outcome;
   const reply = outcomeReply(o, { height: d.height, full: q.full === '1', compact: q.compact === '1', ...(d.deliveries ? { deliveries: d.deliveries } : {}) }) as Record<string, unknown>;
   const r: Receipt | undefined = o.kind === 'journal' || o.kind === 'repeat' || o.kind === 'refused' ? o.receipt : undefined;
   const slug = r?.slug;

@@ -3,7 +3,7 @@
  * and the commands that produced it (for replay and re-decision checks).
  */
 import * as assert from 'uvu/assert';
-import { decide, type Command, type Outcome, type Receipt, type TryReport } from '../../../src/cards/kernel/decide.js';
+import { answerOf, decide, type Answer, type Command, type Receipt, type TryReport } from '../../../src/cards/kernel/decide.js';
 import type { Entry } from '../../../src/cards/kernel/entry.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import { defaultOptions, type KernelOptions } from '../../../src/cards/kernel/options.js';
@@ -20,7 +20,8 @@ export const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 export interface Decided {
   command: Command;
   clock: number;
-  outcome: Outcome;
+  /** The kernel's outcome, a repeat's first receipt read back from the journal as the world service does. */
+  outcome: Answer;
   /** Height of the world the command was decided against. */
   height: number;
 }
@@ -49,9 +50,10 @@ export class Harness {
     return h;
   }
 
-  run(command: Command): Outcome {
+  run(command: Command): Answer {
     const height = this.world.height;
-    const outcome = decide(this.world, command, this.clock, this.programs, this.options);
+    const decided = decide(this.world, command, this.clock, this.programs, this.options);
+    const outcome = answerOf(decided, decided.kind === 'repeat' ? this.journal.find((e) => e.height === decided.first.height) : undefined);
     this.decided.push({ command, clock: this.clock, outcome, height });
     if (outcome.kind === 'journal') {
       for (const e of outcome.entries) {
@@ -67,7 +69,7 @@ export class Harness {
     return `i${++this.n}`;
   }
 
-  turn(principal: string, object: string, method: string, body: { fields?: unknown; spell?: string; argument?: unknown; if?: { object: string; version: number }[]; try?: boolean; intent?: string } = {}): Outcome {
+  turn(principal: string, object: string, method: string, body: { fields?: unknown; spell?: string; argument?: unknown; if?: { object: string; version: number }[]; try?: boolean; intent?: string } = {}): Answer {
     const { intent, ...rest } = body;
     return this.run({ kind: 'turn', principal, intent: intent ?? this.fresh(), object, method, ...rest });
   }
@@ -83,11 +85,11 @@ export class Harness {
     return this.act(principal, object, 'receive', { spell });
   }
 
-  deliver(max = 16): Outcome {
+  deliver(max = 16): Answer {
     return this.run({ kind: 'deliver', max });
   }
 
-  arrive(principal: string): Outcome {
+  arrive(principal: string): Answer {
     return this.run({ kind: 'arrive', principal, name: principal.slice(principal.lastIndexOf(':') + 1) });
   }
 
@@ -118,7 +120,7 @@ export function plain(d: unknown): unknown {
   return d;
 }
 
-export function refusal(o: Outcome): Receipt {
+export function refusal(o: Answer): Receipt {
   if (o.kind === 'journal' || o.kind === 'refused' || o.kind === 'repeat') {
     assert.is(o.receipt.status, 'refused', `expected a refusal, got ${JSON.stringify(o.receipt).slice(0, 400)}`);
     return o.receipt;
@@ -127,7 +129,7 @@ export function refusal(o: Outcome): Receipt {
   throw new Error(`no receipt in ${o.kind}: ${JSON.stringify(o).slice(0, 300)}`);
 }
 
-export function report(o: Outcome): TryReport {
+export function report(o: Answer): TryReport {
   assert.is(o.kind, 'try');
   return (o as { report: TryReport }).report;
 }

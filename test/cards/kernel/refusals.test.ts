@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { refusalClasses } from '../../../src/contract/errors.js';
-import { decide } from '../../../src/cards/kernel/decide.js';
+import { answerOf, decide } from '../../../src/cards/kernel/decide.js';
 import { Harness, ann, bob, mayor, plain, refusal } from './harness.js';
 import { fixturePrograms } from './fixtures.js';
 import type { Programs } from '../../../src/cards/kernel/programs.js';
@@ -199,7 +199,7 @@ test('programRefused: stateType, migration, law syntax, compile and packageBytes
         : name === 'badmigrate' ? { kind: 'badmigrate', modules: [{ name: 'badmigrate', source: 'type T:\n  n: Natural\n\ntype OldLamp:\n  lit: Boolean\n  fuel: Natural\n\ndef initial() -> T:\n  return T { n: 0 }\n\ndef migrate(old: OldLamp) -> T:\n  return T { n: old.fuel - 100 }\n\nspell poke(self: T) -> T:\n  return self\n' }] }
         : programs.kind(name),
   };
-  const outcome = (kind: string) => refusal(decide(h.world, { kind: 'turn', principal: ann, intent: `pr-${kind}`, object: id, method: 'become', fields: { kind, law: 'none' } }, h.clock, broken, h.options));
+  const outcome = (kind: string) => refusal(answerOf(decide(h.world, { kind: 'turn', principal: ann, intent: `pr-${kind}`, object: id, method: 'become', fields: { kind, law: 'none' } }, h.clock, broken, h.options)));
   assert.is(outcome('broken').clause, 'compile');
   assert.is(outcome('huge').clause, 'packageBytes');
   const mig = outcome('badmigrate');
