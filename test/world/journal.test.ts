@@ -136,7 +136,8 @@ journal('restart: the world comes back from its snapshot, or from the journal wh
   const t = await startTestTown();
   try {
     const ann = await t.guest('ann');
-    for (let i = 0; i < 5; i++) await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: `f${i}`, fields: { measures: 1 } });
+    const firsts = [];
+    for (let i = 0; i < 5; i++) firsts.push(await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: `f${i}`, fields: { measures: 1 } }));
     const height = t.town.world.height;
     const version = (await t.get('/AGENTS.md/world/lamp', ann.token)).json.version;
     await t.restart();
@@ -145,6 +146,11 @@ journal('restart: the world comes back from its snapshot, or from the journal wh
     assert.is(t.town.world.height, height);
     const again = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'f0', fields: { measures: 1 } });
     assert.is(again.json.repeated, true, 'intents survive a restart');
+    // The World keeps where the first receipt is; its body comes back from the journal, whole.
+    assert.equal([again.json.line, again.json.revealed, again.json.receipt], [firsts[0]!.json.line, firsts[0]!.json.revealed, firsts[0]!.json.receipt]);
+    const full = await t.post('/AGENTS.md/world/lamp/fill?full=1', ann.token, { intent: 'f1', fields: { measures: 1 } });
+    assert.is(full.json.whole.line, firsts[1]!.json.line);
+    assert.is(full.json.receipt.slug, firsts[1]!.json.receipt.slug);
     const lamp = await t.get('/AGENTS.md/world/lamp', ann.token);
     assert.is(lamp.json.version, version);
     // A snapshot of another journal (here: one entry short, with a wrong last entry) is ignored.
