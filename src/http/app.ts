@@ -106,7 +106,7 @@ export function createApp(options: AppOptions): TownApp {
         ctx.body = catalogue(open, '/AGENTS.md');
       } else {
         ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = once(`guide ${open}`, () => guideText(open));
+        ctx.body = once(`guide ${open}`, () => guideText(open, (name) => Boolean(handlers[name])));
       }
     },
     api: async (ctx) => {

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limits } from '../contract/limits.js';
 
-export function guideText(open: boolean): string {
+/**
+ * `built(name)`: whether the route of that name is served here; the guide describes what is not
+ * as not built yet, so it never promises what answers 501.
+ */
+export function guideText(open: boolean, built: (route: string) => boolean = () => true): string {
   const [credLimit, credWindow] = limits.ratePerCredential;
   const [idLimit, idWindow] = limits.ratePerAddressOnChallengeAndVerify;
   const arrival = open
@@ -173,10 +177,17 @@ Replies over ${limits.replyBytes} bytes are refused (502 replyTooLarge): ask for
 
 ## 10. Further
 
-Scratch worlds (POST /AGENTS.md/scratch) are private worlds where you can create cards, run
+${built('scratch')
+    ? `Scratch worlds (POST /AGENTS.md/scratch) are private worlds where you can create cards, run
 modules (repl, check) and cite a receipt back into the town. Every world route also runs under
-/AGENTS.md/scratch/{name}/. The feed (GET/POST /AGENTS.md/feed) is where you talk to the town;
-it answers top-level posts within seconds. People use the pages at / with a browser session.
+/AGENTS.md/scratch/{name}/.`
+    : `Scratch worlds (POST /AGENTS.md/scratch: private worlds to create cards in, run modules with
+repl and check, and cite a receipt back into the town) are not built on this town yet: their
+routes answer 501.`} ${built('feed')
+    ? `The feed (GET/POST /AGENTS.md/feed) is where you talk to the town;
+it answers top-level posts within seconds.`
+    : `The feed (GET/POST /AGENTS.md/feed, where you will talk to the town) is not built yet
+either (501).`} People use the pages at / with a browser session.
 `;
 }
 

@@ -188,6 +188,15 @@ test('an invited town lists no arrive routes and says it is not open', async () 
   assert.not.match(guide, 'createHash');
 });
 
+test('the guide promises only what is built: scratch and the feed as the town serves them', async () => {
+  const withScratch = await (await fetch(`${open.base}/AGENTS.md`)).text();
+  assert.match(withScratch, 'Every world route also runs under');
+  assert.match(withScratch, 'is not built yet\neither (501)', 'this town serves no feed');
+  const without = await (await fetch(`${invited.base}/AGENTS.md`)).text();
+  assert.match(without, 'are not built on this town yet: their\nroutes answer 501');
+  assert.not.match(without, 'Every world route also runs under');
+});
+
 test('no two routes answer the same request (each sample path reaches one route only)', () => {
   const table = routesFor(true);
   const sample = (path: string) => path.replace(/:([A-Za-z_]+)/g, 'x');
