@@ -26,6 +26,29 @@ export function deeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Whether a text anywhere in the value (a key or a string) holds a lone surrogate (`"\ud800"`
+ * in JSON). No UTF-8 can carry one: the read models (msgpack) and every reader would see U+FFFD
+ * where the journal keeps the surrogate, so a key read back from a card would not name its row.
+ */
+export function holdsLoneSurrogate(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (!wellFormed(node)) return true;
+    } else if (typeof node === 'object' && node !== null) {
+      for (const [k, v] of Object.entries(node)) {
+        if (!wellFormed(k)) return true;
+        stack.push(v);
+      }
+    }
+  }
+  return false;
+}
+
 /** As type-is: a body is announced by Transfer-Encoding or a Content-Length (even 0). */
 const hasBody = (ctx: TownContext) => ctx.req.headers['transfer-encoding'] !== undefined || ctx.req.headers['content-length'] !== undefined;
 
@@ -65,6 +88,7 @@ export function readBody(route: Route) {
     if (value === undefined || value === '') return undefined;
     if (!isPlainObject(value)) throw new TownError('badJson', `the body must be a JSON object, not ${Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a text' : 'a bare value'}`);
     if (deeperThan(value, limits.bodyDepth)) throw new TownError('badJson', `the body nests deeper than ${limits.bodyDepth} objects and lists`);
+    if (holdsLoneSurrogate(value)) throw new TownError('badJson', 'the body holds a lone surrogate (such as "\\ud800"): no UTF-8 text can carry it; send well-formed text');
     return value;
   };
 }

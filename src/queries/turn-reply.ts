@@ -19,10 +19,10 @@ export const ReceiptRefC = t.intersection([
   t.partial({ cid: t.string }),
 ]);
 
-/** A delivered send, as the turn and `deliver` replies list it. */
+/** A delivered send, as the turn and `deliver` replies list it; a refused one with where to look and why (spec 7.2). */
 export const DeliveryLineC = t.intersection([
   t.type({ slug: t.string, height: t.number, status: t.string, line: t.string }),
-  t.partial({ class: t.string, object: t.string, method: t.string }),
+  t.partial({ class: t.string, hintKind: t.string, clause: t.string, reason: t.string, object: t.string, method: t.string }),
 ]);
 export type DeliveryLine = t.TypeOf<typeof DeliveryLineC>;
 
@@ -174,12 +174,16 @@ export function tryReply(report: TryReport, height: number): TryReply {
 }
 
 export function deliveryLine(e: Entry): DeliveryLine {
+  const r = e.receipt;
   return {
     slug: e.slug,
     height: e.height,
-    status: e.receipt.status,
-    ...(e.receipt.class !== undefined ? { class: e.receipt.class } : {}),
-    line: e.receipt.line,
+    status: r.status,
+    ...(r.class !== undefined ? { class: r.class } : {}),
+    ...(r.hintKind !== undefined ? { hintKind: r.hintKind } : {}),
+    ...(r.clause !== undefined ? { clause: r.clause } : {}),
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+    line: r.line,
     ...(e.request ? { object: e.request.object, method: e.request.method } : {}),
   };
 }

@@ -216,6 +216,9 @@ turns('budgetExhausted: a cascade of sends spends its depth allowance', async ({
   assert.ok(j.delivered?.length > 1, JSON.stringify(j));
   const last = j.delivered[j.delivered.length - 1];
   assert.is(last.class, 'budgetExhausted', JSON.stringify(j.delivered));
+  // Spec 7.2: which allowance (`depth`, `work` or `storage`), and where to look next.
+  assert.equal([last.clause, last.hintKind], ['depth', 'receipt']);
+  assert.match(last.reason, /^depth: /);
   const r = await t.get(`/AGENTS.md/receipt/${last.slug}`, ann.token);
   assert.is(r.status, 200);
   assert.is(r.json.class, 'budgetExhausted');
@@ -238,11 +241,13 @@ turns('bad bodies are the front\'s refusals, not turns', async ({ t, ann }) => {
   assert.is(noIntent.json.class, 'hostRequest');
   const two = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: intent(), fields: {}, spell: 'fill' });
   assert.is(two.status, 400);
-  // An intent no UTF-8 can write (a lone surrogate) could never be asked for by `receipt?intent=`.
-  for (const lone of ['\ud800', 'a\udc00b', 'x\ud83d']) {
-    const r = await t.post('/AGENTS.md/world/lamp/light', ann.token, { intent: lone });
-    assert.is(r.status, 400, JSON.stringify(lone));
-    assert.is(r.json.class, 'hostRequest');
+  // Text no UTF-8 can write (a lone surrogate): an intent no `receipt?intent=` could ask for, a
+  // value the read models would show as U+FFFD while the journal keeps the surrogate.
+  for (const body of [{ intent: '\ud800' }, { intent: 'a\udc00b' }, { intent: 'x\ud83d' }, { intent: intent(), fields: { to: 'notice-board', note: 'x\udfff' } }, { intent: intent(), spell: 'give to=notice-board note="\ud800"' }]) {
+    const r = await t.post('/AGENTS.md/world/lamp/give', ann.token, body);
+    assert.is(r.status, 400, JSON.stringify(body));
+    assert.is(r.json.class, 'badJson');
+    assert.match(r.json.message, 'lone surrogate');
   }
   const paired = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'lamp \ud83d\udd6f', fields: { measures: 0 } });
   assert.is(paired.json.status, 'done', 'a pair (an emoji) is text like any other');
