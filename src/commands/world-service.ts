@@ -113,6 +113,8 @@ export class WorldService {
   private readonly snapshotEvery: number;
   private readonly maxAttempts: number;
   private readonly appendsInFlight: number;
+  /** Repeats whose first receipt is being read back (close waits for them before the store goes). */
+  private readonly reading = new Set<Promise<void>>();
   /** Listeners told of every committed batch (the `/live` channel and tests may use it). */
   private readonly listeners = new Set<(entries: readonly Entry[], position: bigint) => void>();
   /** Figures for the bench and the operator. */
@@ -190,6 +192,7 @@ export class WorldService {
       await (this.recovering ?? new Promise((r) => setTimeout(r, 5)));
       this.kick();
     }
+    await Promise.all([...this.reading]);
     this.closed = true;
     this.rebase();
     if (this.base.height > this.snapshotHeight) this.snapshot();
@@ -307,7 +310,11 @@ export class WorldService {
     const outcome = w.outcome!;
     if (outcome.kind !== 'repeat') return w.resolve({ outcome, ...rest });
     // A repeat is answered once everything it saw is durable, its first entry included: read it back.
-    this.entryAt(outcome.first.height).then((first) => w.resolve({ outcome: answerOf(outcome, first), ...rest })).catch(w.reject);
+    const reading = this.entryAt(outcome.first.height)
+      .then((first) => w.resolve({ outcome: answerOf(outcome, first), ...rest }))
+      .catch(w.reject)
+      .finally(() => this.reading.delete(reading));
+    this.reading.add(reading);
   }
 
   /** The durable entry at `height` of this world's journal (its stream revision is its height). */

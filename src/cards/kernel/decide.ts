@@ -24,7 +24,7 @@ import { defaultOptions, type KernelOptions } from './options.js';
 import type { PackageSource, Programs } from './programs.js';
 import { hintKind, refusalLine, type Refusal } from './refusal.js';
 import { nameOf, Refused, Turn, type TurnEffects, type TurnScope } from './turn.js';
-import { canSee, hourMs, hourOf, intentKey, layered, turnsThisHour, visibleCard, type ReceiptRecord, type World } from './world.js';
+import { canSee, hourMs, hourOf, intentKey, layered, turnsThisHour, visibleCard, type World } from './world.js';
 import { limits } from '../../contract/limits.js';
 import { emptyEntry, fitSeed, forkEntry, genesisEntry, type TownLayout } from './genesis.js';
 
