@@ -9,44 +9,29 @@ import { limits } from '../contract/limits.js';
 import { TownError, type TownContext } from './handler.js';
 import type { Route } from './routes.js';
 
-/**
- * Whether `value` nests more than `max` containers (`{}` alone is depth 1). Iterative, so a body
- * of a hundred thousand brackets costs a loop, not the stack.
- */
-export function deeperThan(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const stack: [object, number][] = [[value, 1]];
-  while (stack.length) {
-    const [node, depth] = stack.pop() as [object, number];
-    if (depth > max) return true;
-    for (const child of Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-    }
-  }
-  return false;
-}
-
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
- * Whether a text anywhere in the value (a key or a string) holds a lone surrogate (`"\ud800"`
- * in JSON). No UTF-8 can carry one: the read models (msgpack) and every reader would see U+FFFD
- * where the journal keeps the surrogate, so a key read back from a card would not name its row.
+ * What is wrong with a parsed body, in one walk: nesting deeper than `maxDepth` containers, or a
+ * text (key or string) holding a lone surrogate (`"\ud800"` in JSON). No UTF-8 can carry one:
+ * the read models (msgpack) and every reader would see U+FFFD where the journal keeps the
+ * surrogate, so a key read back from a card would not name its row.
  */
-export function holdsLoneSurrogate(value: unknown): boolean {
-  const stack: unknown[] = [value];
+export function bodyFault(value: unknown, maxDepth: number): 'depth' | 'surrogate' | undefined {
+  const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
-    const node = stack.pop();
+    const [node, depth] = stack.pop()!;
     if (typeof node === 'string') {
-      if (!wellFormed(node)) return true;
+      if (!wellFormed(node)) return 'surrogate';
     } else if (typeof node === 'object' && node !== null) {
+      if (depth + 1 > maxDepth) return 'depth';
       for (const [k, v] of Object.entries(node)) {
-        if (!wellFormed(k)) return true;
-        stack.push(v);
+        if (!wellFormed(k)) return 'surrogate';
+        stack.push([v, depth + 1]);
       }
     }
   }
-  return false;
+  return undefined;
 }
 
 /** As type-is: a body is announced by Transfer-Encoding or a Content-Length (even 0). */
@@ -87,8 +72,9 @@ export function readBody(route: Route) {
     const value: unknown = (ctx.request as { body?: unknown }).body;
     if (value === undefined || value === '') return undefined;
     if (!isPlainObject(value)) throw new TownError('badJson', `the body must be a JSON object, not ${Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a text' : 'a bare value'}`);
-    if (deeperThan(value, limits.bodyDepth)) throw new TownError('badJson', `the body nests deeper than ${limits.bodyDepth} objects and lists`);
-    if (holdsLoneSurrogate(value)) throw new TownError('badJson', 'the body holds a lone surrogate (such as "\\ud800"): no UTF-8 text can carry it; send well-formed text');
+    const fault = bodyFault(value, limits.bodyDepth);
+    if (fault === 'depth') throw new TownError('badJson', `the body nests deeper than ${limits.bodyDepth} objects and lists`);
+    if (fault === 'surrogate') throw new TownError('badJson', 'the body holds a lone surrogate (such as "\\ud800"): no UTF-8 text can carry it; send well-formed text');
     return value;
   };
 }
