@@ -1,18 +1,17 @@
 /**
- * Content ids against the AT Protocol's public data-model fixtures (../shared/vectors, CC0):
+ * Content ids against the AT Protocol's public data-model fixtures (test/fixtures/atproto, CC0):
  * each fixture's JSON, read with the protocol's conventions (`$link` a CID, `$bytes` bytes),
  * must encode to the fixture's DAG-CBOR bytes and hash to its CID, through the kernel's own
  * encoder (src/cards/kernel/dag-cbor.ts, with @ipld/dag-cbor for what it hands over).
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CID } from 'multiformats/cid';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canonicalBytes, contentId } from '../../../src/cards/kernel/content-id.js';
+import { fixture } from '../../fixtures/path.js';
 
-const vectors = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../shared/vectors/atproto/data-model/data-model-fixtures.json');
+const vectors = fixture('atproto', 'data-model', 'data-model-fixtures.json');
 
 /** The protocol's JSON form to data-model values. */
 function fromJson(value: unknown): unknown {
@@ -26,10 +25,7 @@ function fromJson(value: unknown): unknown {
 }
 
 test('the data-model fixtures: same DAG-CBOR bytes, same CID', () => {
-  if (!fs.existsSync(vectors)) {
-    // CI and every session have ../shared beside the checkout; say so loudly if not.
-    throw new Error(`the AT Protocol vectors are not at ${vectors}`);
-  }
+  assert.ok(fs.existsSync(vectors), `the AT Protocol vectors are not at ${vectors}`);
   const fixtures = JSON.parse(fs.readFileSync(vectors, 'utf8')) as { json: unknown; cbor_base64: string; cid: string }[];
   assert.ok(fixtures.length >= 3);
   for (const f of fixtures) {
