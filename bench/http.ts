@@ -20,7 +20,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
 import { createApp } from '../src/http/app.js';
-import { createLimiters } from '../src/http/rate-limit.js';
+import { createLimiters } from '../src/contract/rate-limit.js';
 import { startServer } from '../src/http/server.js';
 
 interface Ports {

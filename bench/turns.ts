@@ -33,7 +33,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { settingsFromEnv } from '../src/config.js';
-import { createLimiters } from '../src/http/rate-limit.js';
+import { createLimiters } from '../src/contract/rate-limit.js';
 import { startServer } from '../src/http/server.js';
 import { issueInvitation } from '../src/identity/operator.js';
 import { IdentityService } from '../src/identity/service.js';

@@ -8,10 +8,12 @@
  * read is served from (the read side), in this process by default or as workers
  * (`npm run projector -- <name>`) when TOWN_PROJECTORS=workers or MONGO_URL is set.
  */
-import type { Handlers, TownConfig, Clock } from './http/handler.js';
+import type { Handlers } from './http/handler.js';
+import type { TownConfig } from './contract/town-config.js';
+import type { Clock } from './contract/clock.js';
 import { pagesHandlers } from './http/handlers/pages.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
-import { defaultLimiters, type Limiters } from './http/rate-limit.js';
+import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { StoreAuthenticator } from './identity/authenticator.js';

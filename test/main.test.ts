@@ -41,7 +41,10 @@ function start(dataDir: string): { child: ChildProcess; output: () => string; li
         const m = out.match(pattern);
         if (m) return resolve(m);
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`)), 20_000);
-        waiters.push({ pattern, resolve: (x) => (clearTimeout(timer), resolve(x)) });
+        waiters.push({ pattern, resolve: (x) => {
+          clearTimeout(timer);
+          resolve(x);
+        } });
       }),
   };
 }

@@ -119,7 +119,7 @@ function compileFresh(input: CompileInput, library: Library): CompileResult {
     diags.add('resolve', at1, `the package has no module named ${mainName}`, `its modules: ${[...asts.keys()].join(', ')}`, 1);
   }
   let extraLaw: Clause[] = [];
-  if (input.law !== undefined && input.law.trim()) {
+  if (input.law?.trim()) {
     diags.module = 'law';
     extraLaw = parseLawText(input.law, diags) ?? [];
   }

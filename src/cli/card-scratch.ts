@@ -12,7 +12,7 @@ import { libraryPrograms } from '../cards/kernel/library.js';
 import { defaultOptions, type KernelOptions } from '../cards/kernel/options.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { blankWorld, visibleCard, type World } from '../cards/kernel/world.js';
-import type { Clock } from '../http/handler.js';
+import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
 import { principalOf } from '../identity/names.js';
 

@@ -9,7 +9,7 @@
 import { isGuestName } from '../identity/names.js';
 import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, OperatorError, parseDuration, revokeInvitation } from '../identity/operator.js';
 import { setTownOpen } from '../identity/town.js';
-import type { Clock } from '../http/handler.js';
+import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 
 export interface OperatorIo {

@@ -27,7 +27,7 @@ import { blankWorld, layered, type World } from '../cards/kernel/world.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
 import { decodeWorldEntry, entryEvent, worldStream } from '../events/world.js';
-import type { Clock } from '../http/handler.js';
+import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventStore } from '../stores/event-store.js';
 import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
 

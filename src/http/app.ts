@@ -18,12 +18,13 @@ import { limits } from '../contract/limits.js';
 import { buildCatalogue } from './catalogue.js';
 import { envelope, errorPage, xrpcError, XrpcFailure } from './envelope.js';
 import { examplesText, guideText } from './guide.js';
-import {
-  sessionCookie, TownError,
-  type Authenticator, type Caller, type Clock, type Handler, type Handlers, type TownConfig, type TownContext, type TownState,
-} from './handler.js';
+import { sessionCookie, type Handler, type Handlers, type TownContext, type TownState } from './handler.js';
+import { TownError } from '../contract/town-error.js';
+import type { Authenticator, Caller } from '../contract/caller.js';
+import type { Clock } from '../contract/clock.js';
+import type { TownConfig } from '../contract/town-config.js';
 import { replyLinks, selfLinksJson, type Links } from './links.js';
-import { defaultLimiters, type Limiters } from './rate-limit.js';
+import { defaultLimiters, type Limiters } from '../contract/rate-limit.js';
 import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';
 import { routesFor, type Route } from './routes.js';

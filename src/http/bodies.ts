@@ -11,7 +11,7 @@ import { checked, fields, openFields, pattern } from './codec.js';
 // ---- scalars -------------------------------------------------------------------------------
 
 export const Text = t.string;
-export const NonEmptyText = pattern('text (not empty)', /[^]/, 1);
+export const NonEmptyText = pattern('text (not empty)', /[\s\S]/, 1);
 /** Spec 2.1: ASCII letters, digits and `. _ : / -`, 1..128. */
 export const ObjectId = pattern(`object id (letters, digits, . _ : / -; 1..${limits.cardIdLength[1]})`, /^[A-Za-z0-9._:/-]+$/, limits.cardIdLength[0], limits.cardIdLength[1]);
 /**

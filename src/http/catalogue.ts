@@ -5,7 +5,7 @@
  */
 import { badSpellClauses, errorClasses, refusalClasses, xrpcErrors } from '../contract/errors.js';
 import { limitTable, limits } from '../contract/limits.js';
-import type { TownConfig } from './handler.js';
+import type { TownConfig } from '../contract/town-config.js';
 import { links, replyLinks } from './links.js';
 import { hrefTemplate, type Route } from './routes.js';
 import { shapeOf, type Shape } from './shape.js';

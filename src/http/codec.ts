@@ -13,7 +13,7 @@ type Out<R extends t.Props, O extends t.Props> = t.TypeOfProps<R> & Partial<t.Ty
 export const unknownField = new t.Type<never>('unknown field', (_u): _u is never => false, (u, c) => t.failure(u, c, 'unknown field'), t.identity);
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
 
 export class FieldsType<R extends t.Props, O extends t.Props> extends t.Type<Out<R, O>, unknown, unknown> {
   readonly _tag = 'FieldsType' as const;
@@ -53,12 +53,12 @@ export class FieldsType<R extends t.Props, O extends t.Props> extends t.Type<Out
 }
 
 /** A closed object: every field it takes is named, anything else is refused. */
-export function fields<R extends t.Props, O extends t.Props = {}>(name: string, required: R, optional?: O): FieldsType<R, O> {
+export function fields<R extends t.Props, O extends t.Props = Record<never, t.Mixed>>(name: string, required: R, optional?: O): FieldsType<R, O> {
   return new FieldsType(name, required, (optional ?? {}) as O, false);
 }
 
 /** An open object: the named fields are checked, others pass through untouched. */
-export function openFields<R extends t.Props, O extends t.Props = {}>(name: string, required: R, optional?: O, rest?: Record<string, string>): FieldsType<R, O> {
+export function openFields<R extends t.Props, O extends t.Props = Record<never, t.Mixed>>(name: string, required: R, optional?: O, rest?: Record<string, string>): FieldsType<R, O> {
   return new FieldsType(name, required, (optional ?? {}) as O, true, rest);
 }
 

@@ -6,7 +6,7 @@
  */
 import escapeHtml from 'escape-html';
 import { errorClasses, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
-import { TownError } from './handler.js';
+import { TownError } from '../contract/town-error.js';
 import { replyLinks, type Links } from './links.js';
 
 export interface Rendered {

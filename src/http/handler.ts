@@ -9,40 +9,7 @@
  * undefined. Failures are thrown as TownError and become the spec 2.10 envelope.
  */
 import type { ParameterizedContext } from 'koa';
-import type { ErrorClass } from '../contract/errors.js';
-
-export interface TownConfig {
-  /** Host name (with port when not default) used in principals: guest:<host>:<name>. */
-  host: string;
-  /** Public origin, e.g. http://localhost:8080; links in replies are relative to it. */
-  origin: string;
-  /** Open town: `arrive` exists and turns are counted against the hourly turn quota. */
-  open: boolean;
-  /** Secret key for MACs (arrival challenges, cookies); kept under the data directory. */
-  secret: Uint8Array;
-  /** Served over https (cookies get Secure). */
-  secure: boolean;
-}
-
-/** Milliseconds since the epoch. Passed in everywhere so tests and the kernel control time. */
-export type Clock = () => number;
-
-/** Who is calling, once a bearer credential or a session cookie was verified. */
-export interface Caller {
-  principal: string; // guest:<host>:<name>
-  name: string;
-  handle: string;
-  did: string;
-  /** Hash of the credential that authenticated the call (the rate-limit and revoke key). */
-  credentialHash: string;
-  via: 'bearer' | 'cookie';
-}
-
-/** Implemented by the identity room; called by the machinery for bearer and cookie routes. */
-export interface Authenticator {
-  bearer(credential: string): Promise<Caller | undefined>;
-  session(sessionId: string): Promise<Caller | undefined>;
-}
+import type { Caller } from '../contract/caller.js';
 
 export interface TownState {
   /** The body after io-ts decoding against the route's codec (undefined if the route has none). */
@@ -71,21 +38,3 @@ export type TownContext = ParameterizedContext<TownState>;
 export type Handler = (ctx: TownContext) => Promise<unknown>;
 export type Handlers = Record<string, Handler>;
 
-/** Thrown anywhere below a handler; the envelope middleware turns it into spec 2.10. */
-export class TownError extends Error {
-  constructor(
-    readonly cls: ErrorClass,
-    message: string,
-    readonly extra: {
-      hint?: string;
-      /** Link relation for the hint, e.g. the route to read next. */
-      hintHref?: string;
-      headers?: Record<string, string>;
-      /** Extra reply fields kept beside the envelope (reason, object, stage, span, …). */
-      fields?: Record<string, unknown>;
-    } = {},
-  ) {
-    super(message);
-    this.name = 'TownError';
-  }
-}

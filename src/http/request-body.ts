@@ -6,7 +6,8 @@
  */
 import { koaBody } from 'koa-body';
 import { limits } from '../contract/limits.js';
-import { TownError, type TownContext } from './handler.js';
+import type { TownContext } from './handler.js';
+import { TownError } from '../contract/town-error.js';
 import type { Route } from './routes.js';
 
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();

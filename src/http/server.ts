@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { limits } from '../contract/limits.js';
 import { envelope } from './envelope.js';
-import { TownError } from './handler.js';
+import { TownError } from '../contract/town-error.js';
 import { guardServer } from './wire.js';
 
 export interface ServeOptions {

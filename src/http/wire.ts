@@ -350,7 +350,7 @@ type ExecuteHook = (ret: unknown) => unknown;
 function nativeParser(socket: Socket): { parser: NodeParser; hook: number } | undefined {
   const parser = (socket as Socket & { parser?: NodeParser }).parser;
   const hook = (parser?.constructor as { kOnExecute?: unknown } | undefined)?.kOnExecute;
-  if (!parser || parser._consumed !== true || typeof hook !== 'number') return undefined;
+  if (parser?._consumed !== true || typeof hook !== 'number') return undefined;
   if (typeof parser[hook] !== 'function' || typeof parser.getCurrentBuffer !== 'function') return undefined;
   return { parser, hook };
 }

@@ -4,8 +4,9 @@
  * front's own sliding-window limiter. Kept per front, like every rate limit here.
  */
 import { limits } from '../contract/limits.js';
-import { TownError, type Clock } from '../http/handler.js';
-import { createLimiter, type RateLimiter } from '../http/rate-limit.js';
+import { TownError } from '../contract/town-error.js';
+import type { Clock } from '../contract/clock.js';
+import { createLimiter, type RateLimiter } from '../contract/rate-limit.js';
 
 const hour = 3600;
 const everyone = 'all';

@@ -7,7 +7,9 @@
 import { activeCredential } from '../commands/credential.js';
 import { sessionCredential } from '../commands/session.js';
 import { streams } from '../events/identity.js';
-import type { Authenticator, Caller, Clock, TownConfig } from '../http/handler.js';
+import type { Authenticator, Caller } from '../contract/caller.js';
+import type { Clock } from '../contract/clock.js';
+import type { TownConfig } from '../contract/town-config.js';
 import type { EventStore } from '../stores/event-store.js';
 import { credentialKind, sessionKind } from './kinds.js';
 import { identityOf } from './names.js';

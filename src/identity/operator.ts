@@ -4,7 +4,7 @@
  */
 import { decideInvitation, invitationStatus, type InvitationState, type InvitationStatus } from '../commands/invitation.js';
 import { decodeEvent, InvitationEvent, streams } from '../events/identity.js';
-import type { Clock } from '../http/handler.js';
+import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 import { invitationKind } from './kinds.js';
 import { invitationPrefix, newInvitationCode, sha256Hex } from './secrets.js';

@@ -6,7 +6,7 @@
  */
 
 /** `zeroBits(text)`: leading zero bits of SHA-256 of an ASCII text. */
-export const sha256ZeroBitsSource = String.raw`
+export const sha256ZeroBitsSource = `
 function zeroBits(s) {
   var K = zeroBits.K || (zeroBits.K = new Uint32Array([
     0x428a2f98,0x71374491,0xb5c0fbcf,0xe9b5dba5,0x3956c25b,0x59f111f1,0x923f82a4,0xab1c5ed5,

@@ -1,7 +1,7 @@
 /** The `identity` error class (spec 7.1, 4.1): `message` is the reason, also named in `reason`. */
 import type { ArriveReason } from '../commands/arrival.js';
 import type { AcceptReason } from '../commands/invitation.js';
-import { TownError } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 
 export type IdentityReason = AcceptReason | ArriveReason;
 

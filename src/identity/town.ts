@@ -4,7 +4,7 @@
  */
 import { decideFounding, decideTownMode, isOpen } from '../commands/town-mode.js';
 import { streams } from '../events/identity.js';
-import type { Clock } from '../http/handler.js';
+import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 import { foundingKind, townModeKind } from './kinds.js';
 import { defaultInvitationLifetimeMs, issueInvitation } from './operator.js';

@@ -3,7 +3,7 @@
  * and on demand (`?show=law`, `source`, `receipts`) its law, source and last 20 receipts; a
  * link to play when signed in.
  */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import type { CardDoc } from '../projections/cards.js';
 import { cardReply, shownCard } from '../queries/card.js';
 import { sourceReply } from '../queries/source.js';

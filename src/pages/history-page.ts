@@ -4,7 +4,7 @@
  * `?from=N&to=M` narrows the days paged through; `?page=N` is the N-th day of the range counting
  * back from its newest (page 1). Lines about cards the reader may not see are left out.
  */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg, shortName } from './layout.js';

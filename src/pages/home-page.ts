@@ -1,5 +1,5 @@
 /** GET /: the home page: where to go, and for a signed-in guest where they stand. */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import { e, layout, seg } from './layout.js';
 
 export function homePage(caller: Caller | undefined, height: number, avatar: string | undefined): string {

@@ -3,7 +3,7 @@
  * owner and maker, its spells as forms posting `do` to /play/{object}, its law with readings,
  * its rules and wants, its fields, and its newest receipts. Redraws itself on `moved`.
  */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import { cardReply, shownCard } from '../queries/card.js';
 import { sourceReply } from '../queries/source.js';
 import type { WorldReads } from '../queries/world-reads.js';

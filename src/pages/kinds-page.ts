@@ -1,5 +1,5 @@
 /** GET /kinds: every kind among the cards the reader may see, each linking to an inspector. */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg } from './layout.js';
 import { visibleCards } from './reads.js';

@@ -5,7 +5,8 @@
  * may reach the page as markup.
  */
 import escapeHtml from 'escape-html';
-import type { Caller, TownContext } from '../http/handler.js';
+import type { TownContext } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 
 export const e = (value: unknown): string => escapeHtml(String(value));
 

@@ -4,7 +4,8 @@
  * is not named). One name may have several texts (a card reprogrammed); `?cid=` picks one.
  */
 import { cidOf } from '../cards/compile.js';
-import { TownError, type Caller } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
+import type { Caller } from '../contract/caller.js';
 import { packageOf, type WorldReads } from '../queries/world-reads.js';
 import { e, layout, numbered, readerOf } from './layout.js';
 import { visibleCards } from './reads.js';

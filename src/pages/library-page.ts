@@ -4,7 +4,8 @@
  * needs no markdown renderer that could be tricked into markup.
  */
 import { sealedLibrary } from '../cards/library/index.js';
-import { TownError, type Caller } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
+import type { Caller } from '../contract/caller.js';
 import { e, layout } from './layout.js';
 
 const firstLine = (md: string) => md.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'))?.trim() ?? '';

@@ -17,7 +17,8 @@ import { cardProgram, drawView } from '../cards/kernel/reading.js';
 import { visibleCard, type World } from '../cards/kernel/world.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { limits } from '../contract/limits.js';
-import { TownError, type TownContext } from '../http/handler.js';
+import type { TownContext } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 
 /** What the channels need of the world service (src/commands/world-service.ts). */
 export interface LiveWorld {
@@ -72,7 +73,7 @@ export function liveChannels(o: LiveOptions): LiveChannels {
    * Opens a stream: takes a slot, answers the headers, and calls `tick` now and after every
    * commit until the stream ends (held time over, reader gone, or `tick` says so).
    */
-  function stream(ctx: TownContext, tick: (write: (text: string) => void) => boolean | void): void {
+  function stream(ctx: TownContext, tick: (write: (text: string) => void) => boolean | undefined): void {
     if (ends.size >= max) {
       throw new TownError('busy', `${max} live streams are open, the most this town holds at once; try again shortly`, { headers: { 'Retry-After': '5' } });
     }

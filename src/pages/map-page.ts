@@ -2,7 +2,7 @@
  * GET /map: the doors between the rooms the reader may see, a page at a time; `?from=<card>`
  * keeps the doors out of one room (or out of the room a card lies in).
  */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg } from './layout.js';
 import { labelOf, visibleCards, visibleIdSet } from './reads.js';

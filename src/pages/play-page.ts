@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FormField } from '../cards/program.js';
 import type { Decided } from '../commands/world-service.js';
-import { TownError, type Caller } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
+import type { Caller } from '../contract/caller.js';
 import type { PackageDoc } from '../projections/cards.js';
 import { actionsOf, cardReply, shownCard } from '../queries/card.js';
 import { outcomeReply } from '../queries/turn-reply.js';

@@ -3,7 +3,7 @@
  * here, its newest lines, its doors, its scene, its spells); `?open=<card>` unfolds one panel.
  * The page redraws itself on `moved` (the script follows /live from the height it was drawn at).
  */
-import type { Caller } from '../http/handler.js';
+import type { Caller } from '../contract/caller.js';
 import type { CardDoc } from '../projections/cards.js';
 import { actionsOf } from '../queries/card.js';
 import { packageOf, type WorldReads } from '../queries/world-reads.js';

@@ -9,7 +9,7 @@
  */
 import type { Program } from '../cards/program.js';
 import { defaultOptions } from '../cards/kernel/options.js';
-import { TownError } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 import type { CardDoc, PackageDoc } from '../projections/cards.js';
 import { packageOf, programOf, visibleCardDoc, type WorldReads } from './world-reads.js';
 
@@ -40,7 +40,7 @@ export async function shownCard(r: WorldReads, id: string, principal: string): P
   const pkg = await packageOf(r, card.pin);
   const program = pkg ? programOf(r, pkg) : undefined;
   const shown: ShownCard = { card, pkg, program };
-  if (program && program.methods.some((m) => m.kind === 'view' && m.name === 'paint')) {
+  if (program?.methods.some((m) => m.kind === 'view' && m.name === 'paint')) {
     const drawn = program.view('paint', card.state, principal, defaultOptions.budget);
     if (!drawn.ok) {
       const f = drawn.refusal;

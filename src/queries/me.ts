@@ -3,7 +3,8 @@
  * and, on an open town, the turns it may still start this hour.
  */
 import { streams } from '../events/identity.js';
-import { TownError, type Caller } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
+import type { Caller } from '../contract/caller.js';
 import { credentialKind } from '../identity/kinds.js';
 import { fold } from '../identity/streams.js';
 import type { EventStore } from '../stores/event-store.js';

@@ -10,7 +10,7 @@
  * would name the card and quote its line. A receipt about no card (the town's founding, an
  * arrival's own entry) is anyone's to read; one's own receipts are always one's own.
  */
-import { TownError } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import { decodeWorldEntry, worldStream } from '../events/world.js';
 import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';

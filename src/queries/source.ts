@@ -5,7 +5,7 @@
  */
 import { cidOf } from '../cards/compile.js';
 import type { FormField } from '../cards/program.js';
-import { TownError } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 import { shownCard } from './card.js';
 import type { WorldReads } from './world-reads.js';
 

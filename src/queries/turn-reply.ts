@@ -11,7 +11,7 @@ import type { Answer, HostRequest, Receipt, TryReport } from '../cards/kernel/de
 import { ReceiptBodyC, UsageC, type Entry } from '../cards/kernel/entry.js';
 import type { Usage } from '../cards/program.js';
 import { TypedDataC, type TypedData } from '../cards/typed.js';
-import { TownError } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 
 /** Where a receipt stands: its spoken name and height; `slug: null` when nothing was journaled. */
 export const ReceiptRefC = t.intersection([

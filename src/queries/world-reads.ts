@@ -5,7 +5,7 @@
  */
 import type { Program } from '../cards/program.js';
 import type { Programs } from '../cards/kernel/programs.js';
-import { TownError } from '../http/handler.js';
+import { TownError } from '../contract/town-error.js';
 import { cardsCollection, packagesCollection, type CardDoc, type PackageDoc } from '../projections/cards.js';
 import { worldKey } from '../projections/entries.js';
 import type { ReadStore } from '../stores/read-store.js';

@@ -107,7 +107,7 @@ test('broken cards: file:line:col stage: message, the hint under it, exit 1', as
     });
     const use = runs[2]!;
     assert.match(use.stdout, /lamps/);
-    assert.match(use.stdout, /  hint: .*lamp/, 'the hint lists the modules one can use');
+    assert.match(use.stdout, / {2}hint: .*lamp/, 'the hint lists the modules one can use');
   } finally {
     t.cleanup();
   }

@@ -7,12 +7,12 @@
 import { isRight } from 'fp-ts/lib/Either.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { answerOf, decide, type Outcome, type TurnCommand } from '../../src/cards/kernel/decide.js';
+import { answerOf, decide, type TurnCommand } from '../../src/cards/kernel/decide.js';
 import type { Entry } from '../../src/cards/kernel/entry.js';
 import { evolve } from '../../src/cards/kernel/evolve.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';
 import { sealedLibrary } from '../../src/cards/library/index.js';
-import { TownError } from '../../src/http/handler.js';
+import { TownError } from '../../src/contract/town-error.js';
 import { envelope } from '../../src/http/envelope.js';
 import { CheckReplyC, checkOutcomeReply, checkReply } from '../../src/queries/check-reply.js';
 import { CompactTurnReplyC, hostRequestError, outcomeReply, TryReplyC, TurnReplyC } from '../../src/queries/turn-reply.js';
@@ -93,7 +93,10 @@ test('refusals nothing journaled (moved, duplicateIdentity), a repeat, a try', (
   };
   const first = run(turn({}));
   assert.is(first.kind, 'journal');
-  if (first.kind === 'journal') for (const e of first.entries) evolve(w.world, e), applied.push(e);
+  if (first.kind === 'journal') for (const e of first.entries) {
+    evolve(w.world, e);
+    applied.push(e);
+  }
   const h = w.world.height;
 
   const repeat = outcomeReply(run(turn({})), { height: h }) as Record<string, unknown>;

@@ -2,8 +2,10 @@
 import net from 'node:net';
 import * as assert from 'uvu/assert';
 import { createApp, type AppOptions, type Logger, type TownApp } from '../../src/http/app.js';
-import type { Authenticator, Caller, Handlers, TownConfig } from '../../src/http/handler.js';
-import { createLimiters } from '../../src/http/rate-limit.js';
+import type { Handlers } from '../../src/http/handler.js';
+import type { Authenticator, Caller } from '../../src/contract/caller.js';
+import type { TownConfig } from '../../src/contract/town-config.js';
+import { createLimiters } from '../../src/contract/rate-limit.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/http/server.js';
 
 export const config = (open = true): TownConfig => ({

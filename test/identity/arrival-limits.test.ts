@@ -1,7 +1,7 @@
 /** Arrivals per hour: 30 per address, 300 in all (spec 4.1, 5, 8). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TownError } from '../../src/http/handler.js';
+import type { TownError } from '../../src/contract/town-error.js';
 import { arrivalLimits } from '../../src/identity/arrival-limits.js';
 import { testClock } from './support.js';
 

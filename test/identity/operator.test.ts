@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOperator } from '../../src/cli/operator.js';
-import { TownError } from '../../src/http/handler.js';
+import type { TownError } from '../../src/contract/town-error.js';
 import { issueInvitation, listInvitations, parseDuration, revokeInvitation } from '../../src/identity/operator.js';
 import { sha256Hex } from '../../src/identity/secrets.js';
 import { IdentityService } from '../../src/identity/service.js';

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { abandonedClaimAfterMs, claimCommitWindowMs } from '../../src/commands/guest.js';
 import { activeCredential } from '../../src/commands/credential.js';
 import { decodeEvent, CorruptEvent, CredentialEvent, streams } from '../../src/events/identity.js';
-import { TownError } from '../../src/http/handler.js';
+import { TownError } from '../../src/contract/town-error.js';
 import { StoreAuthenticator } from '../../src/identity/authenticator.js';
 import { parseChallenge } from '../../src/identity/challenge.js';
 import { credentialKind } from '../../src/identity/kinds.js';

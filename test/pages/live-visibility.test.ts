@@ -8,7 +8,8 @@ import { EventEmitter } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { World } from '../../src/cards/kernel/world.js';
-import { TownError, type TownContext } from '../../src/http/handler.js';
+import type { TownContext } from '../../src/http/handler.js';
+import { TownError } from '../../src/contract/town-error.js';
 import { liveChannels } from '../../src/pages/live.js';
 import { startPagesTown } from './support.js';
 

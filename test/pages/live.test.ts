@@ -43,7 +43,10 @@ function open(base: string, p: string, headers: Record<string, string> = {}): Pr
           if (hit) return Promise.resolve(hit);
           return new Promise((ok, fail) => {
             const timer = setTimeout(() => fail(new Error(`no such frame on ${p} within ${ms} ms; got ${JSON.stringify(s.frames)}`)), ms);
-            waiters.push({ pass, done: (f) => (clearTimeout(timer), ok(f)) });
+            waiters.push({ pass, done: (f) => {
+              clearTimeout(timer);
+              ok(f);
+            } });
           });
         },
         close: () => req.destroy(),

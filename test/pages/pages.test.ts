@@ -28,17 +28,17 @@ const html = (r: { status: number; headers: Record<string, unknown> }, status = 
 pages('every page renders for a guest and for a reader without a session', async ({ t, ann }) => {
   const want: [string, RegExp][] = [
     ['/', /journal height \d+/],
-    ['/town', /the town square[^]*the door to the library/],
+    ['/town', /the town square[\s\S]*the door to the library/],
     ['/o/lamp', /class="paint" id="paint">[^<]*lamp/],
-    ['/o/lamp?show=law,source,receipts', /<section id="source">[^]*<section id="receipts">/],
-    ['/inspect/lamp', /<dt>owner<\/dt><dd>town<\/dd>[^]*<section id="law">[^]*<section id="source">/],
+    ['/o/lamp?show=law,source,receipts', /<section id="source">[\s\S]*<section id="receipts">/],
+    ['/inspect/lamp', /<dt>owner<\/dt><dd>town<\/dd>[\s\S]*<section id="law">[\s\S]*<section id="source">/],
     ['/kinds', /href="\/inspect\/door-/],
     ['/library', /href="\/library\/lamp"/],
     ['/library/lamp', /<pre class="md"># lamp/],
     ['/lib', /href="\/lib\/lamp"/],
     ['/lib/lamp', /<span id="L1"><a href="#L1" class="ln">1<\/a>/],
     ['/history', /the chronicle: day 1/],
-    ['/map', /<table class="map">[^]*door-square-library/],
+    ['/map', /<table class="map">[\s\S]*door-square-library/],
     ['/map?from=library', /doors out of library/],
   ];
   for (const [p, re] of want) {

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PackageDoc } from '../../src/projections/cards.js';
 import { playRequest } from '../../src/pages/play-page.js';
-import { TownError } from '../../src/http/handler.js';
+import { TownError } from '../../src/contract/town-error.js';
 
 const lamp = {
   _id: 'p', pin: 'p', pinSlug: 'p', kind: 'lamp', modules: [], compiled: true, stateType: 'Lamp', clauses: [], wants: [], rules: [],

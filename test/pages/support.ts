@@ -4,7 +4,7 @@
  * world service, as src/town.ts will assemble once `...pagesHandlers(deps)` is added there.
  */
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { settingsFromEnv } from '../../src/config.js';
@@ -13,7 +13,7 @@ import { createApp } from '../../src/http/app.js';
 import { identityHandlers } from '../../src/http/handlers/identity.js';
 import { pagesHandlers } from '../../src/http/handlers/pages.js';
 import { turnsLeft, worldHandlers } from '../../src/http/handlers/world.js';
-import { createLimiters } from '../../src/http/rate-limit.js';
+import { createLimiters } from '../../src/contract/rate-limit.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { StoreAuthenticator } from '../../src/identity/authenticator.js';
 import { issueInvitation } from '../../src/identity/operator.js';

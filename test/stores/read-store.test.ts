@@ -451,7 +451,7 @@ test('jsonCopy gives exactly what a JSON round trip gives', () => {
     if (copy && typeof copy === 'object') assert.is(Object.getPrototypeOf(copy), Object.getPrototypeOf(json));
   }
   assert.ok(Object.is(jsonCopy(-0), 0));
-  assert.ok(Object.prototype.hasOwnProperty.call(jsonCopy(values[3]), '__proto__'));
+  assert.ok(Object.hasOwn(jsonCopy(values[3]) as object, '__proto__'));
   const shared = { a: 1 };
   const copied = jsonCopy({ x: shared, y: shared });
   assert.is.not(copied.x, copied.y, 'shared members are copied apart, as JSON does');

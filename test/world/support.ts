@@ -8,7 +8,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { settingsFromEnv, type Settings } from '../../src/config.js';
-import { createLimiters } from '../../src/http/rate-limit.js';
+import { createLimiters } from '../../src/contract/rate-limit.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { issueInvitation } from '../../src/identity/operator.js';
 import { openTown, type Town, type TownOptions } from '../../src/town.js';

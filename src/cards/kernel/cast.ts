@@ -116,7 +116,7 @@ function receive(turn: Turn, cardId: string, input: TurnInput): Casted {
       const a = input.argument;
       const t = a.tag === 'record' ? a.fields.find((f) => f.name === 'text')?.value : undefined;
       const p = a.tag === 'record' ? a.fields.find((f) => f.name === 'post')?.value : undefined;
-      if (!t || t.tag !== 'label' || (p && p.tag !== 'label')) return refuse(typeMismatch('receive takes {text, post}', 'receive {text: <text>, post: <text>}'));
+      if (t?.tag !== 'label' || (p && p.tag !== 'label')) return refuse(typeMismatch('receive takes {text, post}', 'receive {text: <text>, post: <text>}'));
       text = t.value;
       post = p && p.tag === 'label' ? p.value : '';
       break;

@@ -567,7 +567,7 @@ function enterRoom(turn: Turn, roomId: string, avatar: string): void {
   if (!room) return;
   const enter = turn.programOf(room).methods.find((m) => m.name === 'enter' && m.kind === 'spell');
   const form = enter?.form;
-  if (!form || form.length !== 1 || form[0]!.form.kind !== 'object') return;
+  if (form?.length !== 1 || form[0]!.form.kind !== 'object') return;
   turn.call(roomId, 'enter', { tag: 'record', fields: [{ name: form[0]!.name, value: { tag: 'label', value: avatar } }] }, avatar);
 }
 
@@ -655,7 +655,7 @@ function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Pro
       if (!TypedDataC.is(a)) return { kind: 'rejected', error: { class: 'hostRequest', message: 'arguments: each is typed data (spec 2.6)' } };
       args.push(a);
     }
-    let r;
+    let r: ReturnType<typeof program.runEntry>;
     try {
       r = program.runEntry(cmd.entry, args, options.budget);
     } catch (e) {

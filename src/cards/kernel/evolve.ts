@@ -93,7 +93,7 @@ export function applyWrite(card: Card, write: Write): Card {
   if (write.visibility !== undefined) next.visibility = write.visibility;
   if (write.lent !== undefined) next.lent = write.lent;
   if (write.place !== undefined) next.place = write.place;
-  if (write.say !== undefined && write.say.length) next.lines = newest(card.lines, write.say, linesKept);
+  if (write.say?.length) next.lines = newest(card.lines, write.say, linesKept);
   return next;
 }
 

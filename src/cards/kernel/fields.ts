@@ -160,7 +160,7 @@ function spellScalar(f: FormField, v: SpellValue, hint: string, resolve: ObjectR
   if (v.t === 'made' || (f.form.kind === 'object' && v.t === 'word')) {
     const r = resolve(v);
     if (r && !r.ok) return r.refusal;
-    if (r && r.ok) {
+    if (r?.ok) {
       if (f.form.kind !== 'object') return badSpell('badValue', `${f.name}: a card where the form wants ${blank(f.form)}`, hint);
       return scalar(f, r.id, hint);
     }

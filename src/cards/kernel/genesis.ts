@@ -95,7 +95,7 @@ export function fitSeed(programs: Programs, src: PackageSource, seed: Record<str
   if (!init.ok || init.state.tag !== 'record') return undefined;
   const out: Record<string, unknown> = {};
   for (const f of init.state.fields) {
-    if (!Object.prototype.hasOwnProperty.call(seed, f.name)) continue;
+    if (!Object.hasOwn(seed, f.name)) continue;
     const one = applySeed(init.state, { [f.name]: seed[f.name] }, program.stateType);
     if (isRefusal(one) || program.checkState(one) !== undefined) continue;
     out[f.name] = seed[f.name];

@@ -51,7 +51,7 @@ class SeedFault {
 /** Plain JSON read by the shape of `like`. */
 function plainLike(like: TypedData, j: unknown, path: string, depth: number): TypedData {
   if (depth > 64) throw new SeedFault(`${path}: nested too deep`);
-  if (j !== null && typeof j === 'object' && !Array.isArray(j) && Object.prototype.hasOwnProperty.call(j, 'tag') && TypedDataC.is(j)) {
+  if (j !== null && typeof j === 'object' && !Array.isArray(j) && Object.hasOwn(j, 'tag') && TypedDataC.is(j)) {
     if (!sameShape(like, j)) throw new SeedFault(`${path}: typed ${j.tag} does not fit the ${like.tag} there`);
     return j;
   }

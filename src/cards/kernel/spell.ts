@@ -318,7 +318,7 @@ class Parser {
       if (c === '\\') {
         const e = this.s[this.i + 1];
         const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n', t: '\t', r: '\r' };
-        if (e !== undefined && Object.prototype.hasOwnProperty.call(simple, e)) {
+        if (e !== undefined && Object.hasOwn(simple, e)) {
           out += simple[e];
           this.i += 2;
           continue;

@@ -163,7 +163,7 @@ export function toTyped(t: Ty, v: Value, depth = 0): TypedData {
   }
 }
 
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const own = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 /** Plain JSON (a form's fields, a plain seed) read as typed data of type `t`. */
 export function plainToTyped(t: Ty, j: unknown, path = '', depth = 0): TypedData {

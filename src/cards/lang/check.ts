@@ -9,11 +9,11 @@
 import type { Module, Stage } from '../program.js';
 import type { Clause, Decl, Expr, FieldInit, ModuleAst, Stmt, TypeExpr } from './ast.js';
 import { builtins } from './builtins.js';
-import { Diags, noSpan, type Span } from './diagnostics.js';
+import { type Diags, noSpan, type Span } from './diagnostics.js';
 import type { CheckedClause, CtxName, E, FnSym, MatchCase, S } from './ir.js';
 import {
   BOOL, ERR, NAT, OBJECT, PRINCIPAL, TEXT, compat, fillRecord, isBool, isNat, isTextLike, layout, listOf, recordTy, show,
-  showFull, widen, type CtorTy, type FieldTy, type RecordTy, type Ty, type VariantTy,
+  showFull, widen, type FieldTy, type RecordTy, type Ty, type VariantTy,
 } from './types.js';
 import { Tagged } from './values.js';
 
@@ -899,7 +899,7 @@ export class ModuleChecker {
       const m = this.uses.get(e.fn.obj.name)!;
       label = `${e.fn.obj.name}.${e.fn.name}`;
       sym = m.fns.get(e.fn.name);
-      if (!sym || sym.kind !== 'def') {
+      if (sym?.kind !== 'def') {
         this.add('resolve', e.fn.nameSpan, `the module ${m.name} has no def ${e.fn.name}`, undefined, f);
         e.args.forEach((a) => this.expr(a, f));
         return [{ k: 'const', v: 0 }, ERR];

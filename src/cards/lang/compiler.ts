@@ -6,7 +6,7 @@
 import { shownPrincipal } from '../program.js';
 import { toTyped } from './boundary.js';
 import type { CheckedClause, E, FnSym, S } from './ir.js';
-import { Rt, maxCallDepth, outOfTicks, tooDeep } from './meter.js';
+import { type Rt, maxCallDepth, outOfTicks, tooDeep } from './meter.js';
 import type { Ty } from './types.js';
 import { Halt, Tagged, add, display, div, eq, limbs, mod, mul, norm, sub, type Value } from './values.js';
 

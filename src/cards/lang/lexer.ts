@@ -211,7 +211,7 @@ function readText(src: string, at: number, line: number, lineStart: number): { p
     if (c === '\\') {
       const e = src[i + 1];
       const map: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', '{': '{', '}': '}' };
-      if (e === undefined || !Object.prototype.hasOwnProperty.call(map, e)) fail(i + 1, `"\\${e ?? ''}" is not an escape the card language knows`, 'write \\n, \\t, \\", \\\\, \\{ or \\}', i);
+      if (e === undefined || !Object.hasOwn(map, e)) fail(i + 1, `"\\${e ?? ''}" is not an escape the card language knows`, 'write \\n, \\t, \\", \\\\, \\{ or \\}', i);
       buf += map[e!];
       i += 2;
       continue;

@@ -4,7 +4,7 @@
  */
 import type { Stage } from '../program.js';
 import type { BinOp, Case, Clause, CtorDecl, Decl, Expr, FieldDecl, FieldInit, ModuleAst, Param, Stmt, TypeExpr } from './ast.js';
-import { Diags, StopParse, join, type Span } from './diagnostics.js';
+import { type Diags, StopParse, join, type Span } from './diagnostics.js';
 import { lex, lexHole, type Token } from './lexer.js';
 
 /** Deepest nesting of expressions and blocks a source may use. */

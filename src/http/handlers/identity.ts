@@ -5,16 +5,19 @@
  */
 import { errorClasses } from '../../contract/errors.js';
 import { arrivalLimits } from '../../identity/arrival-limits.js';
-import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../../identity/cookies.js';
+import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../cookies.js';
 import { enterPage, keyPage, leavePage, localPath } from '../../identity/pages.js';
-import { checkSameOrigin } from '../../identity/same-origin.js';
+import { checkSameOrigin } from '../same-origin.js';
 import { IdentityService, sessionLifetimeMs, type Admission } from '../../identity/service.js';
 import { readTownOpen } from '../../identity/town.js';
 import { readMe, type ScratchSummary, type TurnsLeft } from '../../queries/me.js';
 import type { EventStore } from '../../stores/event-store.js';
-import { TownError, type Clock, type Handlers, type TownConfig, type TownContext } from '../handler.js';
+import type { Handlers, TownContext } from '../handler.js';
+import { TownError } from '../../contract/town-error.js';
+import type { Clock } from '../../contract/clock.js';
+import type { TownConfig } from '../../contract/town-config.js';
 import { links } from '../links.js';
-import type { Limiters } from '../rate-limit.js';
+import type { Limiters } from '../../contract/rate-limit.js';
 import { hrefOf } from '../routes.js';
 
 export interface IdentityDeps {

@@ -9,7 +9,7 @@
  * machinery answers 303 to /enter without one).
  */
 import { castTurn } from '../../commands/turn.js';
-import { checkSameOrigin } from '../../identity/same-origin.js';
+import { checkSameOrigin } from '../same-origin.js';
 import { shownCard } from '../../queries/card.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
 import { cardPage } from '../../pages/card-page.js';
@@ -26,7 +26,10 @@ import { freshIntent, outcomeSection, playPage, playRequest } from '../../pages/
 import { assetNamed } from '../../pages/static.js';
 import { stylePage } from '../../pages/style-page.js';
 import { townPage } from '../../pages/town-page.js';
-import { TownError, type Caller, type Handlers, type TownConfig, type TownContext } from '../handler.js';
+import type { Handlers, TownContext } from '../handler.js';
+import { TownError } from '../../contract/town-error.js';
+import type { Caller } from '../../contract/caller.js';
+import type { TownConfig } from '../../contract/town-config.js';
 import type { WorldDeps } from './world.js';
 
 /** What the world routes read and write through, plus what pages add. */

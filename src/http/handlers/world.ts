@@ -25,7 +25,10 @@ import { spellableId, type WorldReads } from '../../queries/world-reads.js';
 import { guestsCollection, type GuestDoc } from '../../projections/guests.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import type { EventStore } from '../../stores/event-store.js';
-import { TownError, type Caller, type Clock, type Handlers, type TownContext } from '../handler.js';
+import type { Handlers, TownContext } from '../handler.js';
+import { TownError } from '../../contract/town-error.js';
+import type { Caller } from '../../contract/caller.js';
+import type { Clock } from '../../contract/clock.js';
 import { links } from '../links.js';
 import { hrefOf } from '../routes.js';
 

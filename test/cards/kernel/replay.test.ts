@@ -76,7 +76,7 @@ function randomCommand(h: Harness, r: R, used: { principal: string; cmd: Command
   }
   const pkg = card ? w.packages.get(card.pin) : undefined;
   const program = pkg ? h.programs.load(pkg, pkg.pin) : undefined;
-  const methods = program && program.ok ? program.program.methods.filter((m) => m.kind === 'spell') : [];
+  const methods = program?.ok ? program.program.methods.filter((m) => m.kind === 'spell') : [];
   if (!methods.length) return { ...base, ...extra, method: r.pick(['light', 'nothing']) };
   const m = r.pick(methods);
   const form = m.form ?? [];

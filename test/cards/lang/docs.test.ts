@@ -178,7 +178,7 @@ blocks
       const p = programs.get(b.name) as Program;
       assert.ok(!Array.isArray(p));
       const init = p.card ? p.initial(budget, { caller: guest('ann'), owner: guest('ann'), self: 'card-1', now: 1_000 }) : undefined;
-      const st = { state: init && init.ok ? init.state : record([]) };
+      const st = { state: init?.ok ? init.state : record([]) };
       let outputs: string[] | undefined;
       let stated: string[] = [];
       const settle = (line: string) => {

@@ -7,7 +7,7 @@ export function readSpell(text: string, methods: MethodInfo[]): { method: string
   const m = /^(\w+)\s*(.*)$/.exec(text.trim());
   if (!m) throw new Error(`not a spell: ${text}`);
   const method = methods.find((x) => x.name === m[1] && x.kind === 'spell');
-  if (!method || !method.form) throw new Error(`no spell with a form named ${m[1]}`);
+  if (!method?.form) throw new Error(`no spell with a form named ${m[1]}`);
   const fields: [string, TypedData][] = [];
   const re = /(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g;
   let f: RegExpExecArray | null;

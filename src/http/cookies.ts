@@ -3,7 +3,8 @@
  * refuses a Secure cookie on a plain connection: behind a TLS proxy the town is `secure` while
  * the socket it sees is not.
  */
-import { sessionCookie as sessionCookieName, type TownConfig, type TownContext } from '../http/handler.js';
+import { sessionCookie as sessionCookieName, type TownContext } from './handler.js';
+import type { TownConfig } from '../contract/town-config.js';
 
 function cookie(value: string, maxAgeSeconds: number, config: Pick<TownConfig, 'secure'>): string {
   const parts = [`${sessionCookieName}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];

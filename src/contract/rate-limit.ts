@@ -11,8 +11,8 @@
  * Memory is bounded: idle keys (whose newest call left the window) are swept as calls arrive,
  * and beyond `maxKeys` the least recently used key is dropped.
  */
-import { limits } from '../contract/limits.js';
-import type { Clock } from './handler.js';
+import { limits } from './limits.js';
+import type { Clock } from './clock.js';
 
 export interface RateBudget {
   limit: number;

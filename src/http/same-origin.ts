@@ -4,8 +4,9 @@
  * a request from another site's page is refused. A request naming neither is not from a
  * browser page (curl, a script): it cannot ride on a victim's cookie, so it passes.
  */
-import type { TownConfig, TownContext } from '../http/handler.js';
-import { TownError } from '../http/handler.js';
+import type { TownContext } from './handler.js';
+import type { TownConfig } from '../contract/town-config.js';
+import { TownError } from '../contract/town-error.js';
 
 function originOf(url: string): string | undefined {
   try {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLimiter, defaultLimiters } from '../../src/http/rate-limit.js';
+import { createLimiter, defaultLimiters } from '../../src/contract/rate-limit.js';
 
 const clockAt = (start = 0) => {
   const c = { now: start, clock: () => c.now };
