@@ -31,7 +31,14 @@ interface Ports {
 }
 
 const benchToken = 'bench-credential';
-const benchCaller = { principal: 'guest:bench:ada', name: 'ada', handle: 'ada.bench', did: 'did:web:bench:ada', credentialHash: 'bench-hash', via: 'bearer' as const };
+const benchCaller = {
+  principal: 'guest:bench:ada',
+  name: 'ada',
+  handle: 'ada.bench',
+  did: 'did:web:bench:ada',
+  credentialHash: 'bench-hash',
+  via: 'bearer' as const,
+};
 
 /** The child: both servers, ports sent to the parent. */
 async function serve() {
@@ -105,10 +112,11 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     child.once('message', (m) => resolve(m as Ports));
     child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
   });
-  const cpuOfChild = () => new Promise<number>((resolve) => {
-    child.once('message', (m) => resolve((m as { cpuMicros: number }).cpuMicros));
-    child.send('stop');
-  });
+  const cpuOfChild = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (m) => resolve((m as { cpuMicros: number }).cpuMicros));
+      child.send('stop');
+    });
   try {
     const auth = { authorization: `Bearer ${benchToken}` };
     const targets: [string, string, Record<string, string>][] = [
@@ -135,7 +143,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     for (const [i, [label]] of targets.entries()) {
       const errors = runs[i].reduce((n, r) => n + r.errors, 0);
       const non2xx = runs[i].reduce((n, r) => n + r.non2xx, 0);
-      console.log(`${label.padEnd(26)} ${Math.round(med(i, 'rps')).toString().padStart(7)} req/s  p99 ${med(i, 'p99')} ms  errors ${errors}  non-2xx ${non2xx}  cpu ${med(i, 'cpu').toFixed(1)} µs/req`);
+      console.log(
+        `${label.padEnd(26)} ${Math.round(med(i, 'rps')).toString().padStart(7)} req/s  p99 ${med(i, 'p99')} ms  errors ${errors}  non-2xx ${non2xx}  cpu ${med(i, 'cpu').toFixed(1)} µs/req`,
+      );
     }
     console.log(`ratio front /health : bare  ${ratio(1, 0).toFixed(2)}`);
     console.log(`ratio front /api    : bare  ${ratio(2, 0).toFixed(2)}`);

@@ -67,11 +67,22 @@ function lampTurns(object: string) {
 /** A note made by the bench's guest, then written over and over. */
 function notePlay(programs: Programs): Play {
   const world = town(programs);
-  const o = decide(world, { kind: 'turn', principal: ann, intent: 'make-note', object: 'lamp', method: 'receive', spell: 'make note' }, T0 + 1, programs, defaultOptions);
+  const o = decide(
+    world,
+    { kind: 'turn', principal: ann, intent: 'make-note', object: 'lamp', method: 'receive', spell: 'make note' },
+    T0 + 1,
+    programs,
+    defaultOptions,
+  );
   if (o.kind !== 'journal' || o.receipt.status !== 'done') throw new Error(`make note: ${JSON.stringify(o).slice(0, 300)}`);
   for (const e of o.entries) evolve(world, e);
   const note = o.entries[0]!.made![0]!.id;
-  return { world, clock: T0 + 2, n: 0, command: (i) => ({ kind: 'turn', principal: ann, intent: `n${i}`, object: note, method: 'write', fields: { text: `the fair is on sunday, stall ${i}` } }) };
+  return {
+    world,
+    clock: T0 + 2,
+    n: 0,
+    command: (i) => ({ kind: 'turn', principal: ann, intent: `n${i}`, object: note, method: 'write', fields: { text: `the fair is on sunday, stall ${i}` } }),
+  };
 }
 
 function playTurns(p: Play, programs: Programs, count: number): void {
@@ -117,8 +128,30 @@ function contentIds(): (count: number) => void {
     principal: ann,
     intent: { intent: 'b1', fingerprint: 'PjvArZiJ0GJm_aMDGiRP-ubkr2CwRktr1c9g3gGz5oc' },
     request: { object: 'lamp', method: 'light' },
-    receipt: { status: 'done', line: 'ann.bench.town lights the lamp', revealed: ['rule dark did not fire on lamp', 'lamp stands at version 2'], offers: [], usage: { ticks: 20, heap: 75, bytes: 73 }, object: 'lamp', method: 'light', result: { tag: 'record', fields: [] } },
-    writes: [{ id: 'lamp', version: 2, state: { tag: 'record', fields: [{ name: 'lit', value: { tag: 'boolean', value: true } }, { name: 'fuel', value: { tag: 'natural', value: 2 } }] }, say: ['ann.bench.town lights the lamp'] }],
+    receipt: {
+      status: 'done',
+      line: 'ann.bench.town lights the lamp',
+      revealed: ['rule dark did not fire on lamp', 'lamp stands at version 2'],
+      offers: [],
+      usage: { ticks: 20, heap: 75, bytes: 73 },
+      object: 'lamp',
+      method: 'light',
+      result: { tag: 'record', fields: [] },
+    },
+    writes: [
+      {
+        id: 'lamp',
+        version: 2,
+        state: {
+          tag: 'record',
+          fields: [
+            { name: 'lit', value: { tag: 'boolean', value: true } },
+            { name: 'fuel', value: { tag: 'natural', value: 2 } },
+          ],
+        },
+        say: ['ann.bench.town lights the lamp'],
+      },
+    ],
   };
   let n = 0;
   return (count) => {
@@ -151,7 +184,13 @@ export async function main(args: string[]): Promise<void> {
   const subjects: Subject[] = [
     { name: 'plain-JS baseline (same lamp turns on a Map)', perRound: 100_000, run: baseline(), wall: [], cpu: [] },
     { name: `kernel, lamp, genesis town (${lamp.world.cards.size} cards)`, perRound: 2000, run: (c) => playTurns(lamp, programs, c), wall: [], cpu: [] },
-    { name: `kernel, lamp, town of ${big.world.cards.size.toLocaleString('en')} cards`, perRound: 2000, run: (c) => playTurns(big, programs, c), wall: [], cpu: [] },
+    {
+      name: `kernel, lamp, town of ${big.world.cards.size.toLocaleString('en')} cards`,
+      perRound: 2000,
+      run: (c) => playTurns(big, programs, c),
+      wall: [],
+      cpu: [],
+    },
     { name: 'kernel, note write, genesis town', perRound: 2000, run: (c) => playTurns(note, programs, c), wall: [], cpu: [] },
     { name: 'content ids alone (dag-cbor + sha-256)', perRound: 10_000, run: contentIds(), wall: [], cpu: [] },
   ];

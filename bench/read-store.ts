@@ -53,7 +53,15 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
         const c = u.collection('cards.all');
         for (let i = from; i < Math.min(docs, from + 2000); i++) {
           const id = cardId(i);
-          await c.insertOne({ _id: id, id, world: i % 10 === 0 ? 'scratch' : 'town', owner: `did:plc:o${i % 10_000}`, kind: 'note', text: `card ${i} ${'x'.repeat(100)}`, n: i });
+          await c.insertOne({
+            _id: id,
+            id,
+            world: i % 10 === 0 ? 'scratch' : 'town',
+            owner: `did:plc:o${i % 10_000}`,
+            kind: 'note',
+            text: `card ${i} ${'x'.repeat(100)}`,
+            n: i,
+          });
         }
         u.setCheckpoint('cards', BigInt(from));
       });
@@ -87,7 +95,11 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
       (i) => cards.find({ world: 'town', id: { $gt: cardId(spread(i)) } }, { sort: { id: 1 }, limit: 64 }),
       (i) => {
         const out = [];
-        for (const key of rawIdx.getKeys({ start: ['world_1_id_1', 3, 'town', 3, cardId(spread(i)), MAX], end: ['world_1_id_1', 3, 'town', 3, MAX], limit: 64 })) {
+        for (const key of rawIdx.getKeys({
+          start: ['world_1_id_1', 3, 'town', 3, cardId(spread(i)), MAX],
+          end: ['world_1_id_1', 3, 'town', 3, MAX],
+          limit: 64,
+        })) {
           out.push(rawDocs.get([(key as unknown[]).at(-1) as string]));
         }
         return out;
@@ -130,7 +142,15 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
         const batch = [];
         for (let i = from; i < Math.min(docs, from + 2000); i++) {
           const id = cardId(i);
-          batch.push({ _id: id, id, world: i % 10 === 0 ? 'scratch' : 'town', owner: `did:plc:o${i % 10_000}`, kind: 'note', text: `card ${i} ${'x'.repeat(100)}`, n: i });
+          batch.push({
+            _id: id,
+            id,
+            world: i % 10 === 0 ? 'scratch' : 'town',
+            owner: `did:plc:o${i % 10_000}`,
+            kind: 'note',
+            text: `card ${i} ${'x'.repeat(100)}`,
+            n: i,
+          });
         }
         await u.collection('cards.bulk').putMany(batch);
         u.setCheckpoint('bulk', BigInt(from));

@@ -97,7 +97,12 @@ async function admit(town: Town, names: string[]): Promise<string[]> {
 async function serveTown(dir: string, guests: number): Promise<void> {
   const town = await openBenchTown(dir);
   const server = await startServer(town.app, { port: 0, host: '127.0.0.1' });
-  const tokens = guests ? await admit(town, Array.from({ length: guests }, (_, i) => `bench-${i}-${process.pid}`)) : [];
+  const tokens = guests
+    ? await admit(
+        town,
+        Array.from({ length: guests }, (_, i) => `bench-${i}-${process.pid}`),
+      )
+    : [];
   const committed = new Map<bigint, number>();
   const lags: number[] = [];
   town.world.onCommit((_entries, position) => committed.set(position, performance.now()));
@@ -143,7 +148,10 @@ async function serveTown(dir: string, guests: number): Promise<void> {
   process.send!({ port: server.address.port, tokens });
   process.on('disconnect', () => {
     clearInterval(sampler);
-    void server.close().then(() => town.close()).then(() => process.exit(0));
+    void server
+      .close()
+      .then(() => town.close())
+      .then(() => process.exit(0));
   });
 }
 
@@ -161,9 +169,11 @@ async function generate(dir: string, entries: number, cards: number): Promise<vo
       const i = next++;
       if (i >= total) return;
       const make = i < cards;
-      await town.world.submit(make
-        ? { kind: 'turn', principal, intent: `g${i}`, object: 'notice-board', method: 'receive', spell: 'make kind=note' }
-        : { kind: 'turn', principal, intent: `g${i}`, object: 'lamp', method: 'fill', fields: { measures: 0 } });
+      await town.world.submit(
+        make
+          ? { kind: 'turn', principal, intent: `g${i}`, object: 'notice-board', method: 'receive', spell: 'make kind=note' }
+          : { kind: 'turn', principal, intent: `g${i}`, object: 'lamp', method: 'fill', fields: { measures: 0 } },
+      );
     }
   };
   await Promise.all(Array.from({ length: 256 }, worker));
@@ -218,9 +228,25 @@ async function serveFloor(dir: string): Promise<void> {
   const reads = await openReadStore({ dataDir: dir });
   const cards = reads.collection('floor-cards');
   const lamp = {
-    _id: 'town/lamp', id: 'lamp', kind: 'lamp', pin: 'bafyreiarrpqhhwm6b2qyoq6chzsrktxr45hiye5u3ohsvuvmnau5td62ty', pinSlug: 'iris-lily-fox',
-    state: { tag: 'record', fields: [{ name: 'lit', value: { tag: 'boolean', value: false } }, { name: 'fuel', value: { tag: 'natural', value: 3 } }] },
-    version: 2, owner: 'town', maker: 'town', place: 'square', visibility: 'everyone', readers: ['*'], lent: [],
+    _id: 'town/lamp',
+    id: 'lamp',
+    kind: 'lamp',
+    pin: 'bafyreiarrpqhhwm6b2qyoq6chzsrktxr45hiye5u3ohsvuvmnau5td62ty',
+    pinSlug: 'iris-lily-fox',
+    state: {
+      tag: 'record',
+      fields: [
+        { name: 'lit', value: { tag: 'boolean', value: false } },
+        { name: 'fuel', value: { tag: 'natural', value: 3 } },
+      ],
+    },
+    version: 2,
+    owner: 'town',
+    maker: 'town',
+    place: 'square',
+    visibility: 'everyone',
+    readers: ['*'],
+    lent: [],
     lines: ['the lamp was lit', 'the lamp was doused'],
   };
   await cards.putMany([lamp]);
@@ -231,24 +257,56 @@ async function serveFloor(dir: string): Promise<void> {
     const body = ctx.request.body as { intent?: string; fields?: unknown };
     const h = ++height;
     const entry = {
-      height: h, clock: Date.now(), kind: 'turn', principal: 'guest:bench.test:floor', intent: { intent: body.intent, fingerprint: 'PIYRlsUfcD7wDJhPwAazHKGCYTy3kceXSyfRZC5FxHo' },
+      height: h,
+      clock: Date.now(),
+      kind: 'turn',
+      principal: 'guest:bench.test:floor',
+      intent: { intent: body.intent, fingerprint: 'PIYRlsUfcD7wDJhPwAazHKGCYTy3kceXSyfRZC5FxHo' },
       request: { object: ctx.params.object, method: ctx.params.method, fields: JSON.stringify(body.fields) },
-      receipt: { status: 'done', line: 'floor.bench.test pours in 0 measures of oil', revealed: ['rule dark did not fire on lamp', `lamp stands at version ${h}`], offers: [], usage: { ticks: 29, heap: 101, bytes: 67 }, object: 'lamp', method: 'fill', result: { tag: 'record', fields: [] } },
+      receipt: {
+        status: 'done',
+        line: 'floor.bench.test pours in 0 measures of oil',
+        revealed: ['rule dark did not fire on lamp', `lamp stands at version ${h}`],
+        offers: [],
+        usage: { ticks: 29, heap: 101, bytes: 67 },
+        object: 'lamp',
+        method: 'fill',
+        result: { tag: 'record', fields: [] },
+      },
       writes: [{ id: 'lamp', version: h, say: ['floor.bench.test pours in 0 measures of oil'] }],
-      cid: 'bafyreids6jbmdzq2eksh4ft54mwaj4gh3igqadhpclyiju7qszcg5awlfq', slug: 'hazel-holly-lemon',
+      cid: 'bafyreids6jbmdzq2eksh4ft54mwaj4gh3igqadhpclyiju7qszcg5awlfq',
+      slug: 'hazel-holly-lemon',
     };
     await events.append('world-floor', [{ id: randomUUID(), type: 'WorldEntry', data: entry }], 'any');
     ctx.body = {
-      status: 'done', line: entry.receipt.line, revealed: entry.receipt.revealed, offers: [], receipt: { slug: entry.slug, height: h },
-      _links: { self: { href: ctx.path }, api: { href: '/AGENTS.md/api' }, receipt: { href: `/AGENTS.md/receipt/${entry.slug}` }, card: { href: '/AGENTS.md/world/lamp/card' } },
+      status: 'done',
+      line: entry.receipt.line,
+      revealed: entry.receipt.revealed,
+      offers: [],
+      receipt: { slug: entry.slug, height: h },
+      _links: {
+        self: { href: ctx.path },
+        api: { href: '/AGENTS.md/api' },
+        receipt: { href: `/AGENTS.md/receipt/${entry.slug}` },
+        card: { href: '/AGENTS.md/world/lamp/card' },
+      },
     };
   });
   router.get('/floor/read/:object', async (ctx) => {
     const doc = (await cards.findOne({ _id: `town/${ctx.params.object}` })) as typeof lamp | null;
     if (!doc) return ctx.throw(404);
     ctx.body = {
-      id: doc.id, kind: doc.kind, state: doc.state, version: doc.version, _actions: actions,
-      _links: { self: { href: ctx.path }, api: { href: '/AGENTS.md/api' }, card: { href: `/AGENTS.md/world/${doc.id}/card` }, source: { href: `/AGENTS.md/world/${doc.id}/source` } },
+      id: doc.id,
+      kind: doc.kind,
+      state: doc.state,
+      version: doc.version,
+      _actions: actions,
+      _links: {
+        self: { href: ctx.path },
+        api: { href: '/AGENTS.md/api' },
+        card: { href: `/AGENTS.md/world/${doc.id}/card` },
+        source: { href: `/AGENTS.md/world/${doc.id}/source` },
+      },
     };
   });
   const app = new Koa();
@@ -260,7 +318,14 @@ async function serveFloor(dir: string): Promise<void> {
     if (m.ask === 'stats') process.send!({ cpuUs: cpuUs() });
   });
   process.send!({ port: (s.address() as { port: number }).port });
-  process.on('disconnect', () => void new Promise<void>((r) => s.close(() => r())).then(() => reads.close()).then(() => events.close()).then(() => process.exit(0)));
+  process.on(
+    'disconnect',
+    () =>
+      void new Promise<void>((r) => s.close(() => r()))
+        .then(() => reads.close())
+        .then(() => events.close())
+        .then(() => process.exit(0)),
+  );
 }
 
 // ---- parent -----------------------------------------------------------------------------------
@@ -302,8 +367,18 @@ async function load(o: { url: string; seconds: number; method?: string; tokens?:
     ...(o.body ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: o.body!(n++) }) }] } : {}),
   });
   // Which statuses the non-2xx replies had (a bench that fails quietly measures nothing).
-  const codes = Object.entries((r.statusCodeStats ?? {}) as Record<string, { count: number }>).filter(([code]) => !code.startsWith('2')).map(([code, v]) => `${code}×${v.count}`).join(' ');
-  return { rps: r.requests.average as number, total: r.requests.total as number, p50: r.latency.p50 as number, p99: r.latency.p99 as number, errors: (r.errors + r.timeouts) as number, non2xx: codes ? `${r.non2xx} (${codes})` : String(r.non2xx) };
+  const codes = Object.entries((r.statusCodeStats ?? {}) as Record<string, { count: number }>)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, v]) => `${code}×${v.count}`)
+    .join(' ');
+  return {
+    rps: r.requests.average as number,
+    total: r.requests.total as number,
+    p50: r.latency.p50 as number,
+    p99: r.latency.p99 as number,
+    errors: (r.errors + r.timeouts) as number,
+    non2xx: codes ? `${r.non2xx} (${codes})` : String(r.non2xx),
+  };
 }
 
 async function timeToServe(dir: string): Promise<{ ms: number; proc: ChildProcess; info: any }> {
@@ -348,7 +423,18 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     // Interleaved rounds: the machine's load drifts within a minute, so each round's ratio is
     // taken against the bare route measured beside it, and the medians are reported.
     type Run = Awaited<ReturnType<typeof load>>;
-    const rows: { bare: Run; turns: Run; reads: Run; floorTurns: Run; floorReads: Run; bareCpu: number; turnCpu: number; readCpu: number; floorTurnCpu: number; floorReadCpu: number }[] = [];
+    const rows: {
+      bare: Run;
+      turns: Run;
+      reads: Run;
+      floorTurns: Run;
+      floorReads: Run;
+      bareCpu: number;
+      turnCpu: number;
+      readCpu: number;
+      floorTurnCpu: number;
+      floorReadCpu: number;
+    }[] = [];
     let afterTurns: any;
     let afterReads: any;
     for (let round = 0; round < rounds; round++) {
@@ -408,16 +494,44 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       entriesPerBatch: afterTurns.entries / Math.max(1, afterTurns.batches),
       smallPeakRssMb: afterReads.peakRssMb,
     });
-    console.log(`turns and reads, autocannon, 48 connections, ${rounds} interleaved rounds of ${seconds} s each, medians (ranges) (embedded stores, rate limits lifted)`);
-    console.log(`  bare koa GET            ${Math.round(out.bareRps!).toLocaleString('en').padStart(8)} req/s   (${range((r) => r.bare.rps)})  p99 ${m((r) => r.bare.p99)} ms  cpu ${m((r) => r.bareCpu).toFixed(0)} µs/req`);
-    console.log(`  turn POST lamp/fill     ${Math.round(out.turnsRps!).toLocaleString('en').padStart(8)} turns/s (${range((r) => r.turns.rps)})  p50 ${out.turnsP50} ms  p99 ${out.turnsP99} ms (${range((r) => r.turns.p99)})  cpu ${m((r) => r.turnCpu).toFixed(0)} µs/turn`);
-    console.log(`                          ${(out.turnsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.turns.rps / r.bare.rps, 100, 1)}); by CPU per request ${(out.turnCpuRatio! * 100).toFixed(1)}%; errors ${rows.map((r) => r.turns.errors).join(', ')}, non-2xx ${non2xx((r) => r.turns)}; ${out.entriesPerBatch!.toFixed(1)} entries per append`);
-    console.log(`  read GET world/lamp     ${Math.round(out.readsRps!).toLocaleString('en').padStart(8)} req/s   (${range((r) => r.reads.rps)})  p50 ${m((r) => r.reads.p50)} ms  p99 ${out.readsP99} ms  cpu ${m((r) => r.readCpu).toFixed(0)} µs/req`);
-    console.log(`                          ${(out.readsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.reads.rps / r.bare.rps, 100, 1)}); by CPU per request ${(out.readCpuRatio! * 100).toFixed(1)}%; errors ${rows.map((r) => r.reads.errors).join(', ')}, non-2xx ${non2xx((r) => r.reads)}`);
-    console.log(`  floor: durable POST     ${Math.round(m((r) => r.floorTurns.rps)).toLocaleString('en').padStart(8)} req/s   ${(out.floorTurnsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.floorTurns.rps / r.bare.rps, 100, 1)})  p99 ${m((r) => r.floorTurns.p99)} ms  cpu ${m((r) => r.floorTurnCpu).toFixed(0)} µs/req  (koa + router + koa-body + a journal append, nothing of Town's; non-2xx ${non2xx((r) => r.floorTurns)})`);
-    console.log(`  floor: store read       ${Math.round(m((r) => r.floorReads.rps)).toLocaleString('en').padStart(8)} req/s   ${(out.floorReadsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.floorReads.rps / r.bare.rps, 100, 1)})  p99 ${m((r) => r.floorReads.p99)} ms  cpu ${m((r) => r.floorReadCpu).toFixed(0)} µs/req  (koa + router + a read-store findOne; non-2xx ${non2xx((r) => r.floorReads)})`);
-    console.log(`  projection lag          p50 ${afterTurns.lagP50.toFixed(1)} ms  p99 ${afterTurns.lagP99.toFixed(1)} ms  (${afterTurns.lagSamples} appends, last round)`);
-    console.log(`  durable append          p50 ${afterTurns.appendP50.toFixed(1)} ms  p99 ${afterTurns.appendP99.toFixed(1)} ms  (issue to acknowledgement, inside the server, last round)`);
+    console.log(
+      `turns and reads, autocannon, 48 connections, ${rounds} interleaved rounds of ${seconds} s each, medians (ranges) (embedded stores, rate limits lifted)`,
+    );
+    console.log(
+      `  bare koa GET            ${Math.round(out.bareRps!).toLocaleString('en').padStart(8)} req/s   (${range((r) => r.bare.rps)})  p99 ${m((r) => r.bare.p99)} ms  cpu ${m((r) => r.bareCpu).toFixed(0)} µs/req`,
+    );
+    console.log(
+      `  turn POST lamp/fill     ${Math.round(out.turnsRps!).toLocaleString('en').padStart(8)} turns/s (${range((r) => r.turns.rps)})  p50 ${out.turnsP50} ms  p99 ${out.turnsP99} ms (${range((r) => r.turns.p99)})  cpu ${m((r) => r.turnCpu).toFixed(0)} µs/turn`,
+    );
+    console.log(
+      `                          ${(out.turnsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.turns.rps / r.bare.rps, 100, 1)}); by CPU per request ${(out.turnCpuRatio! * 100).toFixed(1)}%; errors ${rows.map((r) => r.turns.errors).join(', ')}, non-2xx ${non2xx((r) => r.turns)}; ${out.entriesPerBatch!.toFixed(1)} entries per append`,
+    );
+    console.log(
+      `  read GET world/lamp     ${Math.round(out.readsRps!).toLocaleString('en').padStart(8)} req/s   (${range((r) => r.reads.rps)})  p50 ${m((r) => r.reads.p50)} ms  p99 ${out.readsP99} ms  cpu ${m((r) => r.readCpu).toFixed(0)} µs/req`,
+    );
+    console.log(
+      `                          ${(out.readsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.reads.rps / r.bare.rps, 100, 1)}); by CPU per request ${(out.readCpuRatio! * 100).toFixed(1)}%; errors ${rows.map((r) => r.reads.errors).join(', ')}, non-2xx ${non2xx((r) => r.reads)}`,
+    );
+    console.log(
+      `  floor: durable POST     ${Math.round(m((r) => r.floorTurns.rps))
+        .toLocaleString('en')
+        .padStart(
+          8,
+        )} req/s   ${(out.floorTurnsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.floorTurns.rps / r.bare.rps, 100, 1)})  p99 ${m((r) => r.floorTurns.p99)} ms  cpu ${m((r) => r.floorTurnCpu).toFixed(0)} µs/req  (koa + router + koa-body + a journal append, nothing of Town's; non-2xx ${non2xx((r) => r.floorTurns)})`,
+    );
+    console.log(
+      `  floor: store read       ${Math.round(m((r) => r.floorReads.rps))
+        .toLocaleString('en')
+        .padStart(
+          8,
+        )} req/s   ${(out.floorReadsRatio! * 100).toFixed(1)}% of bare (${range((r) => r.floorReads.rps / r.bare.rps, 100, 1)})  p99 ${m((r) => r.floorReads.p99)} ms  cpu ${m((r) => r.floorReadCpu).toFixed(0)} µs/req  (koa + router + a read-store findOne; non-2xx ${non2xx((r) => r.floorReads)})`,
+    );
+    console.log(
+      `  projection lag          p50 ${afterTurns.lagP50.toFixed(1)} ms  p99 ${afterTurns.lagP99.toFixed(1)} ms  (${afterTurns.lagSamples} appends, last round)`,
+    );
+    console.log(
+      `  durable append          p50 ${afterTurns.appendP50.toFixed(1)} ms  p99 ${afterTurns.appendP99.toFixed(1)} ms  (issue to acknowledgement, inside the server, last round)`,
+    );
     Object.assign(out, { appendP50: afterTurns.appendP50, appendP99: afterTurns.appendP99 });
 
     if (args.includes('--no-big')) return out;
@@ -426,14 +540,20 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const gen = child(['--generate', big, String(entries), String(cards)]);
     children.push(gen.proc);
     const g = await gen.first;
-    console.log(`  journal of ${g.height.toLocaleString('en')} entries (${g.cards.toLocaleString('en')} cards) written in ${g.seconds.toFixed(1)} s through the world service (${Math.round(g.height / g.seconds).toLocaleString('en')} entries/s, read models kept up)`);
+    console.log(
+      `  journal of ${g.height.toLocaleString('en')} entries (${g.cards.toLocaleString('en')} cards) written in ${g.seconds.toFixed(1)} s through the world service (${Math.round(g.height / g.seconds).toLocaleString('en')} entries/s, read models kept up)`,
+    );
     const rb = child(['--rebuild', big], ['--max-semi-space-size=64']);
     children.push(rb.proc);
     const r = await rb.first;
     out.rebuildEps = r.events / r.seconds;
-    console.log(`  rebuild of every read model: ${r.events.toLocaleString('en')} events in ${r.seconds.toFixed(1)} s = ${Math.round(out.rebuildEps).toLocaleString('en')} events/s (one pass, peak ${Math.round(r.peakRssMb)} MB)`);
+    console.log(
+      `  rebuild of every read model: ${r.events.toLocaleString('en')} events in ${r.seconds.toFixed(1)} s = ${Math.round(out.rebuildEps).toLocaleString('en')} events/s (one pass, peak ${Math.round(r.peakRssMb)} MB)`,
+    );
     out.journalReadEps = r.read / r.readSeconds;
-    console.log(`  floor: reading the journal alone (decode, no fold, no write): ${r.read.toLocaleString('en')} events in ${r.readSeconds.toFixed(1)} s = ${Math.round(out.journalReadEps).toLocaleString('en')} events/s`);
+    console.log(
+      `  floor: reading the journal alone (decode, no fold, no write): ${r.read.toLocaleString('en')} events in ${r.readSeconds.toFixed(1)} s = ${Math.round(out.journalReadEps).toLocaleString('en')} events/s`,
+    );
     const warm = await timeToServe(big);
     children.push(warm.proc);
     const warmStats = await ask(warm.proc);
@@ -453,10 +573,22 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const bigPeak = await ask(cold.proc);
     const coldLive = await ask(cold.proc, 'live');
     cold.proc.disconnect();
-    Object.assign(out, { startWarmMs: warm.ms, startColdMs: cold.ms, bigRssMb: coldStats.rssMb, bigPeakRssMb: Math.max(warmStats.peakRssMb, bigPeak.peakRssMb), bigCards: coldStats.cards });
-    console.log(`  start to serving on ${g.height.toLocaleString('en')} entries: ${Math.round(warm.ms)} ms from the snapshot, ${Math.round(cold.ms)} ms from the journal alone (process spawn included; openTown ${Math.round(warmStats.startMs)} / ${Math.round(coldStats.startMs)} ms)`);
-    console.log(`  server memory with ${coldStats.cards.toLocaleString('en')} cards: rss ${Math.round(coldStats.rssMb)} MB, heap ${Math.round(coldStats.heapMb)} MB, peak ${Math.round(out.bigPeakRssMb!)} MB (started from the journal alone: everything decoded, as after a long run); from the snapshot: rss ${Math.round(warmStats.rssMb)} MB, heap ${Math.round(warmStats.heapMb)} MB`);
-    console.log(`  live after a full collection: ${Math.round(coldLive.liveHeapMb)} MB of heap (rss ${Math.round(coldLive.liveRssMb)} MB) started from the journal alone; ${Math.round(warmLive.liveHeapMb)} MB (rss ${Math.round(warmLive.liveRssMb)} MB) from the snapshot`);
+    Object.assign(out, {
+      startWarmMs: warm.ms,
+      startColdMs: cold.ms,
+      bigRssMb: coldStats.rssMb,
+      bigPeakRssMb: Math.max(warmStats.peakRssMb, bigPeak.peakRssMb),
+      bigCards: coldStats.cards,
+    });
+    console.log(
+      `  start to serving on ${g.height.toLocaleString('en')} entries: ${Math.round(warm.ms)} ms from the snapshot, ${Math.round(cold.ms)} ms from the journal alone (process spawn included; openTown ${Math.round(warmStats.startMs)} / ${Math.round(coldStats.startMs)} ms)`,
+    );
+    console.log(
+      `  server memory with ${coldStats.cards.toLocaleString('en')} cards: rss ${Math.round(coldStats.rssMb)} MB, heap ${Math.round(coldStats.heapMb)} MB, peak ${Math.round(out.bigPeakRssMb!)} MB (started from the journal alone: everything decoded, as after a long run); from the snapshot: rss ${Math.round(warmStats.rssMb)} MB, heap ${Math.round(warmStats.heapMb)} MB`,
+    );
+    console.log(
+      `  live after a full collection: ${Math.round(coldLive.liveHeapMb)} MB of heap (rss ${Math.round(coldLive.liveRssMb)} MB) started from the journal alone; ${Math.round(warmLive.liveHeapMb)} MB (rss ${Math.round(warmLive.liveRssMb)} MB) from the snapshot`,
+    );
     Object.assign(out, { bigLiveHeapMb: coldLive.liveHeapMb, warmLiveHeapMb: warmLive.liveHeapMb });
     return out;
   } finally {

@@ -31,12 +31,18 @@ async function main(): Promise<void> {
   const town = await openTown({ settings });
   const running = await startServer(town.app, { port: settings.port, host: settings.listenHost });
   const shown = settings.listenHost === '0.0.0.0' || settings.listenHost === '::' ? 'localhost' : running.address.host;
-  console.log(`town listening on http://${shown}:${running.address.port} (${town.config.open ? 'open' : 'invited'} town, data in ${settings.eventStoreUrl ? 'EventStoreDB' : settings.dataDir})`);
+  console.log(
+    `town listening on http://${shown}:${running.address.port} (${town.config.open ? 'open' : 'invited'} town, data in ${settings.eventStoreUrl ? 'EventStoreDB' : settings.dataDir})`,
+  );
   console.log(`agents start at http://${shown}:${running.address.port}/AGENTS.md`);
-  console.log(`the town's journal stands at height ${town.world.height} (ready in ${Math.round(town.startMs)} ms); read models ${!town.projectors.length ? 'are folded by workers: npm run projector' : town.projectors[0] instanceof ThreadProjector ? 'are folded in this process, on a thread of their own' : 'are folded in this process'}`);
+  console.log(
+    `the town's journal stands at height ${town.world.height} (ready in ${Math.round(town.startMs)} ms); read models ${!town.projectors.length ? 'are folded by workers: npm run projector' : town.projectors[0] instanceof ThreadProjector ? 'are folded in this process, on a thread of their own' : 'are folded in this process'}`,
+  );
   if (town.firstInvitation) {
     console.log(`first invitation (shown once): ${town.firstInvitation}`);
-    console.log(`  accept it: curl -s -X POST http://${shown}:${running.address.port}/AGENTS.md/accept -H 'content-type: application/json' -d '{"code":"${town.firstInvitation}","name":"ann"}'`);
+    console.log(
+      `  accept it: curl -s -X POST http://${shown}:${running.address.port}/AGENTS.md/accept -H 'content-type: application/json' -d '{"code":"${town.firstInvitation}","name":"ann"}'`,
+    );
   } else {
     console.log('this town was founded before; issue an invitation with: npm run town -- invite');
   }

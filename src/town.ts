@@ -133,9 +133,17 @@ export async function openTown(options: TownOptions): Promise<Town> {
       // Indexes first, from this thread: its read store then knows them for its queries.
       await ensureIndexes(reads, projections);
       const modules = programs.libraryModules;
-      const projector: ProjectorHandle = modules && options.projectorThread !== false
-        ? new ThreadProjector({ events, ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}), readStore: { url: settings.mongoUrl, dataDir: settings.dataDir }, names: [...projectionNames], libraryModules: modules, batch: 1000 })
-        : new Projector(events, reads, projections, { batch: 1000 });
+      const projector: ProjectorHandle =
+        modules && options.projectorThread !== false
+          ? new ThreadProjector({
+              events,
+              ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
+              readStore: { url: settings.mongoUrl, dataDir: settings.dataDir },
+              names: [...projectionNames],
+              libraryModules: modules,
+              batch: 1000,
+            })
+          : new Projector(events, reads, projections, { batch: 1000 });
       await projector.start();
       projectors.push(projector);
       closers.push(() => projector.stop());

@@ -41,10 +41,13 @@ function start(dataDir: string): { child: ChildProcess; output: () => string; li
         const m = out.match(pattern);
         if (m) return resolve(m);
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`)), 20_000);
-        waiters.push({ pattern, resolve: (x) => {
-          clearTimeout(timer);
-          resolve(x);
-        } });
+        waiters.push({
+          pattern,
+          resolve: (x) => {
+            clearTimeout(timer);
+            resolve(x);
+          },
+        });
       }),
   };
 }
@@ -77,7 +80,10 @@ test('npm start prints its address and a first invitation, serves, and closes cl
 
     // The operator issues an invitation while the town runs (it owns the journal): the command
     // goes over the town's control socket and the code works at once.
-    const invited = spawnSync(process.execPath, [cli, 'invite', '--name', 'bob'], { env: { ...process.env, TOWN_DATA: dataDir, EVENTSTORE_URL: '' }, encoding: 'utf8' });
+    const invited = spawnSync(process.execPath, [cli, 'invite', '--name', 'bob'], {
+      env: { ...process.env, TOWN_DATA: dataDir, EVENTSTORE_URL: '' },
+      encoding: 'utf8',
+    });
     assert.is(invited.status, 0, invited.stderr);
     const bobCode = invited.stdout.trim();
     assert.match(bobCode, /^svc_invite_/);

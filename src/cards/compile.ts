@@ -76,7 +76,12 @@ const at1: Span = { line: 1, col: 1, endLine: 1, endCol: 1 };
 
 export function compile(input: CompileInput, library: Library): CompileResult {
   if (!validInput(input)) {
-    return { ok: false, diagnostics: [{ stage: 'parse', module: 'package', line: 1, column: 1, endLine: 1, endColumn: 1, message: 'a package is {modules: [{name, source}], law?, entry?}' }] };
+    return {
+      ok: false,
+      diagnostics: [
+        { stage: 'parse', module: 'package', line: 1, column: 1, endLine: 1, endColumn: 1, message: 'a package is {modules: [{name, source}], law?, entry?}' },
+      ],
+    };
   }
   const key = `${packageKey(input)}|${libraryKey(library)}`;
   const hit = cache.get(key);
@@ -153,7 +158,13 @@ function compileFresh(input: CompileInput, library: Library): CompileResult {
         const lib = library.modules.get(name);
         if (!lib) {
           const known = [...new Set([...(fromLibrary ? [] : asts.keys()), ...library.modules.keys()])].sort();
-          ds.add('resolve', span, `no module named ${name} in the package or the library`, known.length ? `modules you can use: ${known.join(', ')}` : undefined, 1);
+          ds.add(
+            'resolve',
+            span,
+            `no module named ${name} in the package or the library`,
+            known.length ? `modules you can use: ${known.join(', ')}` : undefined,
+            1,
+          );
           return undefined;
         }
         if (libCache.has(name)) {
@@ -190,10 +201,30 @@ function compileFresh(input: CompileInput, library: Library): CompileResult {
   }
   if (diags.count) return { ok: false, diagnostics: diags.earliest() };
   try {
-    return { ok: true, program: new CompiledProgram(packageCid(input), input.modules.map((m) => ({ name: m.name, source: m.source })), main) };
+    return {
+      ok: true,
+      program: new CompiledProgram(
+        packageCid(input),
+        input.modules.map((m) => ({ name: m.name, source: m.source })),
+        main,
+      ),
+    };
   } catch (e) {
     // The checker passed a tree the compiler cannot build: a bug, reported, never thrown.
-    return { ok: false, diagnostics: [{ stage: 'type', module: mainName, line: 1, column: 1, endLine: 1, endColumn: 1, message: `internal compiler error: ${e instanceof Error ? e.message : String(e)}` }] };
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          stage: 'type',
+          module: mainName,
+          line: 1,
+          column: 1,
+          endLine: 1,
+          endColumn: 1,
+          message: `internal compiler error: ${e instanceof Error ? e.message : String(e)}`,
+        },
+      ],
+    };
   }
 }
 

@@ -158,9 +158,7 @@ export interface RuleFiring {
   says: string[];
 }
 
-export type RulesResult =
-  | { ok: true; rules: RuleFiring[]; says: string[]; usage: Usage }
-  | { ok: false; refusal: RunRefusal; usage: Usage };
+export type RulesResult = { ok: true; rules: RuleFiring[]; says: string[]; usage: Usage } | { ok: false; refusal: RunRefusal; usage: Usage };
 
 export interface Program {
   /** Content id of the package (modules + law text), the `pin`. */

@@ -19,8 +19,7 @@ export type TypedData = Natural | Label | Bool | RecordData | ListData | Variant
 
 const naturalValue = new t.Type<number | string, number | string, unknown>(
   'natural',
-  (u): u is number | string =>
-    (typeof u === 'number' && Number.isSafeInteger(u) && u >= 0) || (typeof u === 'string' && /^(0|[1-9][0-9]*)$/.test(u)),
+  (u): u is number | string => (typeof u === 'number' && Number.isSafeInteger(u) && u >= 0) || (typeof u === 'string' && /^(0|[1-9][0-9]*)$/.test(u)),
   (u, c) =>
     (typeof u === 'number' && Number.isSafeInteger(u) && u >= 0) || (typeof u === 'string' && /^(0|[1-9][0-9]*)$/.test(u))
       ? t.success(u)
@@ -52,8 +51,7 @@ export const record = (fields: Record<string, TypedData> | [string, TypedData][]
   fields: (Array.isArray(fields) ? fields : Object.entries(fields)).map(([name, value]) => ({ name, value })),
 });
 export const list = (items: TypedData[]): ListData => ({ tag: 'list', items });
-export const variant = (l: string, payload?: TypedData): VariantData =>
-  payload ? { tag: 'variant', label: l, payload } : { tag: 'variant', label: l };
+export const variant = (l: string, payload?: TypedData): VariantData => (payload ? { tag: 'variant', label: l, payload } : { tag: 'variant', label: l });
 
 /** Field lookup on a record that treats names as data: `__proto__` is just another name. */
 export function field(r: RecordData, name: string): TypedData | undefined {

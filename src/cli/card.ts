@@ -209,7 +209,13 @@ async function run(args: string[], io: CardIo): Promise<number> {
   const object = (values.object as string | undefined) ?? objectOf(mods.modules[0]!.name);
   const world = new ScratchWorld(guestPrincipal(owner), clockOf(values.clock as string | undefined, io));
 
-  const made = world.create({ principal: guestPrincipal(owner), object, modules: mods.modules, ...(law !== undefined ? { law } : {}), ...(seed !== undefined ? { seed } : {}) });
+  const made = world.create({
+    principal: guestPrincipal(owner),
+    object,
+    modules: mods.modules,
+    ...(law !== undefined ? { law } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+  });
   if (made.outcome.kind === 'rejected') {
     const body = rejectedBody(made.outcome.error);
     if (asJson) json(io, { create: body });

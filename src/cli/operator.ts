@@ -81,7 +81,9 @@ async function invite(args: string[], io: OperatorIo): Promise<number> {
   }
   const issued = await issueInvitation(io.store, io.clock, { guest, lifetimeMs });
   io.out(issued.code);
-  io.err(`hash ${issued.codeHash.slice(0, 12)}, ${guest ? `for ${guest}` : 'open (names no one)'}, expires ${new Date(issued.expires).toISOString()}; the code is not shown again`);
+  io.err(
+    `hash ${issued.codeHash.slice(0, 12)}, ${guest ? `for ${guest}` : 'open (names no one)'}, expires ${new Date(issued.expires).toISOString()}; the code is not shown again`,
+  );
   return 0;
 }
 

@@ -24,7 +24,14 @@ async function main(argv: string[]): Promise<number> {
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   let failed: Error | undefined;
-  const projector = await startWorker({ events, reads, programs: libraryPrograms(), names, ...(pollMs !== undefined ? { pollMs } : {}), onError: (e) => (failed = e) });
+  const projector = await startWorker({
+    events,
+    reads,
+    programs: libraryPrograms(),
+    names,
+    ...(pollMs !== undefined ? { pollMs } : {}),
+    onError: (e) => (failed = e),
+  });
   console.log(`projector ${names.join(', ')}: following the journal from ${String(projector.checkpoint ?? 'the start')}`);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

@@ -74,7 +74,9 @@ async function main(argv: string[]): Promise<number> {
     });
     if (final) show(final, true);
     if (tty) process.stderr.write('\n');
-    console.log(`rebuilt ${names.join(', ')}: ${result.events.toLocaleString('en')} events in ${result.seconds.toFixed(2)} s (${Math.round(result.events / Math.max(result.seconds, 1e-9)).toLocaleString('en')} events/s)`);
+    console.log(
+      `rebuilt ${names.join(', ')}: ${result.events.toLocaleString('en')} events in ${result.seconds.toFixed(2)} s (${Math.round(result.events / Math.max(result.seconds, 1e-9)).toLocaleString('en')} events/s)`,
+    );
     for (const p of chosen) {
       const d = await digestProjection(reads, p);
       console.log(`digest ${d.projection} ${d.documents} ${d.sha256}`);

@@ -20,13 +20,9 @@ export function evolveCredential(state: CredentialState, event: CredentialEvent)
   }
 }
 
-export type CredentialCommand =
-  | { type: 'issue'; name: string; claimId: string; now: number }
-  | { type: 'revoke'; why: 'guest' | 'unissued'; now: number };
+export type CredentialCommand = { type: 'issue'; name: string; claimId: string; now: number } | { type: 'revoke'; why: 'guest' | 'unissued'; now: number };
 
-export type CredentialDecision =
-  | { ok: true; events: CredentialEvent[] }
-  | { ok: false; reason: 'credential_exists' | 'credential_unknown' };
+export type CredentialDecision = { ok: true; events: CredentialEvent[] } | { ok: false; reason: 'credential_exists' | 'credential_unknown' };
 
 export function decideCredential(state: CredentialState, command: CredentialCommand): CredentialDecision {
   switch (command.type) {

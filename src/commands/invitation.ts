@@ -53,9 +53,7 @@ export function invitationStatus(state: Exclude<InvitationState, { kind: 'absent
   return state.kind;
 }
 
-export type InvitationCommand =
-  | { type: 'issue'; codeHash: string; guest: string | null; expires: number; now: number }
-  | { type: 'revoke'; now: number };
+export type InvitationCommand = { type: 'issue'; codeHash: string; guest: string | null; expires: number; now: number } | { type: 'revoke'; now: number };
 
 export type OperatorReason = 'invitation_exists' | 'invalid_guest_name' | 'invitation_unknown' | 'invitation_spent' | 'invitation_revoked';
 

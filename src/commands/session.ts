@@ -21,9 +21,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
   }
 }
 
-export type SessionCommand =
-  | { type: 'start'; credentialHash: string; now: number; lifetimeMs: number }
-  | { type: 'end'; now: number };
+export type SessionCommand = { type: 'start'; credentialHash: string; now: number; lifetimeMs: number } | { type: 'end'; now: number };
 
 export type SessionDecision = { ok: true; events: SessionEvent[] } | { ok: false; reason: 'session_exists' };
 

@@ -83,9 +83,8 @@ export async function startArrivals(opts: {
       (opts.onError ?? ((e: Error) => console.error('arrivals stopped:', e)))(error);
     },
   };
-  const subscription: Subscription = opts.pollMs !== undefined
-    ? pollAll(events, from, handlers, opts.pollMs)
-    : events.subscribeToAll(from, handlers, { streamPrefixes: reactedStreams });
+  const subscription: Subscription =
+    opts.pollMs !== undefined ? pollAll(events, from, handlers, opts.pollMs) : events.subscribeToAll(from, handlers, { streamPrefixes: reactedStreams });
   return {
     caughtUp: caught,
     async close() {

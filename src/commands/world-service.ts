@@ -262,16 +262,22 @@ export class WorldService {
       if (this.appendMs.length >= 1024) this.appendMs.shift();
       this.appendMs.push(performance.now() - issued);
     };
-    this.o.events.append(this.stream, batch.entries.map((e) => entryEvent(this.world, e)), expected).then(
-      (r) => {
-        took();
-        this.settled(batch, { position: r.position });
-      },
-      (error: unknown) => {
-        took();
-        this.settled(batch, { error: error instanceof Error ? error : new Error(String(error)) });
-      },
-    );
+    this.o.events
+      .append(
+        this.stream,
+        batch.entries.map((e) => entryEvent(this.world, e)),
+        expected,
+      )
+      .then(
+        (r) => {
+          took();
+          this.settled(batch, { position: r.position });
+        },
+        (error: unknown) => {
+          took();
+          this.settled(batch, { error: error instanceof Error ? error : new Error(String(error)) });
+        },
+      );
   }
 
   /** Takes settled batches in order: commits until the first failure, which voids the rest. */
@@ -400,7 +406,12 @@ export class WorldService {
     const method = command.kind === 'turn' ? command.method : command.kind;
     return {
       kind: 'refused',
-      receipt: refusedBody({ class: 'staleRoot', reason: `the journal kept moving under this turn (${this.maxAttempts} tries); resend the same turn` }, { ticks: 0, heap: 0, bytes: 0 }, object, method),
+      receipt: refusedBody(
+        { class: 'staleRoot', reason: `the journal kept moving under this turn (${this.maxAttempts} tries); resend the same turn` },
+        { ticks: 0, heap: 0, bytes: 0 },
+        object,
+        method,
+      ),
     };
   }
 
@@ -425,7 +436,11 @@ export class WorldService {
     const outcome = decide(this.base, { kind: 'genesis', name: this.world, ...this.o.genesis }, this.o.clock(), this.o.programs, this.o.options());
     if (outcome.kind !== 'journal') throw new Error(`genesis of ${this.world} decided ${outcome.kind}`);
     try {
-      await this.o.events.append(this.stream, outcome.entries.map((e) => entryEvent(this.world, e)), 'noStream');
+      await this.o.events.append(
+        this.stream,
+        outcome.entries.map((e) => entryEvent(this.world, e)),
+        'noStream',
+      );
     } catch (error) {
       // Another front founded it first: theirs is the world.
       if (!(error instanceof WrongExpectedVersion)) throw error;

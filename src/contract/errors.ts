@@ -11,11 +11,23 @@ export const errorClasses = {
   busy: { http: 503, status: 'error', when: 'every worker taken; `Retry-After` says when' },
   denied: { http: 403, status: 'refused', when: 'the host says the caller may not read it' },
   headersTooLarge: { http: 431, status: 'error', when: 'a header line over 65536 bytes, or over 100 headers' },
-  hostRequest: { http: 400, status: 'error', when: "the host refused the request as malformed; message (and a compile error's stage, module, span, hint) are the host's" },
-  hostTimeout: { http: 504, status: 'error', when: 'the host took the request and did not answer in time; a turn may still have committed, so resend the same intent' },
+  hostRequest: {
+    http: 400,
+    status: 'error',
+    when: "the host refused the request as malformed; message (and a compile error's stage, module, span, hint) are the host's",
+  },
+  hostTimeout: {
+    http: 504,
+    status: 'error',
+    when: 'the host took the request and did not answer in time; a turn may still have committed, so resend the same intent',
+  },
   hostUnavailable: { http: 503, status: 'error', when: 'the host is not answering connections' },
   httpVersion: { http: 505, status: 'error', when: 'HTTP version is not 1.0 or 1.1' },
-  identity: { http: 400, status: 'error', when: 'a challenge, verification or invitation failed; `message` is the reason (an invitation also names it in `reason`)' },
+  identity: {
+    http: 400,
+    status: 'error',
+    when: 'a challenge, verification or invitation failed; `message` is the reason (an invitation also names it in `reason`)',
+  },
   internal: { http: 500, status: 'error', when: 'the front failed; nothing was decided' },
   methodNotAllowed: { http: 405, status: 'error', when: 'the route takes another method; `Allow` names it' },
   moduleTooLarge: { http: 413, status: 'error', when: 'a module sent is over 131072 bytes (inside the body limit; the library is not sent)' },
@@ -35,21 +47,54 @@ export type HintKind = 'receipt' | 'source' | 'self' | 'world';
 
 export const refusalClasses = {
   absentItem: { transient: false, hint: 'self', meaning: 'a list edit named an item not present' },
-  badSpell: { transient: false, hint: 'source', meaning: 'the reply is not a spell the card hears; `clause` names which rule, `reason` says why; `hint` is the spell with blanks to resend' },
+  badSpell: {
+    transient: false,
+    hint: 'source',
+    meaning: 'the reply is not a spell the card hears; `clause` names which rule, `reason` says why; `hint` is the spell with blanks to resend',
+  },
   budget: { transient: true, hint: 'receipt', meaning: 'the turn ran out of ticks, heap or bytes; `reason` names which' },
   budgetExhausted: { transient: false, hint: 'receipt', meaning: 'a run of sends spent its allowance (`depth`, `work` or `storage`)' },
   capacity: { transient: true, hint: 'world', meaning: 'a host limit is full; `reason` or `object` names it' },
-  cardRefused: { transient: false, hint: 'source', meaning: 'the card refused by its own rules; `object`, `clause`, `reading`; `reason` reads `refused <clause>: <reading>`' },
-  duplicateIdentity: { transient: false, hint: 'receipt', meaning: 'the intent was already used for another request; `original` is the first receipt, `reason` names its entry and object; resend under a fresh intent' },
+  cardRefused: {
+    transient: false,
+    hint: 'source',
+    meaning: 'the card refused by its own rules; `object`, `clause`, `reading`; `reason` reads `refused <clause>: <reading>`',
+  },
+  duplicateIdentity: {
+    transient: false,
+    hint: 'receipt',
+    meaning:
+      'the intent was already used for another request; `original` is the first receipt, `reason` names its entry and object; resend under a fresh intent',
+  },
   duplicateKey: { transient: false, hint: 'self', meaning: 'the write names one key twice' },
   evaluation: { transient: true, hint: 'source', meaning: 'host or kernel could not run the turn (malformed plan, call too deep); `reason` says which' },
   keyTaken: { transient: false, hint: 'self', meaning: "a row's key is held by another row; upsert or add an ordinal" },
-  lawRefused: { transient: false, hint: 'source', meaning: "the card's law refused the change; `clause` names the line; `reason` reads `refused <clause>: <reading>`" },
-  moved: { transient: false, hint: 'world', meaning: "an act's `if` named a root that has since moved; nothing ran, nothing journaled; read again and resend with new roots" },
+  lawRefused: {
+    transient: false,
+    hint: 'source',
+    meaning: "the card's law refused the change; `clause` names the line; `reason` reads `refused <clause>: <reading>`",
+  },
+  moved: {
+    transient: false,
+    hint: 'world',
+    meaning: "an act's `if` named a root that has since moved; nothing ran, nothing journaled; read again and resend with new roots",
+  },
   noMethod: { transient: false, hint: 'source', meaning: 'the card offers no such method' },
-  programRefused: { transient: false, hint: 'source', meaning: "a reprogram's package refused at `clause`: packageBytes, compile, stateType, migration or law syntax" },
-  quiet: { transient: true, hint: 'world', meaning: "the world's opener quieted this principal; `clause` names the clock until which, `reason` the opener's reading, `next` the clock to retry" },
-  quota: { transient: true, hint: 'self', meaning: 'the interpreter has read its share this hour; `next` is the clock to retry; reply with the spell itself, or wait' },
+  programRefused: {
+    transient: false,
+    hint: 'source',
+    meaning: "a reprogram's package refused at `clause`: packageBytes, compile, stateType, migration or law syntax",
+  },
+  quiet: {
+    transient: true,
+    hint: 'world',
+    meaning: "the world's opener quieted this principal; `clause` names the clock until which, `reason` the opener's reading, `next` the clock to retry",
+  },
+  quota: {
+    transient: true,
+    hint: 'self',
+    meaning: 'the interpreter has read its share this hour; `next` is the clock to retry; reply with the spell itself, or wait',
+  },
   requiredAbsence: { transient: false, hint: 'world', meaning: 'a `create` found the card already present; `root` names who found it' },
   staleRoot: { transient: true, hint: 'world', meaning: 'something the turn read moved while it wrote; resend the same turn' },
   typeMismatch: { transient: false, hint: 'source', meaning: 'argument is not what the method takes; `expected` shows the form' },
@@ -59,9 +104,29 @@ export type RefusalClass = keyof typeof refusalClasses;
 
 /** The clauses of `badSpell` (7.2), in the spec's order. */
 export const badSpellClauses = [
-  'otherCard', 'noAction', 'noAvatar', 'unknownField', 'duplicateField', 'missingField', 'badValue',
-  'fixed', 'unclosedBlock', 'quotation', 'tooManySpells', 'unknownKind', 'unknownLaw', 'noLaw',
-  'lawClash', 'notYours', 'opener', 'tooManyActs', 'hole', 'planWaits', 'notInPlan', 'notMade', 'codeTwice',
+  'otherCard',
+  'noAction',
+  'noAvatar',
+  'unknownField',
+  'duplicateField',
+  'missingField',
+  'badValue',
+  'fixed',
+  'unclosedBlock',
+  'quotation',
+  'tooManySpells',
+  'unknownKind',
+  'unknownLaw',
+  'noLaw',
+  'lawClash',
+  'notYours',
+  'opener',
+  'tooManyActs',
+  'hole',
+  'planWaits',
+  'notInPlan',
+  'notMade',
+  'codeTwice',
 ] as const;
 export type BadSpellClause = (typeof badSpellClauses)[number];
 
@@ -88,9 +153,13 @@ export type XrpcError = keyof typeof xrpcErrors;
 
 /** Reasons of the `identity` class (4.1). */
 export const acceptReasons = [
-  'invalid_guest_name', 'invitation_expired', 'invitation_revoked', 'invitation_spent',
-  'invitation_unknown', 'name_fixed', 'name_required', 'taken',
+  'invalid_guest_name',
+  'invitation_expired',
+  'invitation_revoked',
+  'invitation_spent',
+  'invitation_unknown',
+  'name_fixed',
+  'name_required',
+  'taken',
 ] as const;
-export const arriveReasons = [
-  'invalid_guest_name', 'proof_expired', 'proof_invalid', 'proof_short', 'proof_spent', 'taken',
-] as const;
+export const arriveReasons = ['invalid_guest_name', 'proof_expired', 'proof_invalid', 'proof_short', 'proof_spent', 'taken'] as const;

@@ -120,12 +120,15 @@ export interface Limiters {
   xrpc: RateLimiter;
 }
 
-export function createLimiters(clock: Clock, budgets: {
-  credential: readonly [number, number];
-  identity: readonly [number, number];
-  page: readonly [number, number];
-  xrpc: readonly [number, number];
-}): Limiters {
+export function createLimiters(
+  clock: Clock,
+  budgets: {
+    credential: readonly [number, number];
+    identity: readonly [number, number];
+    page: readonly [number, number];
+    xrpc: readonly [number, number];
+  },
+): Limiters {
   const make = ([limit, windowSeconds]: readonly [number, number]) => createLimiter({ limit, windowSeconds }, clock);
   return { credential: make(budgets.credential), identity: make(budgets.identity), page: make(budgets.page), xrpc: make(budgets.xrpc) };
 }

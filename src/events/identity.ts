@@ -19,20 +19,26 @@ function event<T extends string, D extends t.Mixed>(type: T, data: D) {
   return t.type({ type: t.literal(type), data });
 }
 
-export const InvitationIssued = event('InvitationIssued', t.type({
-  codeHash: t.string,
-  /** The guest the code names, or null for an open code. */
-  guest: t.union([t.string, t.null]),
-  expires: t.number,
-  at,
-}));
-export const InvitationSpent = event('InvitationSpent', t.type({
-  name: t.string,
-  /** The name claim this spend confirms (see GuestClaimed). */
-  claimId: t.string,
-  credentialHash: t.string,
-  at,
-}));
+export const InvitationIssued = event(
+  'InvitationIssued',
+  t.type({
+    codeHash: t.string,
+    /** The guest the code names, or null for an open code. */
+    guest: t.union([t.string, t.null]),
+    expires: t.number,
+    at,
+  }),
+);
+export const InvitationSpent = event(
+  'InvitationSpent',
+  t.type({
+    name: t.string,
+    /** The name claim this spend confirms (see GuestClaimed). */
+    claimId: t.string,
+    credentialHash: t.string,
+    at,
+  }),
+);
 export const InvitationRevoked = event('InvitationRevoked', t.type({ at }));
 export const InvitationEvent = t.union([InvitationIssued, InvitationSpent, InvitationRevoked]);
 export type InvitationEvent = t.TypeOf<typeof InvitationEvent>;
@@ -41,48 +47,66 @@ export type InvitationEvent = t.TypeOf<typeof InvitationEvent>;
 export const ClaimSource = t.union([t.type({ invitation: t.string }), t.type({ proof: t.string })]);
 export type ClaimSource = t.TypeOf<typeof ClaimSource>;
 
-export const GuestClaimed = event('GuestClaimed', t.type({
-  name: t.string,
-  claimId: t.string,
-  source: ClaimSource,
-  at,
-}));
+export const GuestClaimed = event(
+  'GuestClaimed',
+  t.type({
+    name: t.string,
+    claimId: t.string,
+    source: ClaimSource,
+    at,
+  }),
+);
 /** A claim whose spend lost its race (or never happened) gives the name back. */
-export const GuestReleased = event('GuestReleased', t.type({
-  claimId: t.string,
-  why: t.keyof({ lostRace: null, abandoned: null }),
-  at,
-}));
+export const GuestReleased = event(
+  'GuestReleased',
+  t.type({
+    claimId: t.string,
+    why: t.keyof({ lostRace: null, abandoned: null }),
+    at,
+  }),
+);
 export const GuestEvent = t.union([GuestClaimed, GuestReleased]);
 export type GuestEvent = t.TypeOf<typeof GuestEvent>;
 
-export const ProofSpent = event('ProofSpent', t.type({
-  name: t.string,
-  claimId: t.string,
-  credentialHash: t.string,
-  at,
-}));
+export const ProofSpent = event(
+  'ProofSpent',
+  t.type({
+    name: t.string,
+    claimId: t.string,
+    credentialHash: t.string,
+    at,
+  }),
+);
 export const ProofEvent = ProofSpent;
 export type ProofEvent = t.TypeOf<typeof ProofEvent>;
 
-export const CredentialIssued = event('CredentialIssued', t.type({
-  name: t.string,
-  claimId: t.string,
-  at,
-}));
-export const CredentialRevoked = event('CredentialRevoked', t.type({
-  /** `guest`: POST revoke; `unissued`: the acceptance that made it lost its race. */
-  why: t.keyof({ guest: null, unissued: null }),
-  at,
-}));
+export const CredentialIssued = event(
+  'CredentialIssued',
+  t.type({
+    name: t.string,
+    claimId: t.string,
+    at,
+  }),
+);
+export const CredentialRevoked = event(
+  'CredentialRevoked',
+  t.type({
+    /** `guest`: POST revoke; `unissued`: the acceptance that made it lost its race. */
+    why: t.keyof({ guest: null, unissued: null }),
+    at,
+  }),
+);
 export const CredentialEvent = t.union([CredentialIssued, CredentialRevoked]);
 export type CredentialEvent = t.TypeOf<typeof CredentialEvent>;
 
-export const SessionStarted = event('SessionStarted', t.type({
-  credentialHash: t.string,
-  expires: t.number,
-  at,
-}));
+export const SessionStarted = event(
+  'SessionStarted',
+  t.type({
+    credentialHash: t.string,
+    expires: t.number,
+    at,
+  }),
+);
 export const SessionEnded = event('SessionEnded', t.type({ at }));
 export const SessionEvent = t.union([SessionStarted, SessionEnded]);
 export type SessionEvent = t.TypeOf<typeof SessionEvent>;
@@ -107,7 +131,11 @@ export const streams = {
 } as const;
 
 export class CorruptEvent extends Error {
-  constructor(readonly stream: string, readonly revision: bigint, detail: string) {
+  constructor(
+    readonly stream: string,
+    readonly revision: bigint,
+    detail: string,
+  ) {
     super(`event ${revision} of ${stream} is not an identity event of that stream: ${detail}`);
     this.name = 'CorruptEvent';
   }

@@ -31,7 +31,11 @@ export function worldOfStream(stream: string): string | undefined {
 }
 
 export class CorruptWorldEvent extends Error {
-  constructor(readonly stream: string, readonly revision: bigint, detail: string) {
+  constructor(
+    readonly stream: string,
+    readonly revision: bigint,
+    detail: string,
+  ) {
     super(`event ${revision} of ${stream} is not a journal entry: ${detail}`);
     this.name = 'CorruptWorldEvent';
   }

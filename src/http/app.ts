@@ -92,10 +92,15 @@ export function createApp(options: AppOptions): TownApp {
     if (bytes === undefined) made.set(key, (bytes = Buffer.from(make())));
     return bytes;
   };
-  const catalogue = (open: boolean, self: string) => once(`catalogue ${open} ${self}`, () => {
-    const listed = routesFor(open);
-    return JSON.stringify(buildCatalogue({ ...config, open }, listed, (r) => Boolean(handlers[r.base ?? r.name]), self), null, 2);
-  });
+  const catalogue = (open: boolean, self: string) =>
+    once(`catalogue ${open} ${self}`, () => {
+      const listed = routesFor(open);
+      return JSON.stringify(
+        buildCatalogue({ ...config, open }, listed, (r) => Boolean(handlers[r.base ?? r.name]), self),
+        null,
+        2,
+      );
+    });
   const examples = Buffer.from(examplesText());
   // The front's own routes, which a room may still replace by passing a handler of that name.
   const handlers: Handlers = {
@@ -216,18 +221,26 @@ export function createApp(options: AppOptions): TownApp {
     const state = ctx.state;
     state.route = routeName;
     if (r.openOnly && !(await townOpen())) {
-      throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path} on an invited town; accept an invitation instead`, { hintHref: '/AGENTS.md/api' });
+      throw new TownError('unknownRoute', `no route ${ctx.method} ${ctx.path} on an invited town; accept an invitation instead`, {
+        hintHref: '/AGENTS.md/api',
+      });
     }
     if (inScratch) state.scratch = (ctx.params as Record<string, string> | undefined)?.name;
 
     if (r.auth === 'bearer') {
       const token = bearerToken(ctx);
       if (token === undefined) {
-        throw new TownError('unauthenticated', 'this route needs the header `Authorization: Bearer <credential>`', { headers: { 'WWW-Authenticate': 'Bearer realm="town"' }, hintHref: '/AGENTS.md' });
+        throw new TownError('unauthenticated', 'this route needs the header `Authorization: Bearer <credential>`', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="town"' },
+          hintHref: '/AGENTS.md',
+        });
       }
       const caller = await authenticator.bearer(token);
       if (!caller) {
-        throw new TownError('unauthenticated', 'the credential is not one this town issued, or it was revoked', { headers: { 'WWW-Authenticate': 'Bearer realm="town", error="invalid_token"' }, hintHref: '/AGENTS.md' });
+        throw new TownError('unauthenticated', 'the credential is not one this town issued, or it was revoked', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="town", error="invalid_token"' },
+          hintHref: '/AGENTS.md',
+        });
       }
       state.caller = caller;
     } else if (r.auth === 'optional') {
@@ -253,7 +266,9 @@ export function createApp(options: AppOptions): TownApp {
       state.rateLimit = { limit: d.limit, windowSeconds: d.windowSeconds, remaining: d.remaining };
       if (!d.ok) {
         const whose = caller ? 'this credential' : 'this address';
-        throw new TownError('rateLimited', `over the rate limit: ${d.limit} calls in ${d.windowSeconds} s for ${whose}; retry after ${d.retryAfterSeconds} s`, { headers: { 'Retry-After': String(d.retryAfterSeconds) } });
+        throw new TownError('rateLimited', `over the rate limit: ${d.limit} calls in ${d.windowSeconds} s for ${whose}; retry after ${d.retryAfterSeconds} s`, {
+          headers: { 'Retry-After': String(d.retryAfterSeconds) },
+        });
       }
     }
 

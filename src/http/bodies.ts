@@ -13,7 +13,12 @@ import { checked, fields, openFields, pattern } from './codec.js';
 export const Text = t.string;
 export const NonEmptyText = pattern('text (not empty)', /[\s\S]/, 1);
 /** Spec 2.1: ASCII letters, digits and `. _ : / -`, 1..128. */
-export const ObjectId = pattern(`object id (letters, digits, . _ : / -; 1..${limits.cardIdLength[1]})`, /^[A-Za-z0-9._:/-]+$/, limits.cardIdLength[0], limits.cardIdLength[1]);
+export const ObjectId = pattern(
+  `object id (letters, digits, . _ : / -; 1..${limits.cardIdLength[1]})`,
+  /^[A-Za-z0-9._:/-]+$/,
+  limits.cardIdLength[0],
+  limits.cardIdLength[1],
+);
 /**
  * An intent names one turn forever; bounded so one request cannot store a large name forever.
  * (A lone surrogate never reaches it: the body reader refuses any text holding one.)
@@ -61,16 +66,14 @@ export type ArriveBody = t.TypeOf<typeof ArriveBody>;
 
 const Root = fields('root', { object: ObjectId, version: Natural });
 
-const TurnFields = fields(
-  'turn',
-  { intent: Intent },
-  { fields: PlainObject, spell: Text, argument: TypedDataC, if: t.array(Root), try: t.boolean },
-);
+const TurnFields = fields('turn', { intent: Intent }, { fields: PlainObject, spell: Text, argument: TypedDataC, if: t.array(Root), try: t.boolean });
 type TurnFields = t.TypeOf<typeof TurnFields>;
 export type TurnBody = Omit<TurnFields, 'fields' | 'spell' | 'argument'> &
-  ({ fields: Record<string, unknown>; spell?: undefined; argument?: undefined }
+  (
+    | { fields: Record<string, unknown>; spell?: undefined; argument?: undefined }
     | { spell: string; fields?: undefined; argument?: undefined }
-    | { argument: TypedData; fields?: undefined; spell?: undefined });
+    | { argument: TypedData; fields?: undefined; spell?: undefined }
+  );
 /** One of fields, spell, argument; with none the argument is the empty record (spec 4.2). */
 export const TurnBody = checked<TurnFields, TurnBody>(TurnFields, 'one of fields, spell, argument; with none, argument is the empty record', (b) => {
   const given = (['fields', 'spell', 'argument'] as const).filter((k) => b[k] !== undefined);
@@ -136,10 +139,7 @@ export const EnterBody = t.union([
 ]);
 export type EnterBody = t.TypeOf<typeof EnterBody>;
 
-export const PlayBody = t.union([
-  openFields('reply', { text: Text }),
-  openFields('act', { do: Text }, {}, { 'f.<field>': 'text' }),
-]);
+export const PlayBody = t.union([openFields('reply', { text: Text }), openFields('act', { do: Text }, {}, { 'f.<field>': 'text' })]);
 export type PlayBody = t.TypeOf<typeof PlayBody>;
 
 export const PageQuery = openFields('page query', {}, { page: Digits });

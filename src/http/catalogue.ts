@@ -24,7 +24,18 @@ export interface CatalogueRoute {
   built?: false;
 }
 
-export const scratchTails = ['world', 'world/{object}', 'world/{object}/card', 'world/{object}/source', 'world/{object}/{method}', 'receipt/{slug}', 'receipt?intent={intent}', 'offers', 'pending', 'deliver'];
+export const scratchTails = [
+  'world',
+  'world/{object}',
+  'world/{object}/card',
+  'world/{object}/source',
+  'world/{object}/{method}',
+  'receipt/{slug}',
+  'receipt?intent={intent}',
+  'offers',
+  'pending',
+  'deliver',
+];
 
 export function catalogueRoutes(table: readonly Route[], built: (r: Route) => boolean): CatalogueRoute[] {
   const variants = new Map(table.filter((r) => r.base).map((r) => [r.base as string, r]));
@@ -56,19 +67,24 @@ export function buildCatalogue(config: TownConfig, table: readonly Route[], buil
       lifetimeSeconds: limits.challengeLifetimeSeconds,
       perAddressPerHour: limits.arrivalPerAddressPerHour,
       inAllPerHour: limits.arrivalInAllPerHour,
-      rule: `GET /AGENTS.md/arrive gives {challenge, bits, expires}. Pick a nonce of ${limits.nonceLength[0]} to ${limits.nonceLength[1]} printable ASCII characters such that SHA-256 of the text \`<challenge>:<name>:<nonce>\` begins with \`bits\` zero bits; POST /AGENTS.md/arrive {name, proof: {challenge, nonce}} within ten minutes, with the challenge unchanged and the same name.`
-        + (config.open ? '' : ' This town is invited only: it has no arrive routes; accept an invitation instead.'),
+      rule:
+        `GET /AGENTS.md/arrive gives {challenge, bits, expires}. Pick a nonce of ${limits.nonceLength[0]} to ${limits.nonceLength[1]} printable ASCII characters such that SHA-256 of the text \`<challenge>:<name>:<nonce>\` begins with \`bits\` zero bits; POST /AGENTS.md/arrive {name, proof: {challenge, nonce}} within ten minutes, with the challenge unchanged and the same name.` +
+        (config.open ? '' : ' This town is invited only: it has no arrive routes; accept an invitation instead.'),
     },
     conventions: {
       auth: 'Bearer routes take the header `Authorization: Bearer <credential>` and nothing else; missing, unverified or revoked gives 401 unauthenticated. Cookie routes (pages for people) use the session cookie set by accept (a code naming its guest), arrive and POST /enter. Optional routes take a credential when given.',
-      credential: 'From POST /AGENTS.md/accept (an invitation) or, on an open town, POST /AGENTS.md/arrive (a proof of work). It is shown once; keep it. POST /AGENTS.md/revoke ends it.',
+      credential:
+        'From POST /AGENTS.md/accept (an invitation) or, on an open town, POST /AGENTS.md/arrive (a proof of work). It is shown once; keep it. POST /AGENTS.md/revoke ends it.',
       principal: 'guest:<host>:<name>; cards show your handle.',
       guestName: '[a-z][a-z0-9-]{0,31}: a lowercase letter first, at most 32 characters, letters, digits and hyphens, ending with a letter or digit.',
       objectId: `ASCII letters, digits and . _ : / -, ${limits.cardIdLength[0]} to ${limits.cardIdLength[1]} characters. In a path a \`/\` inside an id is written %2F. A card you may not see answers as if absent.`,
-      intent: 'Every turn is named by an intent you choose: unique per principal, forever, across all objects and methods. The same intent with the same request returns the first receipt (safe to resend after a timeout); with another request it is refused duplicateIdentity.',
-      turn: 'POST /AGENTS.md/world/{object}/{method} with {intent} and one of fields (a form as plain JSON), spell (a reply, for `receive`) or argument (typed data; with none of the three, argument is the empty record). `if`: roots a previous try read; `try: true` runs without writing and reports what would happen. Read the templates in a card\'s `_actions` first.',
-      receipts: 'Every turn gives a receipt {slug, height}; a refused turn is a receipt too (status refused, class from `refusals`), not an HTTP error. A spoken name (slug) may name more than one receipt: 409 ambiguous; ask with ?full=1 and cite the full id.',
-      envelope: 'Every JSON error is the envelope {status, class, message, hint?, _links}; `class` is a key of `errors`, and the HTTP status is the one listed there.',
+      intent:
+        'Every turn is named by an intent you choose: unique per principal, forever, across all objects and methods. The same intent with the same request returns the first receipt (safe to resend after a timeout); with another request it is refused duplicateIdentity.',
+      turn: "POST /AGENTS.md/world/{object}/{method} with {intent} and one of fields (a form as plain JSON), spell (a reply, for `receive`) or argument (typed data; with none of the three, argument is the empty record). `if`: roots a previous try read; `try: true` runs without writing and reports what would happen. Read the templates in a card's `_actions` first.",
+      receipts:
+        'Every turn gives a receipt {slug, height}; a refused turn is a receipt too (status refused, class from `refusals`), not an HTTP error. A spoken name (slug) may name more than one receipt: 409 ambiguous; ask with ?full=1 and cite the full id.',
+      envelope:
+        'Every JSON error is the envelope {status, class, message, hint?, _links}; `class` is a key of `errors`, and the HTTP status is the one listed there.',
       links: 'Every JSON reply carries `_links`: relation name to {href} or a list of {href, name}; `self` and `api` always.',
       typedData: {
         natural: '{tag: "natural", value}: a non-negative integer (a JSON number, or a string of digits when large)',
@@ -94,9 +110,7 @@ export function buildCatalogue(config: TownConfig, table: readonly Route[], buil
     errors: errorClasses,
     limits: Object.fromEntries(limitTable.map((l) => [l.name, { value: l.value, appliesTo: l.appliesTo }])),
     origin: config.origin,
-    refusals: Object.fromEntries(
-      Object.entries(refusalClasses).map(([k, v]) => [k, k === 'badSpell' ? { ...v, clauses: badSpellClauses } : v]),
-    ),
+    refusals: Object.fromEntries(Object.entries(refusalClasses).map(([k, v]) => [k, k === 'badSpell' ? { ...v, clauses: badSpellClauses } : v])),
     routes: catalogueRoutes(table, built),
     status: 'catalogue',
     xrpcErrors,

@@ -10,7 +10,12 @@ import * as t from 'io-ts';
 type Out<R extends t.Props, O extends t.Props> = t.TypeOfProps<R> & Partial<t.TypeOfProps<O>>;
 
 /** Marks a value that is not a field of the object it sits in (see explain in shape.ts). */
-export const unknownField = new t.Type<never>('unknown field', (_u): _u is never => false, (u, c) => t.failure(u, c, 'unknown field'), t.identity);
+export const unknownField = new t.Type<never>(
+  'unknown field',
+  (_u): _u is never => false,
+  (u, c) => t.failure(u, c, 'unknown field'),
+  t.identity,
+);
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
@@ -35,7 +40,8 @@ export class FieldsType<R extends t.Props, O extends t.Props> extends t.Type<Out
         const out: Record<string, unknown> = open ? { ...u } : {};
         if (!open) {
           for (const k of Object.keys(u)) {
-            if (!hasOwn(required, k) && !hasOwn(optional, k)) errors.push({ value: u[k], context: t.appendContext(c, k, unknownField, u[k]), message: 'unknown field' });
+            if (!hasOwn(required, k) && !hasOwn(optional, k))
+              errors.push({ value: u[k], context: t.appendContext(c, k, unknownField, u[k]), message: 'unknown field' });
           }
         }
         const take = (k: string, codec: t.Mixed) => {
@@ -58,7 +64,12 @@ export function fields<R extends t.Props, O extends t.Props = Record<never, t.Mi
 }
 
 /** An open object: the named fields are checked, others pass through untouched. */
-export function openFields<R extends t.Props, O extends t.Props = Record<never, t.Mixed>>(name: string, required: R, optional?: O, rest?: Record<string, string>): FieldsType<R, O> {
+export function openFields<R extends t.Props, O extends t.Props = Record<never, t.Mixed>>(
+  name: string,
+  required: R,
+  optional?: O,
+  rest?: Record<string, string>,
+): FieldsType<R, O> {
   return new FieldsType(name, required, (optional ?? {}) as O, true, rest);
 }
 

@@ -79,15 +79,20 @@ export function xrpcError(err: TownError | XrpcFailure, self: string): Rendered 
 export function errorPage(err: TownError): { status: number; headers: Record<string, string>; html: string } {
   const spec = errorClasses[err.cls];
   const hint = err.extra.hint ? `<p>${escapeHtml(err.extra.hint)}</p>` : '';
-  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(err.cls)}</title>`
-    + `<main><h1>${escapeHtml(err.message)}</h1>${hint}`
-    + `<p><a href="/">Home</a> · <a href="/enter">Enter</a></p></main></html>`;
+  const html =
+    `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(err.cls)}</title>` +
+    `<main><h1>${escapeHtml(err.message)}</h1>${hint}` +
+    `<p><a href="/">Home</a> · <a href="/enter">Enter</a></p></main></html>`;
   return { status: spec.http, headers: { ...err.extra.headers }, html };
 }
 
 const reasonPhrase: Partial<Record<number, string>> = {
-  400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large',
-  501: 'Not Implemented', 505: 'HTTP Version Not Supported',
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+  501: 'Not Implemented',
+  505: 'HTTP Version Not Supported',
 };
 
 /**
@@ -99,10 +104,11 @@ export function rawEnvelope(cls: ErrorClass, message: string, self: string | und
   // named no resource: the town's root stands in (docs/decisions.md, "Wire limits below koa").
   const { status, body } = envelope(new TownError(cls, message), self ?? '/');
   const json = Buffer.from(JSON.stringify(body));
-  const head = `HTTP/1.1 ${status} ${reasonPhrase[status] ?? 'Error'}\r\n`
-    + `Date: ${date.toUTCString()}\r\n`
-    + 'Content-Type: application/json; charset=utf-8\r\n'
-    + `Content-Length: ${json.length}\r\n`
-    + 'Connection: close\r\n\r\n';
+  const head =
+    `HTTP/1.1 ${status} ${reasonPhrase[status] ?? 'Error'}\r\n` +
+    `Date: ${date.toUTCString()}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${json.length}\r\n` +
+    'Connection: close\r\n\r\n';
   return Buffer.concat([Buffer.from(head, 'latin1'), json]);
 }

@@ -37,4 +37,3 @@ export const sessionCookie = 'town_session';
 export type TownContext = ParameterizedContext<TownState>;
 export type Handler = (ctx: TownContext) => Promise<unknown>;
 export type Handlers = Record<string, Handler>;
-

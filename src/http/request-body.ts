@@ -72,10 +72,15 @@ export function readBody(route: Route) {
     }
     const value: unknown = (ctx.request as { body?: unknown }).body;
     if (value === undefined || value === '') return undefined;
-    if (!isPlainObject(value)) throw new TownError('badJson', `the body must be a JSON object, not ${Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a text' : 'a bare value'}`);
+    if (!isPlainObject(value))
+      throw new TownError(
+        'badJson',
+        `the body must be a JSON object, not ${Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a text' : 'a bare value'}`,
+      );
     const fault = bodyFault(value, limits.bodyDepth);
     if (fault === 'depth') throw new TownError('badJson', `the body nests deeper than ${limits.bodyDepth} objects and lists`);
-    if (fault === 'surrogate') throw new TownError('badJson', 'the body holds a lone surrogate (such as "\\ud800"): no UTF-8 text can carry it; send well-formed text');
+    if (fault === 'surrogate')
+      throw new TownError('badJson', 'the body holds a lone surrogate (such as "\\ud800"): no UTF-8 text can carry it; send well-formed text');
     return value;
   };
 }

@@ -37,5 +37,5 @@ export function checkSameOrigin(ctx: TownContext, config: Pick<TownConfig, 'orig
 }
 
 function crossSite(): TownError {
-  return new TownError('denied', 'a form of another site cannot post here', { hint: 'use the form on this town\'s own page' });
+  return new TownError('denied', 'a form of another site cannot post here', { hint: "use the form on this town's own page" });
 }

@@ -46,16 +46,26 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
   server.maxHeadersCount = limits.headers + 1;
   // An Expect other than 100-continue: Node would answer a bare 417, outside the envelope.
   server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const { status, headers, body } = envelope(new TownError('badRequest', `this host meets no expectation but 100-continue; send the request without Expect: ${String(req.headers.expect).slice(0, 64)}`), req.url ?? '/');
+    const { status, headers, body } = envelope(
+      new TownError(
+        'badRequest',
+        `this host meets no expectation but 100-continue; send the request without Expect: ${String(req.headers.expect).slice(0, 64)}`,
+      ),
+      req.url ?? '/',
+    );
     const json = Buffer.from(JSON.stringify(body));
     res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(json.length), connection: 'close' });
     res.end(json);
   });
   const handle = app.callback();
-  const wire = guardServer(server, {
-    requestSeconds: options.requestSeconds ?? limits.requestSeconds,
-    lingerMs: options.lingerMs ?? 2000,
-  }, (req, res) => void handle(req, res));
+  const wire = guardServer(
+    server,
+    {
+      requestSeconds: options.requestSeconds ?? limits.requestSeconds,
+      lingerMs: options.lingerMs ?? 2000,
+    },
+    (req, res) => void handle(req, res),
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -69,10 +79,13 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= new Promise<void>((resolve) => {
-      const grace = setTimeout(() => {
-        server.closeAllConnections();
-        for (const g of wire.guards) g.socket.destroy();
-      }, options.closeGraceMs ?? limits.hostSeconds * 1000);
+      const grace = setTimeout(
+        () => {
+          server.closeAllConnections();
+          for (const g of wire.guards) g.socket.destroy();
+        },
+        options.closeGraceMs ?? limits.hostSeconds * 1000,
+      );
       server.close(() => {
         clearTimeout(grace);
         resolve();

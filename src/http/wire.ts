@@ -171,7 +171,8 @@ export class RequestScanner {
       }
       if (++this.headers > limits.headers) return { cls: 'headersTooLarge', message: `more than ${limits.headers} headers` };
       // `x | 32` is a letter's lower case (and no other token byte lands on these letters).
-      if (name === 4 && (buf[start] | 32) === 104 && (buf[start + 1] | 32) === 111 && (buf[start + 2] | 32) === 115 && (buf[start + 3] | 32) === 116) this.host = true;
+      if (name === 4 && (buf[start] | 32) === 104 && (buf[start + 1] | 32) === 111 && (buf[start + 2] | 32) === 115 && (buf[start + 3] | 32) === 116)
+        this.host = true;
       return undefined;
     }
     if (this.state !== 'line') return slow;
@@ -182,8 +183,18 @@ export class RequestScanner {
     if (j === targetStart || j === stop || buf[j] !== 32) return slow;
     const targetEnd = j++;
     // `HTTP/1.1` or `HTTP/1.0`
-    if (stop - j !== 8 || buf[j] !== 72 || buf[j + 1] !== 84 || buf[j + 2] !== 84 || buf[j + 3] !== 80 || buf[j + 4] !== 47
-      || buf[j + 5] !== 49 || buf[j + 6] !== 46 || (buf[j + 7] !== 48 && buf[j + 7] !== 49)) return slow;
+    if (
+      stop - j !== 8 ||
+      buf[j] !== 72 ||
+      buf[j + 1] !== 84 ||
+      buf[j + 2] !== 84 ||
+      buf[j + 3] !== 80 ||
+      buf[j + 4] !== 47 ||
+      buf[j + 5] !== 49 ||
+      buf[j + 6] !== 46 ||
+      (buf[j + 7] !== 48 && buf[j + 7] !== 49)
+    )
+      return slow;
     this.targetText = undefined;
     this.targetAt = { buf, start: targetStart, end: targetEnd };
     return this.headStarts(knownMethod(buf, start, methodEnd) ?? buf.toString('latin1', start, methodEnd), buf[j + 7] === 49);
@@ -203,10 +214,15 @@ export class RequestScanner {
 
   private maxLine(): number {
     switch (this.state) {
-      case 'line': return limits.requestLineBytes;
-      case 'headers': case 'trailers': return limits.headerLineBytes;
-      case 'chunkSize': return 1024;
-      default: return 0;
+      case 'line':
+        return limits.requestLineBytes;
+      case 'headers':
+      case 'trailers':
+        return limits.headerLineBytes;
+      case 'chunkSize':
+        return 1024;
+      default:
+        return 0;
     }
   }
 
@@ -218,7 +234,8 @@ export class RequestScanner {
       if (m) this.target = m[1];
       return { cls: 'uriTooLong', message: `the request line is over ${limits.requestLineBytes} bytes` };
     }
-    if (this.state === 'headers' || this.state === 'trailers') return { cls: 'headersTooLarge', message: `a header line is over ${limits.headerLineBytes} bytes` };
+    if (this.state === 'headers' || this.state === 'trailers')
+      return { cls: 'headersTooLarge', message: `a header line is over ${limits.headerLineBytes} bytes` };
     // A chunk-size line past all reason is a framing fault inside a body: Node's to refuse.
     this.state = 'lost';
     return undefined;
@@ -226,8 +243,10 @@ export class RequestScanner {
 
   private line(text: string, length: number): Verdict | undefined {
     switch (this.state) {
-      case 'line': return this.requestLine(text);
-      case 'headers': return text === '' ? this.headEnd() : this.header(text, length);
+      case 'line':
+        return this.requestLine(text);
+      case 'headers':
+        return text === '' ? this.headEnd() : this.header(text, length);
       case 'chunkSize': {
         const m = /^([0-9A-Fa-f]{1,15})(;.*)?$/.exec(text);
         // A framing fault inside a body is Node's to refuse; the scanner stops following.
@@ -303,7 +322,10 @@ export class RequestScanner {
     if (this.http11 && !this.host) return { cls: 'badRequest', message: 'an HTTP/1.1 request needs a Host header' };
     if (this.transferEncoding !== undefined) {
       if (this.contentLength !== undefined) return { cls: 'badRequest', message: 'Content-Length and Transfer-Encoding are both given' };
-      const codings = this.transferEncoding.toLowerCase().split(',').map((s) => s.trim());
+      const codings = this.transferEncoding
+        .toLowerCase()
+        .split(',')
+        .map((s) => s.trim());
       if (codings[codings.length - 1] !== 'chunked') return { cls: 'badRequest', message: 'a request body is sent with Content-Length or chunked' };
       this.state = 'chunkSize';
       return undefined;
@@ -357,10 +379,14 @@ function nativeParser(socket: Socket): { parser: NodeParser; hook: number } | un
 
 const parserClass = (code: string | undefined): ErrorClass => {
   switch (code) {
-    case 'HPE_HEADER_OVERFLOW': return 'headersTooLarge';
-    case 'HPE_INVALID_VERSION': return 'httpVersion';
-    case 'ERR_HTTP_REQUEST_TIMEOUT': return 'requestTimeout';
-    default: return 'badRequest';
+    case 'HPE_HEADER_OVERFLOW':
+      return 'headersTooLarge';
+    case 'HPE_INVALID_VERSION':
+      return 'httpVersion';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'requestTimeout';
+    default:
+      return 'badRequest';
   }
 };
 
@@ -493,7 +519,11 @@ export class ConnectionGuard {
   private startClock() {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.fail({ cls: 'requestTimeout', message: `the request did not all arrive within ${this.options.requestSeconds} s` }, this.scanner.completed + 1, false);
+      this.fail(
+        { cls: 'requestTimeout', message: `the request did not all arrive within ${this.options.requestSeconds} s` },
+        this.scanner.completed + 1,
+        false,
+      );
     }, this.options.requestSeconds * 1000);
   }
 
@@ -544,11 +574,17 @@ export class ConnectionGuard {
 
 function parserMessage(err: Error & { code?: string }): string {
   switch (err.code) {
-    case 'HPE_HEADER_OVERFLOW': return `the request head is over the limits (${limits.requestLineBytes}-byte line, ${limits.headers} headers of ${limits.headerLineBytes} bytes)`;
-    case 'HPE_INVALID_VERSION': return 'the HTTP version is not served; use HTTP/1.1 or HTTP/1.0';
-    case 'ERR_HTTP_REQUEST_TIMEOUT': return 'the request did not all arrive in time';
-    case 'HPE_INVALID_CONTENT_LENGTH': case 'HPE_UNEXPECTED_CONTENT_LENGTH': return 'Content-Length is not a number, or is given with Transfer-Encoding';
-    default: return 'the request is malformed';
+    case 'HPE_HEADER_OVERFLOW':
+      return `the request head is over the limits (${limits.requestLineBytes}-byte line, ${limits.headers} headers of ${limits.headerLineBytes} bytes)`;
+    case 'HPE_INVALID_VERSION':
+      return 'the HTTP version is not served; use HTTP/1.1 or HTTP/1.0';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'the request did not all arrive in time';
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return 'Content-Length is not a number, or is given with Transfer-Encoding';
+    default:
+      return 'the request is malformed';
   }
 }
 
@@ -556,7 +592,11 @@ function parserMessage(err: Error & { code?: string }): string {
  * Puts a guard on every connection of `server`, and hands the requests it lets through to
  * `dispatch`. Returns the guards (for a graceful close).
  */
-export function guardServer(server: http.Server, options: WireOptions, dispatch: Dispatch): { guards: Set<ConnectionGuard>; guardOf(socket: Socket): ConnectionGuard | undefined } {
+export function guardServer(
+  server: http.Server,
+  options: WireOptions,
+  dispatch: Dispatch,
+): { guards: Set<ConnectionGuard>; guardOf(socket: Socket): ConnectionGuard | undefined } {
   const guards = new Set<ConnectionGuard>();
   const bySocket = new WeakMap<Socket, ConnectionGuard>();
   server.on('connection', (socket: Socket) => {

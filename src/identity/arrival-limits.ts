@@ -29,8 +29,14 @@ export function arrivalLimits(clock: Clock): ArrivalLimits {
       const mine = perAddress.peek(address);
       const all = inAll.peek(everyone);
       if (mine.remaining === 0 || all.remaining === 0) {
-        const retry = Math.max(mine.remaining === 0 ? perAddress.take(address).retryAfterSeconds : 0, all.remaining === 0 ? inAll.take(everyone).retryAfterSeconds : 0);
-        const which = mine.remaining === 0 ? `${limits.arrivalPerAddressPerHour} arrivals an hour from one address` : `${limits.arrivalInAllPerHour} arrivals an hour in all`;
+        const retry = Math.max(
+          mine.remaining === 0 ? perAddress.take(address).retryAfterSeconds : 0,
+          all.remaining === 0 ? inAll.take(everyone).retryAfterSeconds : 0,
+        );
+        const which =
+          mine.remaining === 0
+            ? `${limits.arrivalPerAddressPerHour} arrivals an hour from one address`
+            : `${limits.arrivalInAllPerHour} arrivals an hour in all`;
         throw new TownError('rateLimited', `over the arrival limit of ${which}`, {
           headers: { 'Retry-After': String(retry) },
           hint: `try again in ${retry} seconds`,

@@ -4,12 +4,8 @@ import { evolveCredential, initialCredential, type CredentialState } from '../co
 import { evolveGuest, initialGuest, type GuestState } from '../commands/guest.js';
 import { evolveInvitation, initialInvitation, type InvitationState } from '../commands/invitation.js';
 import { evolveSession, initialSession, type SessionState } from '../commands/session.js';
-import {
-  evolveFounding, evolveTownMode, initialFounding, initialTownMode, type FoundingState, type TownModeState,
-} from '../commands/town-mode.js';
-import {
-  CredentialEvent, GuestEvent, InvitationEvent, ProofEvent, SessionEvent, TownConfigEvent, TownFoundingEvent,
-} from '../events/identity.js';
+import { evolveFounding, evolveTownMode, initialFounding, initialTownMode, type FoundingState, type TownModeState } from '../commands/town-mode.js';
+import { CredentialEvent, GuestEvent, InvitationEvent, ProofEvent, SessionEvent, TownConfigEvent, TownFoundingEvent } from '../events/identity.js';
 import type { StreamKind } from './streams.js';
 
 export const invitationKind: StreamKind<InvitationState, InvitationEvent> = { codec: InvitationEvent, evolve: evolveInvitation, initial: initialInvitation };

@@ -13,7 +13,10 @@ import { runCommand } from './streams.js';
 export const defaultInvitationLifetimeMs = 7 * 24 * 3600_000;
 
 export class OperatorError extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'OperatorError';
   }
@@ -36,7 +39,8 @@ export async function issueInvitation(
   const now = clock();
   const expires = now + options.lifetimeMs;
   const result = await runCommand(store, streams.invitation(codeHash), invitationKind, (state) =>
-    decideInvitation(state, { type: 'issue', codeHash, guest: options.guest, expires, now }));
+    decideInvitation(state, { type: 'issue', codeHash, guest: options.guest, expires, now }),
+  );
   if (!result.ok) throw new OperatorError(result.reason, `cannot issue the invitation: ${result.reason}`);
   return { code, codeHash, guest: options.guest, expires };
 }
@@ -86,8 +90,7 @@ export const minimumPrefix = 6;
 export async function revokeInvitation(store: EventStore, clock: Clock, codeOrPrefix: string): Promise<string> {
   const codeHash = await resolveInvitation(store, clock, codeOrPrefix);
   const now = clock();
-  const result = await runCommand(store, streams.invitation(codeHash), invitationKind, (state) =>
-    decideInvitation(state, { type: 'revoke', now }));
+  const result = await runCommand(store, streams.invitation(codeHash), invitationKind, (state) => decideInvitation(state, { type: 'revoke', now }));
   if (!result.ok) throw new OperatorError(result.reason, `cannot revoke ${codeHash.slice(0, 12)}: ${result.reason}`);
   return codeHash;
 }

@@ -23,4 +23,3 @@ const hints: Record<IdentityReason, string> = {
 export function identityRefusal(reason: IdentityReason): TownError {
   return new TownError('identity', reason, { hint: hints[reason], fields: { reason } });
 }
-

@@ -99,9 +99,16 @@ export class IdentityService {
       const decision = decideAccept({ invitation: invitation.state, guest: guest.state }, { name, now, claimId, credentialHash });
       if (!decision.ok) throw identityRefusal(decision.reason);
       const committed = await this.claimAndCommit({
-        name: decision.name, guest, guestEvents: decision.guest, claimId, claimedAt: now,
-        credentialHash, credentialEvents: decision.credential,
-        commitStream: invitationStream, commitExpected: invitation.expected, commitEvents: decision.invitation,
+        name: decision.name,
+        guest,
+        guestEvents: decision.guest,
+        claimId,
+        claimedAt: now,
+        credentialHash,
+        credentialEvents: decision.credential,
+        commitStream: invitationStream,
+        commitExpected: invitation.expected,
+        commitEvents: decision.invitation,
       });
       if (committed) return this.admission(decision.name, credential, credentialHash, decision.named);
     }
@@ -136,9 +143,16 @@ export class IdentityService {
         admitted = true;
       }
       const committed = await this.claimAndCommit({
-        name: guestName, guest, guestEvents: decision.guest, claimId, claimedAt: now,
-        credentialHash, credentialEvents: decision.credential,
-        commitStream: proofStream, commitExpected: proofState.expected, commitEvents: decision.proof,
+        name: guestName,
+        guest,
+        guestEvents: decision.guest,
+        claimId,
+        claimedAt: now,
+        credentialHash,
+        credentialEvents: decision.credential,
+        commitStream: proofStream,
+        commitExpected: proofState.expected,
+        commitEvents: decision.proof,
       });
       if (committed) return this.admission(guestName, credential, credentialHash, false);
     }
@@ -149,7 +163,8 @@ export class IdentityService {
   async revoke(credentialHash: string): Promise<void> {
     const now = this.clock();
     const result = await runCommand(this.store, streams.credential(credentialHash), credentialKind, (state) =>
-      decideCredential(state, { type: 'revoke', why: 'guest', now }));
+      decideCredential(state, { type: 'revoke', why: 'guest', now }),
+    );
     if (!result.ok) throw new TownError('unauthenticated', 'no such credential');
   }
 
@@ -158,7 +173,8 @@ export class IdentityService {
     const sessionId = newSessionId(this.random);
     const now = this.clock();
     const result = await runCommand(this.store, streams.session(sha256Hex(sessionId)), sessionKind, (state) =>
-      decideSession(state, { type: 'start', credentialHash, now, lifetimeMs: sessionLifetimeMs }));
+      decideSession(state, { type: 'start', credentialHash, now, lifetimeMs: sessionLifetimeMs }),
+    );
     if (!result.ok) throw new Error('a fresh session id collided');
     return sessionId;
   }
@@ -216,10 +232,12 @@ export class IdentityService {
   private async undoClaim(commit: Commit): Promise<void> {
     const now = this.clock();
     await runCommand(this.store, streams.guest(commit.name), guestKind, (state) =>
-      decideGuest(state, { type: 'release', claimId: commit.claimId, why: 'lostRace', now }));
+      decideGuest(state, { type: 'release', claimId: commit.claimId, why: 'lostRace', now }),
+    );
     // The secret was never shown, but a voided credential keeps the streams telling the truth.
     await runCommand(this.store, streams.credential(commit.credentialHash), credentialKind, (state) =>
-      decideCredential(state, { type: 'revoke', why: 'unissued', now }));
+      decideCredential(state, { type: 'revoke', why: 'unissued', now }),
+    );
   }
 
   /**
@@ -229,12 +247,14 @@ export class IdentityService {
   private async releaseIfAbandoned(guest: Folded<GuestState>, now: number): Promise<boolean> {
     if (!claimMayBeAbandoned(guest.state, now)) return false;
     const { claim } = guest.state;
-    const confirmedBy = 'invitation' in claim.source
-      ? (await fold(this.store, streams.invitation(claim.source.invitation), invitationKind)).state
-      : (await fold(this.store, streams.proof(claim.source.proof), proofKind)).state;
+    const confirmedBy =
+      'invitation' in claim.source
+        ? (await fold(this.store, streams.invitation(claim.source.invitation), invitationKind)).state
+        : (await fold(this.store, streams.proof(claim.source.proof), proofKind)).state;
     if (confirmedBy.kind === 'spent' && confirmedBy.claimId === claim.claimId) return false;
     await runCommand(this.store, streams.guest(claim.name), guestKind, (state) =>
-      decideGuest(state, { type: 'release', claimId: claim.claimId, why: 'abandoned', now }));
+      decideGuest(state, { type: 'release', claimId: claim.claimId, why: 'abandoned', now }),
+    );
     return true;
   }
 }

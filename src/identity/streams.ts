@@ -36,7 +36,11 @@ export async function appendDecided(
   expected: ExpectedRevision,
 ): Promise<void> {
   if (events.length === 0) return;
-  await store.append(stream, events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data })), expected);
+  await store.append(
+    stream,
+    events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data })),
+    expected,
+  );
 }
 
 /** Whether an append lost its race. */

@@ -19,8 +19,10 @@ export async function readTownOpen(store: EventStore): Promise<boolean> {
 /** Open or close the town; true when that changed anything. */
 export async function setTownOpen(store: EventStore, clock: Clock, open: boolean): Promise<boolean> {
   const now = clock();
-  const result = await runCommand(store, streams.townConfig, townModeKind, (state) =>
-    ({ ok: true, events: decideTownMode(state, { type: 'setMode', open, now }) }));
+  const result = await runCommand(store, streams.townConfig, townModeKind, (state) => ({
+    ok: true,
+    events: decideTownMode(state, { type: 'setMode', open, now }),
+  }));
   return result.ok && result.events.length > 0;
 }
 
@@ -45,10 +47,11 @@ export async function ensureFirstInvitation(store: EventStore, clock: Clock): Pr
   const code = newInvitationCode();
   const codeHash = sha256Hex(code);
   const now = clock();
-  const founded = await runCommand(store, streams.townFounding, foundingKind, (state) =>
-    ({ ok: true, events: decideFounding(state, { type: 'found', invitationHash: codeHash, now }) }));
+  const founded = await runCommand(store, streams.townFounding, foundingKind, (state) => ({
+    ok: true,
+    events: decideFounding(state, { type: 'found', invitationHash: codeHash, now }),
+  }));
   if (!founded.ok || founded.events.length === 0) return undefined;
   await issueInvitation(store, clock, { guest: null, lifetimeMs: defaultInvitationLifetimeMs, code });
   return code;
 }
-

@@ -28,7 +28,10 @@ export async function lawSection(r: WorldReads, id: string, reader: string): Pro
 
 export async function receiptsSection(r: WorldReads, id: string, n: number): Promise<string> {
   const docs = await receiptsOf(r, id, n);
-  const rows = docs.map((d) => `<li class="${e(d.status)}"><span class="h">#${e(d.height)}</span> ${e(d.line)} <span class="by">${e(shortName(d.principal))}</span> <code>${e(d.slug)}</code></li>`);
+  const rows = docs.map(
+    (d) =>
+      `<li class="${e(d.status)}"><span class="h">#${e(d.height)}</span> ${e(d.line)} <span class="by">${e(shortName(d.principal))}</span> <code>${e(d.slug)}</code></li>`,
+  );
   return `<section id="receipts"><h2>newest receipts</h2>${rows.length ? `<ol class="receipts">${rows.join('')}</ol>` : '<p>None yet.</p>'}</section>`;
 }
 
@@ -46,8 +49,9 @@ export async function cardPage(r: WorldReads, id: string, caller: Caller | undef
   }
   if (wanted.has('receipts')) more.push(await receiptsSection(r, id, limits.receiptsOnCardPage));
   const here = `/o/${seg(id)}`;
-  const onDemand = `<p class="more">show: <a href="${here}?show=law#law">law</a> · <a href="${here}?show=source#source">source</a>`
-    + ` · <a href="${here}?show=receipts#receipts">last ${limits.receiptsOnCardPage} receipts</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
+  const onDemand =
+    `<p class="more">show: <a href="${here}?show=law#law">law</a> · <a href="${here}?show=source#source">source</a>` +
+    ` · <a href="${here}?show=receipts#receipts">last ${limits.receiptsOnCardPage} receipts</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
   const play = caller ? `<p><a class="play" href="/play/${seg(id)}">play ${e(id)}</a></p>` : '<p><a href="/enter">enter</a> to play</p>';
   const body = `<h1>${e(id)}</h1>${paintOf(card)}${play}${exactCard(card, doc.state)}${wantsOf(card)}${doorsList(doors, false)}${onDemand}${more.join('')}`;
   return layout(id, body, { caller, liveView: card.paint !== undefined ? { object: id, version: card.version } : undefined });

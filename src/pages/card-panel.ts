@@ -19,12 +19,14 @@ export function paintOf(card: CardView): string {
 /** The exact card, folded: every field as the caller may have it. */
 export function exactCard(card: CardView, state: CardDoc['state']): string {
   const lines = card.lines.length ? `<ol class="lines">${card.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ol>` : '<p>No lines yet.</p>';
-  return '<details class="exact"><summary>the exact card</summary><dl>'
-    + `<dt>id</dt><dd>${e(card.id)}</dd><dt>kind</dt><dd>${e(card.kind)} <span class="pin">${e(card.pinSlug)}</span></dd>`
-    + `<dt>version</dt><dd>${e(card.version)}</dd><dt>owner</dt><dd>${e(card.owner)}</dd><dt>maker</dt><dd>${e(card.maker)}</dd>`
-    + `<dt>place</dt><dd>${card.place ? `<a href="/o/${seg(card.place)}">${e(card.place)}</a>` : '—'}</dd>`
-    + `<dt>seen by</dt><dd>${e(card.visibility)}</dd><dt>state</dt><dd><code>${e(showData(state))}</code></dd></dl>`
-    + `<h3>newest lines</h3>${lines}</details>`;
+  return (
+    '<details class="exact"><summary>the exact card</summary><dl>' +
+    `<dt>id</dt><dd>${e(card.id)}</dd><dt>kind</dt><dd>${e(card.kind)} <span class="pin">${e(card.pinSlug)}</span></dd>` +
+    `<dt>version</dt><dd>${e(card.version)}</dd><dt>owner</dt><dd>${e(card.owner)}</dd><dt>maker</dt><dd>${e(card.maker)}</dd>` +
+    `<dt>place</dt><dd>${card.place ? `<a href="/o/${seg(card.place)}">${e(card.place)}</a>` : '—'}</dd>` +
+    `<dt>seen by</dt><dd>${e(card.visibility)}</dd><dt>state</dt><dd><code>${e(showData(state))}</code></dd></dl>` +
+    `<h3>newest lines</h3>${lines}</details>`
+  );
 }
 
 export function wantsOf(card: CardView): string {

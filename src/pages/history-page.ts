@@ -34,11 +34,21 @@ export async function historyPage(r: WorldReads, caller: Caller | undefined, q: 
   const page = Math.max(1, num(q.page) ?? 1);
   const day = q.day !== undefined ? Math.max(1, Math.min(num(q.day)!, lastDay)) : Math.max(from, to - Math.min(page, to) + 1);
   const start = (founded + day - 1) * dayMs;
-  const docs = (await receipts.find({ world: r.world, clock: { $gte: start, $lt: start + dayMs } }, { sort: { height: -1 }, limit: linesPerDay })) as ReceiptDoc[];
-  const seen = await visibleIdSet(r, readerOf(caller), docs.map((d) => d.object));
+  const docs = (await receipts.find(
+    { world: r.world, clock: { $gte: start, $lt: start + dayMs } },
+    { sort: { height: -1 }, limit: linesPerDay },
+  )) as ReceiptDoc[];
+  const seen = await visibleIdSet(
+    r,
+    readerOf(caller),
+    docs.map((d) => d.object),
+  );
   const shown = docs.filter((d) => d.object === '' || seen.has(d.object));
-  const rows = shown.map((d) => `<li class="${e(d.status)}"><time datetime="${e(new Date(d.clock).toISOString())}">${e(new Date(d.clock).toISOString().slice(11, 16))}</time>`
-    + ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span></li>`);
+  const rows = shown.map(
+    (d) =>
+      `<li class="${e(d.status)}"><time datetime="${e(new Date(d.clock).toISOString())}">${e(new Date(d.clock).toISOString().slice(11, 16))}</time>` +
+      ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span></li>`,
+  );
   const range = q.from !== undefined || q.to !== undefined ? `from=${from}&to=${to}&` : '';
   const nav: string[] = [];
   if (q.day !== undefined) {
@@ -49,9 +59,10 @@ export async function historyPage(r: WorldReads, caller: Caller | undefined, q: 
     if (page > 1) nav.push(`<a rel="next" href="/history?${range}page=${page - 1}">day ${day + 1}</a>`);
   }
   const date = new Date(start).toISOString().slice(0, 10);
-  const body = `<h1>the chronicle: day ${e(day)}</h1><p>${e(date)} (UTC); the town has ${e(lastDay)} day${lastDay === 1 ? '' : 's'}.</p>`
-    + (rows.length ? `<ol class="chronicle" reversed>${rows.join('')}</ol>` : '<p>Nothing you can see happened that day.</p>')
-    + (docs.length === linesPerDay ? `<p>The newest ${linesPerDay} lines of the day.</p>` : '')
-    + (nav.length ? `<p class="pages">${nav.join(' · ')}</p>` : '');
+  const body =
+    `<h1>the chronicle: day ${e(day)}</h1><p>${e(date)} (UTC); the town has ${e(lastDay)} day${lastDay === 1 ? '' : 's'}.</p>` +
+    (rows.length ? `<ol class="chronicle" reversed>${rows.join('')}</ol>` : '<p>Nothing you can see happened that day.</p>') +
+    (docs.length === linesPerDay ? `<p>The newest ${linesPerDay} lines of the day.</p>` : '') +
+    (nav.length ? `<p class="pages">${nav.join(' · ')}</p>` : '');
   return layout(`the chronicle: day ${day}`, body, { caller });
 }

@@ -12,8 +12,12 @@ export async function kindsPage(r: WorldReads, caller: Caller | undefined): Prom
     if (k) k.count++;
     else kinds.set(c.kind, { first: c.id, count: 1 });
   }
-  const rows = [...kinds.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([kind, k]) =>
-    `<li id="${e(kind)}"><a href="/inspect/${seg(k.first)}">${e(kind)}</a> — ${k.count} card${k.count === 1 ? '' : 's'}, e.g. <a href="/o/${seg(k.first)}">${e(k.first)}</a>`
-    + ` · <a href="/library/${encodeURIComponent(kind)}">page</a></li>`);
+  const rows = [...kinds.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([kind, k]) =>
+        `<li id="${e(kind)}"><a href="/inspect/${seg(k.first)}">${e(kind)}</a> — ${k.count} card${k.count === 1 ? '' : 's'}, e.g. <a href="/o/${seg(k.first)}">${e(k.first)}</a>` +
+        ` · <a href="/library/${encodeURIComponent(kind)}">page</a></li>`,
+    );
   return layout('kinds', `<h1>kinds</h1>${rows.length ? `<ul class="kinds">${rows.join('')}</ul>` : '<p>No cards you can see.</p>'}`, { caller });
 }

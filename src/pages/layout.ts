@@ -22,19 +22,19 @@ export interface PageOptions {
 }
 
 export function layout(title: string, body: string, o: PageOptions = {}): string {
-  const who = o.caller
-    ? `<span class="who">${e(o.caller.handle)}</span> <a href="/leave">leave</a>`
-    : '<a href="/enter">enter</a>';
+  const who = o.caller ? `<span class="who">${e(o.caller.handle)}</span> <a href="/leave">leave</a>` : '<a href="/enter">enter</a>';
   const live = o.liveHeight !== undefined ? ` data-live="${e(o.liveHeight)}"` : '';
   const view = o.liveView ? ` data-view-object="${e(o.liveView.object)}" data-view-version="${e(o.liveView.version)}"` : '';
-  return '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-    + '<meta name="viewport" content="width=device-width, initial-scale=1">'
-    + `<title>${e(title)}</title><link rel="stylesheet" href="/static/town.css">`
-    + '<script src="/static/town.js" defer></script></head>'
-    + `<body${live}${view}><nav><a href="/">home</a> <a href="/town">town</a> <a href="/map">map</a>`
-    + ' <a href="/kinds">kinds</a> <a href="/library">library</a> <a href="/lib">modules</a>'
-    + ` <a href="/history">history</a> <a href="/feed">feed</a> <span class="me">${who}</span></nav>`
-    + `<main>${body}</main></body></html>`;
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${e(title)}</title><link rel="stylesheet" href="/static/town.css">` +
+    '<script src="/static/town.js" defer></script></head>' +
+    `<body${live}${view}><nav><a href="/">home</a> <a href="/town">town</a> <a href="/map">map</a>` +
+    ' <a href="/kinds">kinds</a> <a href="/library">library</a> <a href="/lib">modules</a>' +
+    ` <a href="/history">history</a> <a href="/feed">feed</a> <span class="me">${who}</span></nav>` +
+    `<main>${body}</main></body></html>`
+  );
 }
 
 /** Sends a page. */
@@ -54,5 +54,9 @@ export const shortName = (p: string): string => (p.startsWith('guest:') ? p.slic
 /** Preformatted text with numbered line anchors (`#L3`). */
 export function numbered(text: string, prefix = 'L'): string {
   const lines = text.split('\n');
-  return '<pre class="source">' + lines.map((l, i) => `<span id="${prefix}${i + 1}"><a href="#${prefix}${i + 1}" class="ln">${i + 1}</a> ${e(l)}</span>`).join('\n') + '</pre>';
+  return (
+    '<pre class="source">' +
+    lines.map((l, i) => `<span id="${prefix}${i + 1}"><a href="#${prefix}${i + 1}" class="ln">${i + 1}</a> ${e(l)}</span>`).join('\n') +
+    '</pre>'
+  );
 }

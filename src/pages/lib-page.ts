@@ -38,8 +38,12 @@ async function readableModules(r: WorldReads, caller: Caller | undefined): Promi
 
 export async function libIndexPage(r: WorldReads, caller: Caller | undefined): Promise<string> {
   const modules = await readableModules(r, caller);
-  const items = [...modules.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, texts]) =>
-    `<li><a href="/lib/${encodeURIComponent(name)}">${e(name)}</a> — ${texts.length} text${texts.length === 1 ? '' : 's'}, used by ${e([...new Set(texts.flatMap((t) => [...t.kinds]))].join(', '))}</li>`);
+  const items = [...modules.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([name, texts]) =>
+        `<li><a href="/lib/${encodeURIComponent(name)}">${e(name)}</a> — ${texts.length} text${texts.length === 1 ? '' : 's'}, used by ${e([...new Set(texts.flatMap((t) => [...t.kinds]))].join(', '))}</li>`,
+    );
   return layout('modules', `<h1>modules</h1>${items.length ? `<ul>${items.join('')}</ul>` : '<p>No modules you may read.</p>'}`, { caller });
 }
 
@@ -47,11 +51,16 @@ export async function libModulePage(r: WorldReads, name: string, cid: string | u
   const texts = (await readableModules(r, caller)).get(name);
   const chosen = cid === undefined ? texts?.[0] : texts?.find((t) => t.cid === cid);
   if (!texts || !chosen) {
-    throw new TownError('unknown', `no module ${JSON.stringify(name.slice(0, 80))}${cid !== undefined ? ' with that cid' : ''} that you may read`, { hint: 'the modules you may read are listed at /lib' });
+    throw new TownError('unknown', `no module ${JSON.stringify(name.slice(0, 80))}${cid !== undefined ? ' with that cid' : ''} that you may read`, {
+      hint: 'the modules you may read are listed at /lib',
+    });
   }
-  const others = texts.filter((t) => t !== chosen).map((t) => `<li><a href="/lib/${encodeURIComponent(name)}?cid=${encodeURIComponent(t.cid)}"><code>${e(t.cid)}</code></a></li>`);
-  const body = `<h1>module ${e(name)}</h1><p>cid <code>${e(chosen.cid)}</code>; used by ${e([...chosen.kinds].join(', '))}</p>`
-    + numbered(chosen.source)
-    + (others.length ? `<h2>other texts</h2><ul>${others.join('')}</ul>` : '');
+  const others = texts
+    .filter((t) => t !== chosen)
+    .map((t) => `<li><a href="/lib/${encodeURIComponent(name)}?cid=${encodeURIComponent(t.cid)}"><code>${e(t.cid)}</code></a></li>`);
+  const body =
+    `<h1>module ${e(name)}</h1><p>cid <code>${e(chosen.cid)}</code>; used by ${e([...chosen.kinds].join(', '))}</p>` +
+    numbered(chosen.source) +
+    (others.length ? `<h2>other texts</h2><ul>${others.join('')}</ul>` : '');
   return layout(`module ${name}`, body, { caller });
 }

@@ -39,11 +39,15 @@ function input(f: FormField): string {
 /** The card's spells as forms posting `do` to /play/{object}. */
 export function spellForms(id: string, pkg: PackageDoc | undefined): string {
   const listed = actionsOf(pkg);
-  const forms = (pkg?.methods ?? []).filter((m) => listed[m.name] !== undefined).map((m) => {
-    const fields = (m.form ?? []).map(input).join(' ');
-    return `<form class="spell" method="post" action="/play/${seg(id)}"><input type="hidden" name="do" value="${e(m.name)}">`
-      + `<button>${e(m.name)}</button> ${fields} <code class="template">${e(listed[m.name])}</code></form>`;
-  });
+  const forms = (pkg?.methods ?? [])
+    .filter((m) => listed[m.name] !== undefined)
+    .map((m) => {
+      const fields = (m.form ?? []).map(input).join(' ');
+      return (
+        `<form class="spell" method="post" action="/play/${seg(id)}"><input type="hidden" name="do" value="${e(m.name)}">` +
+        `<button>${e(m.name)}</button> ${fields} <code class="template">${e(listed[m.name])}</code></form>`
+      );
+    });
   return forms.length ? `<section class="spells"><h2>spells</h2>${forms.join('')}</section>` : '';
 }
 
@@ -52,11 +56,13 @@ export async function playPage(r: WorldReads, id: string, caller: Caller, say: s
   const { card: doc, pkg } = await shownCard(r, id, caller.principal);
   const doors = await doorsNear(r, caller.principal, card);
   const suggestions = card.spells.map((s) => `<li><a href="/play/${seg(id)}?say=${encodeURIComponent(s)}">${e(s)}</a></li>`).join('');
-  const reply = `<form class="reply" method="post" action="/play/${seg(id)}">`
-    + `<label for="say">say to ${e(id)}</label><textarea id="say" name="text" rows="2">${e(say ?? '')}</textarea><button>reply</button></form>`
-    + (suggestions ? `<details open><summary>spells it hears</summary><ul class="suggest">${suggestions}</ul></details>` : '');
-  const body = `${outcome}<h1>${e(id)}</h1>${paintOf(card)}${reply}${spellForms(id, pkg)}${wantsOf(card)}${doorsList(doors, true)}`
-    + `${exactCard(card, doc.state)}<p><a href="/o/${seg(id)}">card page</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
+  const reply =
+    `<form class="reply" method="post" action="/play/${seg(id)}">` +
+    `<label for="say">say to ${e(id)}</label><textarea id="say" name="text" rows="2">${e(say ?? '')}</textarea><button>reply</button></form>` +
+    (suggestions ? `<details open><summary>spells it hears</summary><ul class="suggest">${suggestions}</ul></details>` : '');
+  const body =
+    `${outcome}<h1>${e(id)}</h1>${paintOf(card)}${reply}${spellForms(id, pkg)}${wantsOf(card)}${doorsList(doors, true)}` +
+    `${exactCard(card, doc.state)}<p><a href="/o/${seg(id)}">card page</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
   return layout(`play ${id}`, body, { caller, liveView: card.paint !== undefined ? { object: id, version: card.version } : undefined });
 }
 
@@ -89,13 +95,22 @@ export const freshIntent = () => `play:${randomUUID()}`;
 /** The receipt of a play, shown open above the card. */
 export async function outcomeSection(r: WorldReads, caller: Caller, decided: Decided): Promise<string> {
   const reply = outcomeReply(decided.outcome, { height: decided.height }) as {
-    status?: string; class?: string; line?: string; revealed?: string[]; offers?: string[]; receipt?: { slug: string; height: number };
+    status?: string;
+    class?: string;
+    line?: string;
+    revealed?: string[];
+    offers?: string[];
+    receipt?: { slug: string; height: number };
   };
   const revealed = reply.revealed?.length ? `<ul class="revealed">${reply.revealed.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : '';
   // What came back: cards made for the caller by this turn and by the sends delivered with it.
   const offers = reply.receipt ? await offersAfter(r, caller.principal, reply.receipt.height - 1) : [];
-  const back = offers.length ? `<h3>came back</h3><ul class="offers">${offers.map((o) => `<li><a href="/o/${seg(o.object)}">${e(o.text)}</a></li>`).join('')}</ul>` : '';
+  const back = offers.length
+    ? `<h3>came back</h3><ul class="offers">${offers.map((o) => `<li><a href="/o/${seg(o.object)}">${e(o.text)}</a></li>`).join('')}</ul>`
+    : '';
   const receipt = reply.receipt ? ` <code class="slug">${e(reply.receipt.slug)}</code> at #${e(reply.receipt.height)}` : '';
-  return `<section class="receipt ${e(reply.status ?? '')}" role="status"><h2>${e(reply.status ?? '')}${reply.class ? ` (${e(reply.class)})` : ''}</h2>`
-    + `<p class="line">${e(reply.line ?? '')}${receipt}</p>${revealed}${back}</section>`;
+  return (
+    `<section class="receipt ${e(reply.status ?? '')}" role="status"><h2>${e(reply.status ?? '')}${reply.class ? ` (${e(reply.class)})` : ''}</h2>` +
+    `<p class="line">${e(reply.line ?? '')}${receipt}</p>${revealed}${back}</section>`
+  );
 }

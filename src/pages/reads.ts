@@ -11,7 +11,9 @@ import type { WorldReads } from '../queries/world-reads.js';
 const seen = (reader: string) => ({ $in: reader ? ['*', reader] : ['*'] });
 
 export async function visibleCards(r: WorldReads, reader: string, filter: Record<string, unknown> = {}, limit = 500, skip = 0): Promise<CardDoc[]> {
-  return (await r.reads.collection(cardsCollection).find({ world: r.world, readers: seen(reader), ...filter }, { sort: { id: 1 }, limit, ...(skip ? { skip } : {}) })) as CardDoc[];
+  return (await r.reads
+    .collection(cardsCollection)
+    .find({ world: r.world, readers: seen(reader), ...filter }, { sort: { id: 1 }, limit, ...(skip ? { skip } : {}) })) as CardDoc[];
 }
 
 /** Ids among `ids` the reader may see. */
@@ -41,4 +43,3 @@ export function labelsOf(state: TypedData, name: string): string[] {
   const v = fieldOf(state, name);
   return v?.tag === 'list' ? v.items.flatMap((i) => (i.tag === 'label' ? [i.value] : [])) : [];
 }
-

@@ -2,17 +2,18 @@
 import { e, layout } from './layout.js';
 
 export function stylePage(): string {
-  const body = '<h1>style specimen</h1><p>Every element the pages use, as the stylesheet draws it.</p>'
-    + '<h2>a card</h2><p class="paint">the lamp (lit): 3 measures of oil</p>'
-    + '<details class="exact" open><summary>the exact card</summary><dl><dt>id</dt><dd>lamp</dd><dt>version</dt><dd>4</dd></dl>'
-    + '<ol class="lines"><li>ann lights the lamp</li><li>bob fills the lamp</li></ol></details>'
-    + '<section class="receipt done"><h2>done</h2><p class="line">ann lit the lamp <code class="slug">amber-fox-river</code> at #12</p>'
-    + '<ul class="revealed"><li>lamp: lit</li></ul></section>'
-    + '<section class="receipt refused"><h2>refused (cardRefused)</h2><p class="line">refused closed: the door is closed</p></section>'
-    + '<form class="reply"><label for="s">say to lamp</label><textarea id="s" rows="2">fill measures=3</textarea><button type="button">reply</button></form>'
-    + '<form class="spell"><button type="button">fill</button> <label>measures <input type="number"></label> <code class="template">fill measures=&lt;natural 0..9&gt;</code></form>'
-    + '<h2>source</h2><pre class="source"><span id="L1"><a class="ln" href="#L1">1</a> type Lamp:</span>\n<span id="L2"><a class="ln" href="#L2">2</a>   lit: Boolean</span></pre>'
-    + '<h2>a table</h2><table class="map"><thead><tr><th>from</th><th>door</th><th>to</th></tr></thead><tbody><tr><td>square</td><td>the door to the library (open)</td><td>library</td></tr></tbody></table>'
-    + `<p>Escaped text: ${e('<script>alert(1)</script>')}</p>`;
+  const body =
+    '<h1>style specimen</h1><p>Every element the pages use, as the stylesheet draws it.</p>' +
+    '<h2>a card</h2><p class="paint">the lamp (lit): 3 measures of oil</p>' +
+    '<details class="exact" open><summary>the exact card</summary><dl><dt>id</dt><dd>lamp</dd><dt>version</dt><dd>4</dd></dl>' +
+    '<ol class="lines"><li>ann lights the lamp</li><li>bob fills the lamp</li></ol></details>' +
+    '<section class="receipt done"><h2>done</h2><p class="line">ann lit the lamp <code class="slug">amber-fox-river</code> at #12</p>' +
+    '<ul class="revealed"><li>lamp: lit</li></ul></section>' +
+    '<section class="receipt refused"><h2>refused (cardRefused)</h2><p class="line">refused closed: the door is closed</p></section>' +
+    '<form class="reply"><label for="s">say to lamp</label><textarea id="s" rows="2">fill measures=3</textarea><button type="button">reply</button></form>' +
+    '<form class="spell"><button type="button">fill</button> <label>measures <input type="number"></label> <code class="template">fill measures=&lt;natural 0..9&gt;</code></form>' +
+    '<h2>source</h2><pre class="source"><span id="L1"><a class="ln" href="#L1">1</a> type Lamp:</span>\n<span id="L2"><a class="ln" href="#L2">2</a>   lit: Boolean</span></pre>' +
+    '<h2>a table</h2><table class="map"><thead><tr><th>from</th><th>door</th><th>to</th></tr></thead><tbody><tr><td>square</td><td>the door to the library (open)</td><td>library</td></tr></tbody></table>' +
+    `<p>Escaped text: ${e('<script>alert(1)</script>')}</p>`;
   return layout('style', body);
 }

@@ -28,29 +28,37 @@ export async function townPage(r: WorldReads, caller: Caller | undefined, open: 
     const things = lying.filter((c) => c.kind !== 'door' && c.kind !== 'avatar');
     const here = [...new Set([...labelsOf(room.state, 'here'), ...lying.filter((c) => c.kind === 'avatar').map((c) => c.id)])].filter((id) => byId.has(id));
     const unfolded = open === room.id;
-    const doorItems = doors.map((d) => {
-      const to = labelOf(d.state, 'to') ?? '';
-      return `<li>${link(d.id)}${to && byId.has(to) ? ` → <a href="/town?open=${encodeURIComponent(to)}#${e(to)}">${e(labelOf(byId.get(to)!.state, 'name') ?? to)}</a>` : ''}</li>`;
-    }).join('');
+    const doorItems = doors
+      .map((d) => {
+        const to = labelOf(d.state, 'to') ?? '';
+        return `<li>${link(d.id)}${to && byId.has(to) ? ` → <a href="/town?open=${encodeURIComponent(to)}#${e(to)}">${e(labelOf(byId.get(to)!.state, 'name') ?? to)}</a>` : ''}</li>`;
+      })
+      .join('');
     let more = '';
     if (unfolded) {
       const pkg = await packageOf(r, room.pin);
       const spells = Object.values(actionsOf(pkg));
-      more = `<h4>newest lines</h4>${room.lines.length ? `<ol class="lines">${room.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ol>` : '<p>Quiet so far.</p>'}`
-        + (spells.length ? `<h4>spells</h4><ul>${spells.map((s) => `<li>${caller ? `<a href="/play/${seg(room.id)}?say=${encodeURIComponent(s)}">${e(s)}</a>` : e(s)}</li>`).join('')}</ul>` : '');
+      more =
+        `<h4>newest lines</h4>${room.lines.length ? `<ol class="lines">${room.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ol>` : '<p>Quiet so far.</p>'}` +
+        (spells.length
+          ? `<h4>spells</h4><ul>${spells.map((s) => `<li>${caller ? `<a href="/play/${seg(room.id)}?say=${encodeURIComponent(s)}">${e(s)}</a>` : e(s)}</li>`).join('')}</ul>`
+          : '');
     } else if (room.lines.length) {
       more = `<p class="last">${e(room.lines[room.lines.length - 1])}</p>`;
     }
-    panels.push(`<section class="room${unfolded ? ' open' : ''}" id="${e(room.id)}"><h2>${link(room.id)}</h2>`
-      + `<p class="scene">${e(labelOf(room.state, 'description') ?? '')}</p>`
-      + `<p><strong>here:</strong> ${here.length ? here.map(link).join(', ') : 'nobody'}</p>`
-      + `<p><strong>lying here:</strong> ${things.length ? things.map((t) => link(t.id)).join(', ') : 'nothing'}</p>`
-      + (doorItems ? `<ul class="doors">${doorItems}</ul>` : '')
-      + more
-      + (unfolded ? '' : `<p><a href="/town?open=${encodeURIComponent(room.id)}#${e(room.id)}">unfold</a></p>`)
-      + '</section>');
+    panels.push(
+      `<section class="room${unfolded ? ' open' : ''}" id="${e(room.id)}"><h2>${link(room.id)}</h2>` +
+        `<p class="scene">${e(labelOf(room.state, 'description') ?? '')}</p>` +
+        `<p><strong>here:</strong> ${here.length ? here.map(link).join(', ') : 'nobody'}</p>` +
+        `<p><strong>lying here:</strong> ${things.length ? things.map((t) => link(t.id)).join(', ') : 'nothing'}</p>` +
+        (doorItems ? `<ul class="doors">${doorItems}</ul>` : '') +
+        more +
+        (unfolded ? '' : `<p><a href="/town?open=${encodeURIComponent(room.id)}#${e(room.id)}">unfold</a></p>`) +
+        '</section>',
+    );
   }
-  const body = `<h1>the town</h1><p>${rooms.length} rooms you can see, drawn at journal height ${e(height)}.</p>`
-    + (panels.length ? panels.join('') : '<p>No rooms you can see.</p>');
+  const body =
+    `<h1>the town</h1><p>${rooms.length} rooms you can see, drawn at journal height ${e(height)}.</p>` +
+    (panels.length ? panels.join('') : '<p>No rooms you can see.</p>');
   return layout('the town', body, { caller, liveHeight: height });
 }

@@ -79,7 +79,14 @@ export function readersOf(card: Pick<Card, 'visibility' | 'owner' | 'lent'>): st
 
 /** What a package's program offers, as plain data (derived once per pin). */
 export function packageDoc(pkg: Package, programs: Programs): PackageDoc {
-  const base = { _id: pkg.pin, pin: pkg.pin, pinSlug: pkg.pinSlug, kind: pkg.kind, modules: pkg.modules.map((m) => ({ name: m.name, source: m.source })), ...(pkg.law !== undefined ? { law: pkg.law } : {}) };
+  const base = {
+    _id: pkg.pin,
+    pin: pkg.pin,
+    pinSlug: pkg.pinSlug,
+    kind: pkg.kind,
+    modules: pkg.modules.map((m) => ({ name: m.name, source: m.source })),
+    ...(pkg.law !== undefined ? { law: pkg.law } : {}),
+  };
   const r = programs.load({ kind: pkg.kind, modules: pkg.modules, ...(pkg.law !== undefined ? { law: pkg.law } : {}) }, pkg.pin);
   if (!r.ok) return { ...base, compiled: false, stateType: '', methods: [], clauses: [], wants: [], rules: [] };
   const p = r.program;
@@ -100,8 +107,7 @@ export function packageDoc(pkg: Package, programs: Programs): PackageDoc {
   };
 }
 
-export const spellNames = (pkg: PackageDoc | undefined): string[] =>
-  (pkg?.methods ?? []).filter((m) => m.kind !== 'view').map((m) => m.name);
+export const spellNames = (pkg: PackageDoc | undefined): string[] => (pkg?.methods ?? []).filter((m) => m.kind !== 'view').map((m) => m.name);
 
 function cardDoc(world: string, card: Card, height: number, pkg: PackageDoc | undefined): CardDoc {
   return {

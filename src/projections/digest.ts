@@ -30,9 +30,7 @@ export async function digestProjection(reads: ReadStore, projection: Projection,
     hash.update(`\u0000${name}\u0000`);
     let after: string | undefined;
     for (;;) {
-      const docs = await reads
-        .collection(name)
-        .find(after === undefined ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: page });
+      const docs = await reads.collection(name).find(after === undefined ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: page });
       for (const doc of docs) {
         hash.update(canonicalJson(doc));
         hash.update('\n');

@@ -26,10 +26,12 @@ export function pendingProjection(): Projection {
     const moving = entries.filter((e) => e.entry.consumed !== undefined || e.entry.sends?.length);
     if (!moving.length) return;
     const sends = new DocBatch<PendingDoc>(unit.collection(pendingCollection));
-    await sends.load(moving.flatMap(({ world, entry }) => [
-      ...(entry.consumed !== undefined ? [worldKey(world, entry.consumed)] : []),
-      ...(entry.sends ?? []).map((s) => worldKey(world, s.id)),
-    ]));
+    await sends.load(
+      moving.flatMap(({ world, entry }) => [
+        ...(entry.consumed !== undefined ? [worldKey(world, entry.consumed)] : []),
+        ...(entry.sends ?? []).map((s) => worldKey(world, s.id)),
+      ]),
+    );
     // In journal order: a send queued and delivered within one batch never reaches the store.
     for (const { world, entry } of moving) {
       if (entry.consumed !== undefined) sends.delete(worldKey(world, entry.consumed));

@@ -120,9 +120,6 @@ export class Projector extends ProjectorBase {
     return this.projections.map((p) => p.name);
   }
 
-
-
-
   async start(): Promise<void> {
     await ensureIndexes(this.reads, this.projections);
     for (const p of this.projections) this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
@@ -134,14 +131,11 @@ export class Projector extends ProjectorBase {
       },
       onError: (error) => this.fail(error),
     };
-    this.subscription = this.options.pollMs !== undefined
-      ? pollAll(this.events, this.watch.position, handlers, this.options.pollMs)
-      : this.events.subscribeToAll(this.watch.position, handlers);
+    this.subscription =
+      this.options.pollMs !== undefined
+        ? pollAll(this.events, this.watch.position, handlers, this.options.pollMs)
+        : this.events.subscribeToAll(this.watch.position, handlers);
   }
-
-
-
-
 
   async stop(): Promise<void> {
     await this.subscription?.close();
@@ -262,13 +256,7 @@ export function pollAll(events: EventStore, after: bigint | undefined, handlers:
  * Read-your-writes across processes: when the projector runs in another process, the front
  * polls the checkpoint the worker commits to the read store.
  */
-export async function waitForCheckpoint(
-  reads: ReadStore,
-  projection: string,
-  position: bigint,
-  timeoutMs: number,
-  pollMs = 5,
-): Promise<boolean> {
+export async function waitForCheckpoint(reads: ReadStore, projection: string, position: bigint, timeoutMs: number, pollMs = 5): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const checkpoint = await reads.checkpoint(projection);

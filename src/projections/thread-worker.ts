@@ -36,22 +36,24 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
   const pump = () => {
     if (pumping) return;
     pumping = true;
-    chain = chain.then(async () => {
-      try {
-        while (reader && handlers && cursor < target) {
-          const { events, next } = reader.read(cursor, target, readMax);
-          for (const event of events) await handlers.onEvent(event);
-          cursor = next;
+    chain = chain
+      .then(async () => {
+        try {
+          while (reader && handlers && cursor < target) {
+            const { events, next } = reader.read(cursor, target, readMax);
+            for (const event of events) await handlers.onEvent(event);
+            cursor = next;
+          }
+        } finally {
+          pumping = false;
         }
-      } finally {
-        pumping = false;
-      }
-      if (reader) post({ read: cursor });
-      if (!caughtUp && handlers) {
-        caughtUp = true;
-        handlers.onCaughtUp?.(undefined);
-      }
-    }).catch(failed);
+        if (reader) post({ read: cursor });
+        if (!caughtUp && handlers) {
+          caughtUp = true;
+          handlers.onCaughtUp?.(undefined);
+        }
+      })
+      .catch(failed);
   };
   const no = (what: string) => () => {
     throw new Error(`the projector thread only follows the journal (${what})`);
@@ -60,7 +62,11 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
     subscribeToAll(after, h) {
       handlers = h;
       post({ subscribe: { after } });
-      return { close: async () => { handlers = undefined; } };
+      return {
+        close: async () => {
+          handlers = undefined;
+        },
+      };
     },
     append: no('append'),
     readStream: no('readStream'),
@@ -80,15 +86,17 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
       target = Math.max(target, m.durable);
       return pump();
     }
-    chain = chain.then(async () => {
-      const h = handlers;
-      if (!h) return;
-      if ('events' in m) {
-        for (const event of m.events) await h.onEvent(event);
-        post({ took: m.events.length });
-      } else if ('caughtUp' in m) h.onCaughtUp?.(undefined);
-      else if ('feedFailed' in m) h.onError?.(new Error(m.feedFailed));
-    }).catch(failed);
+    chain = chain
+      .then(async () => {
+        const h = handlers;
+        if (!h) return;
+        if ('events' in m) {
+          for (const event of m.events) await h.onEvent(event);
+          post({ took: m.events.length });
+        } else if ('caughtUp' in m) h.onCaughtUp?.(undefined);
+        else if ('feedFailed' in m) h.onError?.(new Error(m.feedFailed));
+      })
+      .catch(failed);
   };
   return { events, deliver, drained: () => chain, close: () => reader?.close() };
 }

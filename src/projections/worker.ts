@@ -29,11 +29,16 @@ export interface WorkerOptions {
 
 export async function startWorker(o: WorkerOptions): Promise<Projector> {
   const all = allProjections(o.programs);
-  const projector = new Projector(o.events, o.reads, o.names.map((n) => all[n]), {
-    batch: o.batch ?? 1000,
-    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
-    ...(o.onError ? { onError: o.onError } : {}),
-  });
+  const projector = new Projector(
+    o.events,
+    o.reads,
+    o.names.map((n) => all[n]),
+    {
+      batch: o.batch ?? 1000,
+      ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+      ...(o.onError ? { onError: o.onError } : {}),
+    },
+  );
   await projector.start();
   return projector;
 }

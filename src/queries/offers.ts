@@ -34,7 +34,7 @@ export async function waitForOffers(
 }
 
 export function offersReply(docs: OfferDoc[], compact: boolean, after: number | undefined) {
-  const height = docs.length ? docs[docs.length - 1]!.height : after ?? 0;
+  const height = docs.length ? docs[docs.length - 1]!.height : (after ?? 0);
   if (compact) return { status: docs.length ? 'offers' : 'none', offers: docs.map((d) => d.text), height };
   return {
     status: docs.length ? 'offers' : 'none',

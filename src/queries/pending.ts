@@ -11,7 +11,9 @@ import { canRead, type WorldReads } from './world-reads.js';
 export async function pendingReply(r: WorldReads, principal: string) {
   const sends = (await r.reads.collection(pendingCollection).find({ world: r.world }, { sort: { world: 1, queuedAt: 1, n: 1 }, limit: 1024 })) as PendingDoc[];
   const ids = [...new Set(sends.flatMap((s) => [s.from, s.to]))].map((id) => worldKey(r.world, id));
-  const cards = ids.length ? ((await r.reads.collection(cardsCollection).find({ _id: { $in: ids } }, { projection: { readers: 1 } })) as unknown as Pick<CardDoc, '_id' | 'readers'>[]) : [];
+  const cards = ids.length
+    ? ((await r.reads.collection(cardsCollection).find({ _id: { $in: ids } }, { projection: { readers: 1 } })) as unknown as Pick<CardDoc, '_id' | 'readers'>[])
+    : [];
   const seen = new Set(cards.filter((c) => canRead(c, principal)).map((c) => c._id));
   const shown = sends.filter((s) => seen.has(worldKey(r.world, s.from)) && seen.has(worldKey(r.world, s.to)));
   return {

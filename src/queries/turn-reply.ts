@@ -14,10 +14,7 @@ import { TypedDataC, type TypedData } from '../cards/typed.js';
 import { TownError } from '../contract/town-error.js';
 
 /** Where a receipt stands: its spoken name and height; `slug: null` when nothing was journaled. */
-export const ReceiptRefC = t.intersection([
-  t.type({ slug: t.union([t.string, t.null]), height: t.number }),
-  t.partial({ cid: t.string }),
-]);
+export const ReceiptRefC = t.intersection([t.type({ slug: t.union([t.string, t.null]), height: t.number }), t.partial({ cid: t.string })]);
 
 /** A delivered send, as the turn and `deliver` replies list it; a refused one with where to look and why (spec 7.2). */
 export const DeliveryLineC = t.intersection([

@@ -67,7 +67,11 @@ export const cardIdPattern = /^[A-Za-z0-9._:/-]{1,128}$/;
 
 export function spellableId(id: string): string {
   if (!cardIdPattern.test(id)) {
-    throw new TownError('unspellable', `${JSON.stringify(id.slice(0, 140))} is no card id a spell can address: 1 to 128 of letters, digits and . _ : / - (a / inside an id is written %2F)`, { hintHref: '/AGENTS.md/world' });
+    throw new TownError(
+      'unspellable',
+      `${JSON.stringify(id.slice(0, 140))} is no card id a spell can address: 1 to 128 of letters, digits and . _ : / - (a / inside an id is written %2F)`,
+      { hintHref: '/AGENTS.md/world' },
+    );
   }
   return id;
 }

@@ -79,14 +79,12 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
     const io = { ...fileIo, ...options.journalIo };
     const found = (frames: FrameLocation[]) => idx.load(frames);
     const indexInvalid = () => idx.clear();
-    const recovered = await recoverJournal(journalFile, { from: idx.newest(), acknowledged, found, indexInvalid, io }, handlers).catch(
-      (error: unknown) => {
-        if (!(error instanceof IndexGap)) throw error;
-        // The index does not match the journal before its newest checkpoint: index it all again.
-        idx.clear();
-        return recoverJournal(journalFile, { acknowledged, found, io }, handlers);
-      },
-    );
+    const recovered = await recoverJournal(journalFile, { from: idx.newest(), acknowledged, found, indexInvalid, io }, handlers).catch((error: unknown) => {
+      if (!(error instanceof IndexGap)) throw error;
+      // The index does not match the journal before its newest checkpoint: index it all again.
+      idx.clear();
+      return recoverJournal(journalFile, { acknowledged, found, io }, handlers);
+    });
     idx.start(recovered.lastPosition);
     store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes);
     return store;
@@ -431,12 +429,12 @@ class Subscriber implements Subscription {
     this.done = Promise.resolve()
       .then(() => this.run())
       .catch((error: unknown) => {
-      this.forget();
-      if (!this.closed) {
-        this.closed = true;
-        this.handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+        this.forget();
+        if (!this.closed) {
+          this.closed = true;
+          this.handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
   }
 
   private async run(): Promise<void> {

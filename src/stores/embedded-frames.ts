@@ -66,13 +66,7 @@ export function writeFrame(buf: Buffer, at: number, body: string): number {
 export const worstCase = (body: string) => FRAME_HEADER_BYTES + 3 * body.length;
 
 /** One append's frames as one buffer (for tools and tests; the journal encodes in place). */
-export function encodeAppend(
-  position: number,
-  revision: number,
-  stream: string,
-  events: CheckedEvent[],
-  created: number,
-): { bytes: Buffer; starts: number[] } {
+export function encodeAppend(position: number, revision: number, stream: string, events: CheckedEvent[], created: number): { bytes: Buffer; starts: number[] } {
   const bodies = frameBodies(position, revision, stream, events, created);
   const bytes = Buffer.allocUnsafe(bodies.reduce((n, b) => n + worstCase(b), 0));
   const starts: number[] = [];

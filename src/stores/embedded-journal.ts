@@ -94,11 +94,7 @@ export interface RecoverOptions {
  * Opens (or creates) the journal file, checks it from `from` on, cuts off a torn tail and
  * reports every complete append from `from` on so that the caller can re-index it.
  */
-export async function recoverJournal<T>(
-  file: string,
-  options: RecoverOptions,
-  handlers: JournalHandlers<T>,
-): Promise<RecoveredJournal<T>> {
+export async function recoverJournal<T>(file: string, options: RecoverOptions, handlers: JournalHandlers<T>): Promise<RecoveredJournal<T>> {
   const fd = openJournalFile(file);
   try {
     const size = fs.fstatSync(fd).size;

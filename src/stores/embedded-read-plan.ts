@@ -18,10 +18,7 @@ interface Bound {
   value: KeyPart;
   inclusive: boolean;
 }
-export type Pred =
-  | { kind: 'points'; points: Point[] }
-  | { kind: 'range'; rank: number; lo?: Bound; hi?: Bound }
-  | { kind: 'prefix'; prefix: string };
+export type Pred = { kind: 'points'; points: Point[] } | { kind: 'range'; rank: number; lo?: Bound; hi?: Bound } | { kind: 'prefix'; prefix: string };
 
 export interface ScanRange {
   start: unknown[];
@@ -261,7 +258,14 @@ function indexPlan(collection: string, def: IndexDef, c: Conjunction, sort: Sort
     break;
   }
   const single = heads.length === 1 && pinned.size === eq;
-  const dir = def.plain && single ? orderOf(def.keys.slice(eq).map(([p]) => p), pinned, sort) : 0;
+  const dir =
+    def.plain && single
+      ? orderOf(
+          def.keys.slice(eq).map(([p]) => p),
+          pinned,
+          sort,
+        )
+      : 0;
   const ranges = heads.map((h) => rangeFor(h, next, false));
   const ordered = dir !== 0 && !(dir === -1 && ranges.some((r) => r.stop));
   if (eq === 0 && !next && !ordered) return undefined;

@@ -698,4 +698,3 @@ class EmbeddedCollection implements Collection {
     return this.store.createIndexOutsideUnit(this.name, spec);
   }
 }
-

@@ -81,9 +81,7 @@ export class EsdbEventStore implements EventStore {
   async append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     const checked = checkAppend(stream, events, expected);
-    const proposed = checked.map((e) =>
-      jsonEvent({ id: e.id, type: e.type, data: e.data as never, ...(e.metadata ? { metadata: e.metadata as never } : {}) }),
-    );
+    const proposed = checked.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, ...(e.metadata ? { metadata: e.metadata as never } : {}) }));
     try {
       const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toEsdbExpected(expected) });
       const position = result.position?.commit ?? (await this.positionOf(stream, result.nextExpectedRevision));

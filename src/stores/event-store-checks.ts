@@ -78,7 +78,10 @@ function toJson(value: unknown, what: string): string | undefined {
   }
 }
 
-export function checkReadStream(stream: unknown, options: ReadStreamOptions): {
+export function checkReadStream(
+  stream: unknown,
+  options: ReadStreamOptions,
+): {
   backwards: boolean;
   from: number | undefined;
   limit: number;

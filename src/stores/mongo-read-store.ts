@@ -15,7 +15,15 @@
  * strings (`{_id: projection, position: "…"}`), exact beyond 2^53.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient, type ClientSession, type Db, type Filter as MongoFilter, type Collection as MongoCollection, type Sort as MongoSort, type UpdateFilter } from 'mongodb';
+import {
+  MongoClient,
+  type ClientSession,
+  type Db,
+  type Filter as MongoFilter,
+  type Collection as MongoCollection,
+  type Sort as MongoSort,
+  type UpdateFilter,
+} from 'mongodb';
 import {
   DuplicateKey,
   type Collection,

@@ -67,7 +67,7 @@ export function pinnedIds(filter: Filter): string[] | undefined {
 
 const UPDATE_OPERATORS: Record<string, (expr: Record<string, unknown>) => (obj: Record<string, unknown>) => string[]> = {
   $set: (expr) => $set(expr),
-  $unset: (expr) => $unset(expr as Record<string, "">),
+  $unset: (expr) => $unset(expr as Record<string, ''>),
   $inc: (expr) => $inc(expr as Record<string, number>),
   $push: (expr) => $push(expr),
 };

@@ -330,11 +330,7 @@ export class OverlayUnit implements Unit {
  * write that failed dooms the whole unit (as a MongoDB transaction would), even if the work
  * caught the error.
  */
-export async function workInOverlay<T>(
-  base: BaseReader,
-  hooks: OverlayHooks,
-  work: (unit: Unit) => Promise<T>,
-): Promise<{ overlay: Overlay; result: T }> {
+export async function workInOverlay<T>(base: BaseReader, hooks: OverlayHooks, work: (unit: Unit) => Promise<T>): Promise<{ overlay: Overlay; result: T }> {
   const overlay = new Overlay();
   let result: T;
   try {
@@ -368,7 +364,7 @@ export class UnitGate {
           reject(
             new Error(
               `${wait.what} waited ${wait.limitMs} ms for running units and gave up; ` +
-                'a write through the store inside a unit\'s work waits for that unit forever: write through unit.collection()',
+                "a write through the store inside a unit's work waits for that unit forever: write through unit.collection()",
             ),
           );
         }, wait.limitMs);

@@ -61,7 +61,10 @@ export interface Collection {
 
 /** A duplicate key on a unique index (including `_id`). */
 export class DuplicateKey extends Error {
-  constructor(readonly collection: string, readonly key: string) {
+  constructor(
+    readonly collection: string,
+    readonly key: string,
+  ) {
     super(`duplicate key in ${collection}: ${key}`);
     this.name = 'DuplicateKey';
   }

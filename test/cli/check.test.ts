@@ -35,7 +35,10 @@ function decodeCheck(stdout: string): CheckReply {
 const shown = (file: string, d: Diagnostic) => `${file}:${d.line}:${d.column} ${d.stage}: ${d.message}`;
 
 test('every sealed library card checks: exit 0 and one "ok" line; --json says ok with no diagnostics', async () => {
-  const [runs, json] = await Promise.all([Promise.all(libraryCards.map(async (c) => ({ c, text: await card('check', c.file) }))), card('check', 'src/cards/library/lamp.card', '--json')]);
+  const [runs, json] = await Promise.all([
+    Promise.all(libraryCards.map(async (c) => ({ c, text: await card('check', c.file) }))),
+    card('check', 'src/cards/library/lamp.card', '--json'),
+  ]);
   for (const { c, text } of runs) {
     assert.is(text.code, 0, `${c.file}: ${text.stdout}${text.stderr}`);
     assert.equal(text.lines, [`${c.file}: ok`]);
@@ -121,7 +124,19 @@ test('--json: the scratch check reply, with every diagnostic and its span', asyn
     const reply = decodeCheck(r.stdout);
     assert.is(reply.ok, false);
     const d = kernelDiagnostics([{ name: 'type', source: broken.type }]);
-    assert.equal(reply.diagnostics, d.map((x) => ({ stage: x.stage, module: x.module, line: x.line, column: x.column, endLine: x.endLine, endColumn: x.endColumn, message: x.message, ...(x.hint ? { hint: x.hint } : {}) })));
+    assert.equal(
+      reply.diagnostics,
+      d.map((x) => ({
+        stage: x.stage,
+        module: x.module,
+        line: x.line,
+        column: x.column,
+        endLine: x.endLine,
+        endColumn: x.endColumn,
+        message: x.message,
+        ...(x.hint ? { hint: x.hint } : {}),
+      })),
+    );
     assert.is(reply.diagnostics[0]!.module, 'type');
     assert.ok(reply.diagnostics[0]!.endColumn > reply.diagnostics[0]!.column);
   } finally {
@@ -147,11 +162,18 @@ function cliInput(args: string[], input: string) {
   return cli(['card', ...args], { input });
 }
 
-const shop = 'use helpers\n\ntype Shop:\n  stock: Natural\n\ndef initial() -> Shop:\n  return Shop { stock: helpers.start() }\n\nspell sell(self: Shop, n: Natural 1..5) -> Shop:\n  if n > self.stock:\n    refuse "empty" "not enough in stock"\n  return self { stock: self.stock - n }\n';
+const shop =
+  'use helpers\n\ntype Shop:\n  stock: Natural\n\ndef initial() -> Shop:\n  return Shop { stock: helpers.start() }\n\nspell sell(self: Shop, n: Natural 1..5) -> Shop:\n  if n > self.stock:\n    refuse "empty" "not enough in stock"\n  return self { stock: self.stock - n }\n';
 const helpers = 'def start() -> Natural:\n  return 4\n';
 
 test('a directory of modules: the one named after the directory leads, the others are its modules', async () => {
-  const t = tempCards({ 'shop/shop.card': shop, 'shop/helpers.card': helpers, 'bad/bad.card': shop, 'bad/helpers.card': 'def start() -> Natural:\n  return "four"\n', 'empty/readme.txt': 'no modules here' });
+  const t = tempCards({
+    'shop/shop.card': shop,
+    'shop/helpers.card': helpers,
+    'bad/bad.card': shop,
+    'bad/helpers.card': 'def start() -> Natural:\n  return "four"\n',
+    'empty/readme.txt': 'no modules here',
+  });
   try {
     const [ok, forms, bad, none, files, alone] = await Promise.all([
       card('check', path.join(t.dir, 'shop')),
@@ -166,7 +188,11 @@ test('a directory of modules: the one named after the directory leads, the other
     assert.equal(ok.lines, [`${path.join(t.dir, 'shop', 'shop.card')}: ok`, `${path.join(t.dir, 'shop', 'helpers.card')}: ok`]);
     assert.ok(forms.lines.includes('  sell: sell n=<natural 1..5>'), forms.stdout);
     assert.is(bad.code, 1);
-    assert.match(bad.lines[0]!, new RegExp(`^${escapeRe(path.join(t.dir, 'bad', 'helpers.card'))}:2:\\d+ type: `), 'the diagnostic names the file of the module at fault');
+    assert.match(
+      bad.lines[0]!,
+      new RegExp(`^${escapeRe(path.join(t.dir, 'bad', 'helpers.card'))}:2:\\d+ type: `),
+      'the diagnostic names the file of the module at fault',
+    );
     assert.is(none.code, 2);
     assert.match(none.stderr, /no \.card modules/);
     assert.is(files.code, 0, files.stdout);
@@ -206,7 +232,11 @@ test('requests the host refuses as malformed: too many modules, a module too lar
   for (let i = 0; i <= limits.modules; i++) many[`m/m${String(i).padStart(3, '0')}.card`] = `def f${i}() -> Natural:\n  return ${i}\n`;
   const t = tempCards({ ...many, 'big.card': `# ${'x'.repeat(limits.moduleBytes)}\ndef f() -> Natural:\n  return 1\n` });
   try {
-    const [r, json, big] = await Promise.all([inProcess(['check', path.join(t.dir, 'm')]), inProcess(['check', path.join(t.dir, 'm'), '--json']), inProcess(['check', path.join(t.dir, 'big.card')])]);
+    const [r, json, big] = await Promise.all([
+      inProcess(['check', path.join(t.dir, 'm')]),
+      inProcess(['check', path.join(t.dir, 'm'), '--json']),
+      inProcess(['check', path.join(t.dir, 'big.card')]),
+    ]);
     assert.is(r.code, 1);
     assert.equal(r.lines, [`hostRequest: at most ${limits.modules} modules`]);
     assert.is(json.code, 1);

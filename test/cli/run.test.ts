@@ -58,25 +58,46 @@ test('lamp: spells cast in order; each receipt, then the card as it stands (text
   const fill = l.indexOf('> fill measures=3');
   assert.ok(light > 0 && fill > light, r.stdout);
   assert.equal(l.slice(light + 1, light + 3), ['  status: done', '  line: ann.town lights the lamp']);
-  assert.ok(l.slice(light, fill).some((x) => /^ {2}ticks: [1-9]\d*$/.test(x)), 'ticks used are shown');
+  assert.ok(
+    l.slice(light, fill).some((x) => /^ {2}ticks: [1-9]\d*$/.test(x)),
+    'ticks used are shown',
+  );
   assert.ok(l.slice(light, fill).includes('  revealed: lamp stands at version 2'));
   assert.equal(l.slice(-2), ['card lamp, version 3:', '  state: { lit: true, fuel: 5 }']);
 });
 
 test('lamp --json: the turn replies (spec 2.5, full), refusals with their fields, a try that writes nothing', async () => {
-  const spells = ['--spell', 'light', '--spell', 'lend lamp to bob', '--as', 'bob', '--spell', 'douse', '--try', 'fill measures=2', '--as', 'ann', '--spell', 'fill 12'];
+  const spells = [
+    '--spell',
+    'light',
+    '--spell',
+    'lend lamp to bob',
+    '--as',
+    'bob',
+    '--spell',
+    'douse',
+    '--try',
+    'fill measures=2',
+    '--as',
+    'ann',
+    '--spell',
+    'fill 12',
+  ];
   const r = await card('run', lamp, ...spells, '--json', '--clock', clock);
   assert.is(r.code, 1, 'a refused turn makes the exit 1');
   const run = decode(RunC, r.stdout);
   assert.is(run.create.status, 'done');
   assert.is(run.create.receipt.height, 1);
-  assert.equal(run.casts.map((c) => [c.as, c.spell, c.try, c.reply.status]), [
-    ['ann', 'light', false, 'done'],
-    ['ann', 'lend lamp to bob', false, 'done'],
-    ['bob', 'douse', false, 'refused'],
-    ['bob', 'fill measures=2', true, 'done'],
-    ['ann', 'fill 12', false, 'refused'],
-  ]);
+  assert.equal(
+    run.casts.map((c) => [c.as, c.spell, c.try, c.reply.status]),
+    [
+      ['ann', 'light', false, 'done'],
+      ['ann', 'lend lamp to bob', false, 'done'],
+      ['bob', 'douse', false, 'refused'],
+      ['bob', 'fill measures=2', true, 'done'],
+      ['ann', 'fill 12', false, 'refused'],
+    ],
+  );
   const douse = turn(run, 2);
   assert.is(douse.class, 'lawRefused');
   assert.is(douse.clause, 'kept');
@@ -89,7 +110,10 @@ test('lamp --json: the turn replies (spec 2.5, full), refusals with their fields
   assert.is(tried.try, true);
   assert.is(tried.journaled, false);
   assert.is(tried.receipt.slug, null);
-  assert.equal(tried.writes.map((w) => [w.object, w.version, plain(w.state)]), [['lamp', 4, { lit: true, fuel: 4 }]]);
+  assert.equal(
+    tried.writes.map((w) => [w.object, w.version, plain(w.state)]),
+    [['lamp', 4, { lit: true, fuel: 4 }]],
+  );
   assert.equal(tried.roots, [{ object: 'lamp', version: 3 }]);
   const twelve = turn(run, 4);
   assert.is(twelve.class, 'badSpell');
@@ -113,7 +137,19 @@ test('the same spells at the same --clock give the same receipts, content ids an
 });
 
 test('board: keyed rows, keyTaken printed as the reply carries it, update and a try of remove', async () => {
-  const r = await card('run', board, '--spell', 'add key=a text=hello', '--spell', 'add key=a text=again', '--spell', 'update key=a text=changed', '--try', 'remove key=a', '--json');
+  const r = await card(
+    'run',
+    board,
+    '--spell',
+    'add key=a text=hello',
+    '--spell',
+    'add key=a text=again',
+    '--spell',
+    'update key=a text=changed',
+    '--try',
+    'remove key=a',
+    '--json',
+  );
   assert.is(r.code, 1);
   const run = decode(RunC, r.stdout);
   const taken = turn(run, 1);
@@ -127,14 +163,23 @@ test('board: keyed rows, keyTaken printed as the reply carries it, update and a 
   const text = await inProcess(['run', board, '--spell', 'add key=a text=hello', '--spell', 'add key=a text=again']);
   assert.is(text.code, 1);
   const at = text.lines.indexOf('> add key=a text=again');
-  assert.equal(text.lines.slice(at + 1, at + 6), ['  status: refused', '  class: keyTaken', `  line: keyTaken: ${taken.reason}`, '  hintKind: self', `  reason: ${taken.reason}`]);
+  assert.equal(text.lines.slice(at + 1, at + 6), [
+    '  status: refused',
+    '  class: keyTaken',
+    `  line: keyTaken: ${taken.reason}`,
+    '  hintKind: self',
+    `  reason: ${taken.reason}`,
+  ]);
 });
 
 test('sends are delivered after the turn, as the host does; the delivery is listed', async () => {
   const r = await card('run', lamp, '--spell', 'give to=nobody note=hi');
   assert.is(r.code, 0, 'the turn itself was done');
   assert.ok(r.lines.includes('  revealed: lamp sent receive to nobody (queued, depth 1)'), r.stdout);
-  assert.ok(r.lines.some((l) => l.startsWith('  delivered: nobody.receive refused: unknownObject')), r.stdout);
+  assert.ok(
+    r.lines.some((l) => l.startsWith('  delivered: nobody.receive refused: unknownObject')),
+    r.stdout,
+  );
 });
 
 test('the create is the scratch objects route: seed and law refusals, compile errors, exit 1 and no spells cast', async () => {
@@ -190,7 +235,8 @@ test('bad command lines: exit 2 and nothing run', async () => {
 });
 
 test('standard input: a card made from -, named main', async () => {
-  const src = 'type Jar:\n  beans: Natural 0..20\n\ndef initial() -> Jar:\n  return Jar { beans: 0 }\n\nspell add(self: Jar, n: Natural 1..5) -> Jar:\n  say "{n} beans in"\n  return self { beans: self.beans + n }\n';
+  const src =
+    'type Jar:\n  beans: Natural 0..20\n\ndef initial() -> Jar:\n  return Jar { beans: 0 }\n\nspell add(self: Jar, n: Natural 1..5) -> Jar:\n  say "{n} beans in"\n  return self { beans: self.beans + n }\n';
   const r = await cli(['card', 'run', '-', '--spell', 'add 3', '--spell', 'add n=4'], { input: src });
   assert.is(r.code, 0, r.stdout + r.stderr);
   assert.ok(r.lines.includes('  line: 3 beans in'));

@@ -32,7 +32,7 @@ function lampWorld(): ScratchWorld {
 
 const keysOf = (o: object) => Object.keys(o);
 
-test('done and refused turns: spec 2.5 fields in order, a refusal\'s own fields beside them, full and compact forms', () => {
+test("done and refused turns: spec 2.5 fields in order, a refusal's own fields beside them, full and compact forms", () => {
   const w = lampWorld();
   const light = w.cast(ann, 'lamp', 'light', false);
   const lit = w.cast(ann, 'lamp', 'light', false); // the card refuses: journaled
@@ -76,7 +76,12 @@ test('done and refused turns: spec 2.5 fields in order, a refusal\'s own fields 
   assert.equal(keysOf(compact), ['status', 'class', 'outcome', 'offers', 'receipt']);
   assert.is(compact.outcome, 'refused lit: the lamp is already lit');
 
-  for (const [d, c] of [[light, TurnReplyC], [lit, TurnReplyC], [give, TurnReplyC], [twelve, TurnReplyC]] as const) {
+  for (const [d, c] of [
+    [light, TurnReplyC],
+    [lit, TurnReplyC],
+    [give, TurnReplyC],
+    [twelve, TurnReplyC],
+  ] as const) {
     assert.ok(isRight(c.decode(outcomeReply(d.outcome, { height: d.height, full: true, ...(d.deliveries ? { deliveries: d.deliveries } : {}) }))));
     assert.ok(isRight(CompactTurnReplyC.decode(outcomeReply(d.outcome, { height: d.height, compact: true }))));
   }
@@ -84,7 +89,15 @@ test('done and refused turns: spec 2.5 fields in order, a refusal\'s own fields 
 
 test('refusals nothing journaled (moved, duplicateIdentity), a repeat, a try', () => {
   const w = lampWorld();
-  const turn = (extra: Partial<TurnCommand>): TurnCommand => ({ kind: 'turn', principal: ann, intent: 'i1', object: 'lamp', method: 'receive', spell: 'light', ...extra });
+  const turn = (extra: Partial<TurnCommand>): TurnCommand => ({
+    kind: 'turn',
+    principal: ann,
+    intent: 'i1',
+    object: 'lamp',
+    method: 'receive',
+    spell: 'light',
+    ...extra,
+  });
   const applied: Entry[] = [];
   // As the world service answers: a repeat's first receipt read back from the journal.
   const run = (c: TurnCommand) => {
@@ -93,10 +106,11 @@ test('refusals nothing journaled (moved, duplicateIdentity), a repeat, a try', (
   };
   const first = run(turn({}));
   assert.is(first.kind, 'journal');
-  if (first.kind === 'journal') for (const e of first.entries) {
-    evolve(w.world, e);
-    applied.push(e);
-  }
+  if (first.kind === 'journal')
+    for (const e of first.entries) {
+      evolve(w.world, e);
+      applied.push(e);
+    }
   const h = w.world.height;
 
   const repeat = outcomeReply(run(turn({})), { height: h }) as Record<string, unknown>;
@@ -130,7 +144,11 @@ test('refusals nothing journaled (moved, duplicateIdentity), a repeat, a try', (
 
 test('a rejected request is hostRequest, with the compile error hint as the envelope hint', () => {
   const w = new ScratchWorld(ann, () => T);
-  const made = w.create({ principal: ann, object: 'x', modules: [{ name: 'x', source: 'type X:\n  n: Natural\n\ndef initial() -> X:\n  return X { n: "one" }\n' }] });
+  const made = w.create({
+    principal: ann,
+    object: 'x',
+    modules: [{ name: 'x', source: 'type X:\n  n: Natural\n\ndef initial() -> X:\n  return X { n: "one" }\n' }],
+  });
   assert.is(made.outcome.kind, 'rejected');
   let thrown: unknown;
   try {
@@ -160,8 +178,19 @@ test('check reply: checked with every diagnostic, ok exactly when there are none
   assert.is(bad.diagnostics[0]!.module, 'm');
   assert.is(bad.diagnostics[0]!.line, 2);
   assert.not.ok(isRight(CheckReplyC.decode({ ...bad, diagnostics: [{ ...bad.diagnostics[0], stage: 'vibes' }] })), 'stages are the language stages');
-  assert.throws(() => checkOutcomeReply(check([])), (e: unknown) => e instanceof TownError && e.cls === 'hostRequest');
-  assert.equal(checkReply([{ stage: 'parse', module: 'm', line: 1, column: 2, endLine: 1, endColumn: 3, message: 'm' }]).diagnostics[0], { stage: 'parse', module: 'm', line: 1, column: 2, endLine: 1, endColumn: 3, message: 'm' });
+  assert.throws(
+    () => checkOutcomeReply(check([])),
+    (e: unknown) => e instanceof TownError && e.cls === 'hostRequest',
+  );
+  assert.equal(checkReply([{ stage: 'parse', module: 'm', line: 1, column: 2, endLine: 1, endColumn: 3, message: 'm' }]).diagnostics[0], {
+    stage: 'parse',
+    module: 'm',
+    line: 1,
+    column: 2,
+    endLine: 1,
+    endColumn: 3,
+    message: 'm',
+  });
 });
 
 test.run();

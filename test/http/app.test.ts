@@ -24,7 +24,12 @@ const record: Handlers = {
   },
   world: async (ctx) => ({ scratch: ctx.state.scratch ?? null, route: ctx.state.route, _links: links({ next: hrefOf('world', {}, { after: 'b/c' }) }) }),
   object: async (ctx) => {
-    if (ctx.params.object === 'hidden') throw new TownError('unknown', 'no card hidden that you may see', { hint: 'list the world', hintHref: '/AGENTS.md/world', fields: { object: 'hidden', status: 'overwritten?' } });
+    if (ctx.params.object === 'hidden')
+      throw new TownError('unknown', 'no card hidden that you may see', {
+        hint: 'list the world',
+        hintHref: '/AGENTS.md/world',
+        fields: { object: 'hidden', status: 'overwritten?' },
+      });
     return { object: ctx.params.object };
   },
   home: async (ctx) => {
@@ -55,11 +60,22 @@ test.after(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(town.base + path, { headers, redirect: 'manual' });
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(town.base + path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), redirect: 'manual' });
+  fetch(town.base + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    redirect: 'manual',
+  });
 const ada = { Authorization: 'Bearer ada-credential' };
 
 test('bearer routes: no header, another scheme, an unknown credential are 401 unauthenticated', async () => {
-  for (const headers of [{} as Record<string, string>, { Authorization: 'Basic YWRhOng=' }, { Authorization: 'Bearer' }, { Authorization: 'Bearer nope' }, { Authorization: 'ada-credential' }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { Authorization: 'Basic YWRhOng=' },
+    { Authorization: 'Bearer' },
+    { Authorization: 'Bearer nope' },
+    { Authorization: 'ada-credential' },
+  ]) {
     const r = await get('/AGENTS.md/me', headers);
     assert.is(r.status, 401);
     assert.match(r.headers.get('www-authenticate') ?? '', 'Bearer');
@@ -122,7 +138,12 @@ test('bodies refused by their codec are hostRequest, naming the field', async ()
 test('a module over 131072 bytes is 413 moduleTooLarge', async () => {
   const t = await startTown({ handlers: { check: async () => ({ ok: true }) } });
   try {
-    const send = (source: string) => fetch(`${t.base}/AGENTS.md/scratch/lab/check`, { method: 'POST', headers: { ...ada, 'Content-Type': 'application/json' }, body: JSON.stringify({ source }) });
+    const send = (source: string) =>
+      fetch(`${t.base}/AGENTS.md/scratch/lab/check`, {
+        method: 'POST',
+        headers: { ...ada, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ source }),
+      });
     assert.is((await send('x'.repeat(limits.moduleBytes))).status, 200);
     const r = await send('x'.repeat(limits.moduleBytes + 1));
     assert.is(r.status, 413);
@@ -190,7 +211,11 @@ test('xrpc: an optional credential is used when it verifies and left to the hand
   assert.is(jwt.status, 200);
   const unbuilt = await fetch(`${town.base}/xrpc/x.y`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
   assert.is(unbuilt.status, 501);
-  assert.equal(await unbuilt.json(), { error: 'MethodNotImplemented', message: 'route xrpcProcedure is not built yet', _links: { self: { href: '/xrpc/x.y' }, api: { href: '/AGENTS.md/api' } } });
+  assert.equal(await unbuilt.json(), {
+    error: 'MethodNotImplemented',
+    message: 'route xrpcProcedure is not built yet',
+    _links: { self: { href: '/xrpc/x.y' }, api: { href: '/AGENTS.md/api' } },
+  });
 });
 
 test('HEAD answers a GET route without a body', async () => {

@@ -9,41 +9,119 @@ import { config, startTown, type Town } from './helpers.js';
 
 /** Spec 7.1: class -> [HTTP, status]. */
 const spec71: Record<string, [number, string]> = {
-  ambiguous: [409, 'refused'], badJson: [400, 'error'], badRequest: [400, 'error'], bodyTooLarge: [413, 'error'],
-  busy: [503, 'error'], denied: [403, 'refused'], headersTooLarge: [431, 'error'], hostRequest: [400, 'error'],
-  hostTimeout: [504, 'error'], hostUnavailable: [503, 'error'], httpVersion: [505, 'error'], identity: [400, 'error'],
-  internal: [500, 'error'], methodNotAllowed: [405, 'error'], moduleTooLarge: [413, 'error'], notImplemented: [501, 'error'],
-  rateLimited: [429, 'error'], replyTooLarge: [502, 'error'], requestTimeout: [408, 'error'], unauthenticated: [401, 'error'],
-  unknown: [404, 'refused'], unknownRoute: [404, 'error'], unspellable: [400, 'error'], uriTooLong: [414, 'error'],
+  ambiguous: [409, 'refused'],
+  badJson: [400, 'error'],
+  badRequest: [400, 'error'],
+  bodyTooLarge: [413, 'error'],
+  busy: [503, 'error'],
+  denied: [403, 'refused'],
+  headersTooLarge: [431, 'error'],
+  hostRequest: [400, 'error'],
+  hostTimeout: [504, 'error'],
+  hostUnavailable: [503, 'error'],
+  httpVersion: [505, 'error'],
+  identity: [400, 'error'],
+  internal: [500, 'error'],
+  methodNotAllowed: [405, 'error'],
+  moduleTooLarge: [413, 'error'],
+  notImplemented: [501, 'error'],
+  rateLimited: [429, 'error'],
+  replyTooLarge: [502, 'error'],
+  requestTimeout: [408, 'error'],
+  unauthenticated: [401, 'error'],
+  unknown: [404, 'refused'],
+  unknownRoute: [404, 'error'],
+  unspellable: [400, 'error'],
+  uriTooLong: [414, 'error'],
 };
 /** Spec 7.2: class -> transient. */
 const spec72: Record<string, boolean> = {
-  absentItem: false, badSpell: false, budget: true, budgetExhausted: false, capacity: true, cardRefused: false,
-  duplicateIdentity: false, duplicateKey: false, evaluation: true, keyTaken: false, lawRefused: false, moved: false,
-  noMethod: false, programRefused: false, quiet: true, quota: true, requiredAbsence: false, staleRoot: true,
-  typeMismatch: false, unknownObject: false,
+  absentItem: false,
+  badSpell: false,
+  budget: true,
+  budgetExhausted: false,
+  capacity: true,
+  cardRefused: false,
+  duplicateIdentity: false,
+  duplicateKey: false,
+  evaluation: true,
+  keyTaken: false,
+  lawRefused: false,
+  moved: false,
+  noMethod: false,
+  programRefused: false,
+  quiet: true,
+  quota: true,
+  requiredAbsence: false,
+  staleRoot: true,
+  typeMismatch: false,
+  unknownObject: false,
 };
-const badSpellClauses = 'otherCard, noAction, noAvatar, unknownField, duplicateField, missingField, badValue, fixed, unclosedBlock, quotation, tooManySpells, unknownKind, unknownLaw, noLaw, lawClash, notYours, opener, tooManyActs, hole, planWaits, notInPlan, notMade, codeTwice'.split(', ');
+const badSpellClauses =
+  'otherCard, noAction, noAvatar, unknownField, duplicateField, missingField, badValue, fixed, unclosedBlock, quotation, tooManySpells, unknownKind, unknownLaw, noLaw, lawClash, notYours, opener, tooManyActs, hole, planWaits, notInPlan, notMade, codeTwice'.split(
+    ', ',
+  );
 /** Spec 7.3: name -> HTTP. */
 const spec73: Record<string, number> = {
-  AmbiguousSlug: 400, AuthRequired: 401, Denied: 403, HandleNotFound: 400, HostTimeout: 504, HostUnavailable: 503,
-  InvalidRequest: 400, InvalidSwap: 400, InvalidToken: 401, MethodNotImplemented: 501, RateLimitExceeded: 429,
-  RecordAlreadyExists: 400, RecordNotFound: 400, RepoFull: 400, RepoNotFound: 400, RepoNotServed: 400, UpgradeRequired: 426,
+  AmbiguousSlug: 400,
+  AuthRequired: 401,
+  Denied: 403,
+  HandleNotFound: 400,
+  HostTimeout: 504,
+  HostUnavailable: 503,
+  InvalidRequest: 400,
+  InvalidSwap: 400,
+  InvalidToken: 401,
+  MethodNotImplemented: 501,
+  RateLimitExceeded: 429,
+  RecordAlreadyExists: 400,
+  RecordNotFound: 400,
+  RepoFull: 400,
+  RepoNotFound: 400,
+  RepoNotServed: 400,
+  UpgradeRequired: 426,
 };
 /** Spec 8, every row: name -> value as the catalogue gives it. */
 const spec8: Record<string, unknown> = {
-  bodyBytes: 262144, bodyDepth: 256, hostedWriteBodyBytes: 397312, moduleBytes: 131072, modules: 64, deliverPerCall: 16,
-  idsPerPage: 64, offersWaitSeconds: 30, headerLineBytes: 65536, headers: 100, requestLineBytes: 65536, replyBytes: 8388608,
-  requestSeconds: 30, hostSeconds: 150, workers: 48, ratePerCredential: [32, 60], ratePerAddressOnChallengeAndVerify: [16, 60],
-  ratePerAddressOnPagesWithoutLogin: [32, 60], ratePerAddressOnXrpcWithoutCredential: [32, 60], arrivalBits: 18,
-  arrivalPerAddress: '30 per hour', arrivalInAll: '300 per hour', challengeLifetime: '10 minutes',
-  nonceLength: '1 to 64 printable ASCII characters', scratchWorlds: '2 open at once',
-  scratchLifetime: '6 hours of home-world clock after the last turn', cardLines: 'newest 8', receiptsOnCardPage: 'last 20',
-  liveStreams: 'held 55 s; at most 16 at once', playWait: "up to 30 s for a waiting turn's offer", hostedAccountRequests: 256,
-  cardIdLength: [1, 128], guestNameLength: [1, 32],
+  bodyBytes: 262144,
+  bodyDepth: 256,
+  hostedWriteBodyBytes: 397312,
+  moduleBytes: 131072,
+  modules: 64,
+  deliverPerCall: 16,
+  idsPerPage: 64,
+  offersWaitSeconds: 30,
+  headerLineBytes: 65536,
+  headers: 100,
+  requestLineBytes: 65536,
+  replyBytes: 8388608,
+  requestSeconds: 30,
+  hostSeconds: 150,
+  workers: 48,
+  ratePerCredential: [32, 60],
+  ratePerAddressOnChallengeAndVerify: [16, 60],
+  ratePerAddressOnPagesWithoutLogin: [32, 60],
+  ratePerAddressOnXrpcWithoutCredential: [32, 60],
+  arrivalBits: 18,
+  arrivalPerAddress: '30 per hour',
+  arrivalInAll: '300 per hour',
+  challengeLifetime: '10 minutes',
+  nonceLength: '1 to 64 printable ASCII characters',
+  scratchWorlds: '2 open at once',
+  scratchLifetime: '6 hours of home-world clock after the last turn',
+  cardLines: 'newest 8',
+  receiptsOnCardPage: 'last 20',
+  liveStreams: 'held 55 s; at most 16 at once',
+  playWait: "up to 30 s for a waiting turn's offer",
+  hostedAccountRequests: 256,
+  cardIdLength: [1, 128],
+  guestNameLength: [1, 32],
 };
 /** The route names other rooms code against. */
-const names = 'guide api examples accept arriveChallenge arrive world object card source turn receipt receiptByIntent offers pending deliver scratch scratchObjects repl check cite me revoke feed feedPost xrpc xrpcProcedure didDocument home feedPage feedPagePost enterPage enter leavePage leave cardPage book town inspect kinds library libraryPage lib libModule history map play playHome playPost style static liveObject live health'.split(' ');
+const names =
+  'guide api examples accept arriveChallenge arrive world object card source turn receipt receiptByIntent offers pending deliver scratch scratchObjects repl check cite me revoke feed feedPost xrpc xrpcProcedure didDocument home feedPage feedPagePost enterPage enter leavePage leave cardPage book town inspect kinds library libraryPage lib libModule history map play playHome playPost style static liveObject live health'.split(
+    ' ',
+  );
 const scratchTails = ['world', 'object', 'card', 'source', 'turn', 'receipt', 'receiptByIntent', 'offers', 'pending', 'deliver'];
 
 let open: Town;
@@ -60,7 +138,19 @@ test.after(async () => {
 });
 
 test('the catalogue has exactly the fields of spec 4.1', () => {
-  assert.equal(Object.keys(catalogue).sort(), ['_links', 'arrival', 'conventions', 'envelope', 'errors', 'limits', 'origin', 'refusals', 'routes', 'status', 'xrpcErrors']);
+  assert.equal(Object.keys(catalogue).sort(), [
+    '_links',
+    'arrival',
+    'conventions',
+    'envelope',
+    'errors',
+    'limits',
+    'origin',
+    'refusals',
+    'routes',
+    'status',
+    'xrpcErrors',
+  ]);
   assert.is(catalogue.status, 'catalogue');
   assert.is(catalogue.origin, 'http://town.test');
   assert.equal(catalogue._links.self, { href: '/AGENTS.md/api' });
@@ -87,7 +177,10 @@ test('the catalogue lists every route of the table, with auth, does, href, metho
 
 test('no scratch tail is advertised while scratch worlds cannot be opened', async () => {
   const bare = await (await fetch(`${invited.base}/AGENTS.md/api`)).json();
-  assert.equal(bare.routes.filter((r: any) => r.scratch), []);
+  assert.equal(
+    bare.routes.filter((r: any) => r.scratch),
+    [],
+  );
 });
 
 test('scratch routes carry their scratch path (spec 4.3)', () => {
@@ -119,7 +212,16 @@ test('bodies and queries are rendered from the codecs', () => {
   assert.equal(Object.keys(by('enter').body), ['one of']);
   assert.equal(by('source').query, { 'full?': 'one of 0, 1' });
   assert.equal(by('receiptByIntent').href, '/AGENTS.md/receipt?intent={intent}');
-  assert.equal(by('accept').reasons, ['invalid_guest_name', 'invitation_expired', 'invitation_revoked', 'invitation_spent', 'invitation_unknown', 'name_fixed', 'name_required', 'taken']);
+  assert.equal(by('accept').reasons, [
+    'invalid_guest_name',
+    'invitation_expired',
+    'invitation_revoked',
+    'invitation_spent',
+    'invitation_unknown',
+    'name_fixed',
+    'name_required',
+    'taken',
+  ]);
   assert.equal(by('arrive').reasons, ['invalid_guest_name', 'proof_expired', 'proof_invalid', 'proof_short', 'proof_spent', 'taken']);
 });
 
@@ -172,7 +274,18 @@ test('GET /AGENTS.md with Accept: application/json is the catalogue; otherwise t
   const g = await fetch(`${open.base}/AGENTS.md`);
   assert.match(g.headers.get('content-type') ?? '', 'text/plain');
   const text = await g.text();
-  for (const must of ['/AGENTS.md/api', '/AGENTS.md/accept', '/AGENTS.md/arrive', 'Authorization: Bearer', 'intent', '/AGENTS.md/receipt', '_actions', 'refused', 'Retry-After', 'sha256']) {
+  for (const must of [
+    '/AGENTS.md/api',
+    '/AGENTS.md/accept',
+    '/AGENTS.md/arrive',
+    'Authorization: Bearer',
+    'intent',
+    '/AGENTS.md/receipt',
+    '_actions',
+    'refused',
+    'Retry-After',
+    'sha256',
+  ]) {
     assert.match(text, must);
   }
 });
@@ -202,8 +315,14 @@ test('no two routes answer the same request (each sample path reaches one route 
   const sample = (path: string) => path.replace(/:([A-Za-z_]+)/g, 'x');
   for (const r of table) {
     const p = sample(r.path);
-    const matching = table.filter((o) => o.method === r.method && new RegExp(`^${o.path.replace(/[.]/g, '\\.').replace(/:([A-Za-z_]+)/g, '[^/]+')}/?$`).test(p));
-    assert.equal(matching.map((m) => m.name), [r.name], `${r.method} ${p}`);
+    const matching = table.filter(
+      (o) => o.method === r.method && new RegExp(`^${o.path.replace(/[.]/g, '\\.').replace(/:([A-Za-z_]+)/g, '[^/]+')}/?$`).test(p),
+    );
+    assert.equal(
+      matching.map((m) => m.name),
+      [r.name],
+      `${r.method} ${p}`,
+    );
   }
 });
 

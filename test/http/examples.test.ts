@@ -39,13 +39,15 @@ async function record(): Promise<{ text: string; served: string }> {
   try {
     const catalogue = await (await fetch(`${base}/AGENTS.md/api`)).json();
     const built = new Set<string>(catalogue.routes.filter((r: any) => r.built !== false).map((r: any) => r.name));
-    const secrets = () => [[session.credential, '<CREDENTIAL>'], [session.invitation, '<INVITATION>']].filter(([v]) => v) as [string, string][];
+    const secrets = () =>
+      [
+        [session.credential, '<CREDENTIAL>'],
+        [session.invitation, '<INVITATION>'],
+      ].filter(([v]) => v) as [string, string][];
     const scrub = (s: string) => {
       let out = s;
       for (const [v, p] of secrets()) out = out.split(v).join(p);
-      return out
-        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<TIME>')
-        .replace(/"challenge": "[^"]*"/g, '"challenge": "<CHALLENGE>"');
+      return out.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<TIME>').replace(/"challenge": "[^"]*"/g, '"challenge": "<CHALLENGE>"');
     };
 
     const out: string[] = [
@@ -104,8 +106,8 @@ test('the worked examples are what the server answers (UPDATE_EXAMPLES=1 rewrite
     assert.fixture(
       text,
       committed,
-      `${file} does not match what the server answers now. If the change is intended, rebuild and run\n`
-        + "  UPDATE_EXAMPLES=1 npx uvu dist/test/http 'examples\\.test\\.js$'\nand review the diff of examples.txt before committing.",
+      `${file} does not match what the server answers now. If the change is intended, rebuild and run\n` +
+        "  UPDATE_EXAMPLES=1 npx uvu dist/test/http 'examples\\.test\\.js$'\nand review the diff of examples.txt before committing.",
     );
   }
   assert.is(served, committed, 'GET /AGENTS.md/examples serves the committed file');

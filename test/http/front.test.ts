@@ -45,7 +45,11 @@ test('accept (unauthenticated identity call) reads 65536 bytes; 65537 is 413 bod
   const ok = await raw(town.port, req('POST', '/AGENTS.md/accept', { headers: json, body: objectOfBytes(limits.bodyBytesUnauthenticated) }));
   assert.is(ok.status, 200);
   assert.is(ok.json.bytes, limits.bodyBytesUnauthenticated - 11);
-  const r = await expectError(req('POST', '/AGENTS.md/accept', { headers: json, body: objectOfBytes(limits.bodyBytesUnauthenticated + 1) }), 413, 'bodyTooLarge');
+  const r = await expectError(
+    req('POST', '/AGENTS.md/accept', { headers: json, body: objectOfBytes(limits.bodyBytesUnauthenticated + 1) }),
+    413,
+    'bodyTooLarge',
+  );
   assert.match(r.json.message, String(limits.bodyBytesUnauthenticated));
 });
 
@@ -60,7 +64,9 @@ test('a turn reads 262144 bytes; 262145 is 413 bodyTooLarge', async () => {
 test('a chunked body over the limit is 413 bodyTooLarge too', async () => {
   const big = objectOfBytes(limits.bodyBytesUnauthenticated + 10);
   const chunked = Buffer.concat([
-    Buffer.from('POST /AGENTS.md/accept HTTP/1.1\r\nHost: town.test\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'),
+    Buffer.from(
+      'POST /AGENTS.md/accept HTTP/1.1\r\nHost: town.test\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    ),
     Buffer.from(`${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`),
   ]);
   await expectError(chunked, 413, 'bodyTooLarge');
@@ -90,7 +96,12 @@ test('a body that is not a JSON object is 400 badJson', async () => {
 test('a body its Content-Encoding does not decode is 400 badJson, not a failure of the front', async () => {
   const plain = '{"code":"abc"}';
   const truncated = gzipSync(Buffer.from(`{"code":"${'x'.repeat(200)}"}`)).subarray(0, 30);
-  for (const [encoding, body] of [['gzip', plain], ['deflate', plain], ['br', plain], ['gzip', truncated]] as const) {
+  for (const [encoding, body] of [
+    ['gzip', plain],
+    ['deflate', plain],
+    ['br', plain],
+    ['gzip', truncated],
+  ] as const) {
     const r = await expectError(req('POST', '/AGENTS.md/accept', { headers: { ...json, 'Content-Encoding': encoding }, body }), 400, 'badJson');
     assert.match(r.json.message, 'Content-Encoding');
   }

@@ -29,17 +29,43 @@ const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
 const chance = (p: number) => rand() < p;
 const printable = (n: number) => Array.from({ length: n }, () => String.fromCharCode(32 + int(95))).join('');
 
-const segments = ['box', 'hall%2Fdoor', 'a.b_c:d-e', '%ZZ', '%00', '..', '.', encodeURIComponent('ünïcødé'), 'x'.repeat(300), '%2F%2F', 'lab', 'receive', 'card', 'source', '~', "'", '*'];
+const segments = [
+  'box',
+  'hall%2Fdoor',
+  'a.b_c:d-e',
+  '%ZZ',
+  '%00',
+  '..',
+  '.',
+  encodeURIComponent('ünïcødé'),
+  'x'.repeat(300),
+  '%2F%2F',
+  'lab',
+  'receive',
+  'card',
+  'source',
+  '~',
+  "'",
+  '*',
+];
 const randomValue = (depth = 0): unknown => {
   switch (int(depth > 3 ? 5 : 8)) {
-    case 0: return int(1e6) - 1000;
-    case 1: return printable(int(20));
-    case 2: return null;
-    case 3: return chance(0.5);
-    case 4: return rand() * 1e300;
-    case 5: return Array.from({ length: int(4) }, () => randomValue(depth + 1));
-    case 6: return Object.fromEntries(Array.from({ length: int(4) }, () => [printable(int(8)), randomValue(depth + 1)]));
-    default: return { tag: pick(['natural', 'label', 'record', 'list', 'variant', 'nope']), value: randomValue(depth + 1) };
+    case 0:
+      return int(1e6) - 1000;
+    case 1:
+      return printable(int(20));
+    case 2:
+      return null;
+    case 3:
+      return chance(0.5);
+    case 4:
+      return rand() * 1e300;
+    case 5:
+      return Array.from({ length: int(4) }, () => randomValue(depth + 1));
+    case 6:
+      return Object.fromEntries(Array.from({ length: int(4) }, () => [printable(int(8)), randomValue(depth + 1)]));
+    default:
+      return { tag: pick(['natural', 'label', 'record', 'list', 'variant', 'nope']), value: randomValue(depth + 1) };
   }
 };
 const samples: Record<string, Record<string, unknown>> = {
@@ -93,7 +119,16 @@ function randomRequest(): { method: string; path: string; headers: Record<string
   if (auth === 1) headers.Authorization = `Bearer ${printable(20).replace(/\s/g, '')}`;
   if (auth === 2) headers.Authorization = pick(['Basic eDp5', 'Bearer', 'bearer ada-credential', `Bearer ${'a'.repeat(5000)}`]);
   if (chance(0.2)) headers.Cookie = pick(['town_session=ada-session', 'town_session=forged', 'a=b; town_session=', printable(30).replace(/[;\s]/g, '')]);
-  if (chance(0.7)) headers['Content-Type'] = pick(['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'a/b;;;', 'application/json; charset=latin9']);
+  if (chance(0.7))
+    headers['Content-Type'] = pick([
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'a/b;;;',
+      'application/json; charset=latin9',
+    ]);
   if (chance(0.3)) headers.Accept = pick(['application/json', 'text/html', '*/*', 'text/plain;q=0', '']);
   for (let i = int(4); i > 0; i--) headers[`X-Fuzz-${i}`] = printable(int(100)).trim() || 'v';
   const b = method === 'POST' || chance(0.1) ? body(route.base ?? route.name) : undefined;
@@ -102,7 +137,9 @@ function randomRequest(): { method: string; path: string; headers: Record<string
 
 /** Handlers for every route: they report what reached them, so decoded bodies are exercised. */
 const handlers: Handlers = Object.fromEntries(
-  routes.filter((r) => !['guide', 'api', 'examples'].includes(r.name)).map((r) => [r.name, async (ctx) => ({ route: ctx.state.route, scratch: ctx.state.scratch ?? null, body: ctx.state.body ?? null })]),
+  routes
+    .filter((r) => !['guide', 'api', 'examples'].includes(r.name))
+    .map((r) => [r.name, async (ctx) => ({ route: ctx.state.route, scratch: ctx.state.scratch ?? null, body: ctx.state.body ?? null })]),
 );
 
 let town: Town;
@@ -134,29 +171,35 @@ function checkReply(what: string, status: number, contentType: string | undefine
 test(`${HTTP_REQUESTS} random requests over kept-alive connections: no 500, no hang (seed ${seed})`, async () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   let next = 0;
-  const one = (): Promise<void> => new Promise((resolve) => {
-    const r = randomRequest();
-    const what = `${r.method} ${r.path.slice(0, 120)} (seed ${seed})`;
-    const request = http.request({ host: '127.0.0.1', port: town.port, method: r.method, path: r.path, headers: r.headers, agent, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        checkReply(what, res.statusCode ?? 0, res.headers['content-type'], Buffer.concat(chunks).toString(), r.method);
-        resolve();
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const r = randomRequest();
+      const what = `${r.method} ${r.path.slice(0, 120)} (seed ${seed})`;
+      const request = http.request(
+        { host: '127.0.0.1', port: town.port, method: r.method, path: r.path, headers: r.headers, agent, timeout: 10_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            checkReply(what, res.statusCode ?? 0, res.headers['content-type'], Buffer.concat(chunks).toString(), r.method);
+            resolve();
+          });
+          res.on('error', () => resolve());
+        },
+      );
+      request.on('timeout', () => {
+        failures.push(`no answer within 10 s: ${what}`);
+        request.destroy();
       });
-      res.on('error', () => resolve());
+      // A refused request closes its connection while the body may still be going out.
+      request.on('error', () => resolve());
+      request.end(r.body);
     });
-    request.on('timeout', () => {
-      failures.push(`no answer within 10 s: ${what}`);
-      request.destroy();
-    });
-    // A refused request closes its connection while the body may still be going out.
-    request.on('error', () => resolve());
-    request.end(r.body);
-  });
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next++ < HTTP_REQUESTS) await one();
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next++ < HTTP_REQUESTS) await one();
+    }),
+  );
   agent.destroy();
   assert.equal(failures.slice(0, 10), []);
   assert.is((await fetch(`${town.base}/health`)).status, 200);
@@ -173,12 +216,25 @@ function mutate(text: string): Buffer {
   for (let n = 1 + int(3); n > 0; n--) {
     const at = int(b.length);
     switch (int(6)) {
-      case 0: b[at] = int(256); break;
-      case 1: b = Buffer.concat([b.subarray(0, at), Buffer.from([pick([0, 9, 10, 13, 32, 58, 127, 255, int(256)])]), b.subarray(at)]); break;
-      case 2: b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + int(10)))]); break;
-      case 3: { const line = pick(text.split('\r\n').slice(1, 3)); b = Buffer.concat([b.subarray(0, at), Buffer.from(`${line}\r\n`), b.subarray(at)]); break; }
-      case 4: b = b.subarray(0, at); break;
-      default: b = Buffer.concat([b, Buffer.from(pick(['\r\n', 'GET / HTTP/1.1\r\n\r\n', printable(50), 'x'.repeat(70_000)]))]);
+      case 0:
+        b[at] = int(256);
+        break;
+      case 1:
+        b = Buffer.concat([b.subarray(0, at), Buffer.from([pick([0, 9, 10, 13, 32, 58, 127, 255, int(256)])]), b.subarray(at)]);
+        break;
+      case 2:
+        b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + int(10)))]);
+        break;
+      case 3: {
+        const line = pick(text.split('\r\n').slice(1, 3));
+        b = Buffer.concat([b.subarray(0, at), Buffer.from(`${line}\r\n`), b.subarray(at)]);
+        break;
+      }
+      case 4:
+        b = b.subarray(0, at);
+        break;
+      default:
+        b = Buffer.concat([b, Buffer.from(pick(['\r\n', 'GET / HTTP/1.1\r\n\r\n', printable(50), 'x'.repeat(70_000)]))]);
     }
   }
   return b;
@@ -186,25 +242,33 @@ function mutate(text: string): Buffer {
 
 test(`${RAW_REQUESTS} mutated raw requests: an answer (never 500) or a timeout, then the next is served (seed ${seed})`, async () => {
   let next = 0;
-  await Promise.all(Array.from({ length: 50 }, async () => {
-    while (next++ < RAW_REQUESTS) {
-      const bytes = mutate(pick(valid));
-      const what = `raw ${JSON.stringify(bytes.toString('latin1').slice(0, 120))} (seed ${seed})`;
-      try {
-        const r = await raw(town.port, bytes, { timeoutMs: 3000 });
-        checkReply(what, r.status, r.headers['content-type'], r.body, 'GET');
-      } catch (e) {
-        failures.push(`${(e as Error).message} for ${what}`);
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next++ < RAW_REQUESTS) {
+        const bytes = mutate(pick(valid));
+        const what = `raw ${JSON.stringify(bytes.toString('latin1').slice(0, 120))} (seed ${seed})`;
+        try {
+          const r = await raw(town.port, bytes, { timeoutMs: 3000 });
+          checkReply(what, r.status, r.headers['content-type'], r.body, 'GET');
+        } catch (e) {
+          failures.push(`${(e as Error).message} for ${what}`);
+        }
       }
-    }
-  }));
+    }),
+  );
   assert.equal(failures.slice(0, 10), []);
   assert.is((await fetch(`${town.base}/health`)).status, 200);
 });
 
 test.after(() => {
   // FUZZ_VERBOSE=1 shows what the requests met, to see that they reach deep into the front.
-  if (process.env.FUZZ_VERBOSE) console.log([...seen].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n}\t${k}`).join('\n'));
+  if (process.env.FUZZ_VERBOSE)
+    console.log(
+      [...seen]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${n}\t${k}`)
+        .join('\n'),
+    );
 });
 
 test.run();

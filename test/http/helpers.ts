@@ -16,8 +16,22 @@ export const config = (open = true): TownConfig => ({
   secure: false,
 });
 
-export const ada: Caller = { principal: 'guest:town.test:ada', name: 'ada', handle: 'ada.town.test', did: 'did:web:town.test:ada', credentialHash: 'hash-ada', via: 'bearer' };
-export const bob: Caller = { principal: 'guest:town.test:bob', name: 'bob', handle: 'bob.town.test', did: 'did:web:town.test:bob', credentialHash: 'hash-bob', via: 'bearer' };
+export const ada: Caller = {
+  principal: 'guest:town.test:ada',
+  name: 'ada',
+  handle: 'ada.town.test',
+  did: 'did:web:town.test:ada',
+  credentialHash: 'hash-ada',
+  via: 'bearer',
+};
+export const bob: Caller = {
+  principal: 'guest:town.test:bob',
+  name: 'bob',
+  handle: 'bob.town.test',
+  did: 'did:web:town.test:bob',
+  credentialHash: 'hash-bob',
+  via: 'bearer',
+};
 
 /** Knows two credentials and one session; everything else is unverified. */
 export const authenticator: Authenticator = {
@@ -76,7 +90,11 @@ export const statuses = (r: RawReply) => [...r.raw.toString('latin1').matchAll(/
  * another, `gapMs` apart. The reply is complete at its Content-Length; then we wait briefly to
  * see whether the server closes.
  */
-export function raw(port: number, parts: string | Buffer | (string | Buffer)[], o: { gapMs?: number; timeoutMs?: number; end?: boolean; all?: boolean } = {}): Promise<RawReply> {
+export function raw(
+  port: number,
+  parts: string | Buffer | (string | Buffer)[],
+  o: { gapMs?: number; timeoutMs?: number; end?: boolean; all?: boolean } = {},
+): Promise<RawReply> {
   const list = Array.isArray(parts) ? parts : [parts];
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -159,7 +177,9 @@ export function req(method: string, path: string, o: { headers?: Record<string, 
   const body = o.body === undefined ? undefined : Buffer.isBuffer(o.body) ? o.body : Buffer.from(o.body);
   const headers: Record<string, string> = { Host: 'town.test', ...(o.close === false ? {} : { Connection: 'close' }), ...o.headers };
   if (body && headers['Content-Length'] === undefined && headers['Transfer-Encoding'] === undefined) headers['Content-Length'] = String(body.length);
-  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
   return body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1');
 }
 

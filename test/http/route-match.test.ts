@@ -32,11 +32,40 @@ const paths = [
   ...concrete.map((p) => `/${p}`),
   ...concrete.map((p) => `${p}/extra`),
   ...concrete.map((p) => p.replace(/x/g, 'a%2Fb')),
-  '/', '//', '///', '', '*', '/AGENTS.md//', '/AGENTS.md/world/', '/AGENTS.md/world//card', '/AGENTS.md/world/a/b/c',
-  '/AGENTS%2Emd/api', '/agents.md/API', '/nope', '/nope/x', '/o', '/o/', '/o//book', '/play', '/play/', '/play//',
-  '/static', '/static/', '/live', '/live/', '/xrpc', '/xrpc/', '/.well-known/did.json/', '/health//',
+  '/',
+  '//',
+  '///',
+  '',
+  '*',
+  '/AGENTS.md//',
+  '/AGENTS.md/world/',
+  '/AGENTS.md/world//card',
+  '/AGENTS.md/world/a/b/c',
+  '/AGENTS%2Emd/api',
+  '/agents.md/API',
+  '/nope',
+  '/nope/x',
+  '/o',
+  '/o/',
+  '/o//book',
+  '/play',
+  '/play/',
+  '/play//',
+  '/static',
+  '/static/',
+  '/live',
+  '/live/',
+  '/xrpc',
+  '/xrpc/',
+  '/.well-known/did.json/',
+  '/health//',
   // Unicode case folding: the Kelvin sign folds to k, the long s to s.
-  '/\u212Ainds', '/kind\u017F', '/\u017Ftatic/x', '/AGENTS.md/\u017Fcratch/x/world', '/lib/\u00e9', '/\u00e9',
+  '/\u212Ainds',
+  '/kind\u017F',
+  '/\u017Ftatic/x',
+  '/AGENTS.md/\u017Fcratch/x/world',
+  '/lib/\u00e9',
+  '/\u00e9',
 ];
 
 test('the same route, or the same 405/404 layers, as router.match for every path and method', () => {
@@ -55,7 +84,10 @@ test('a route of the table is found through the index, not by luck of an empty a
   assert.is(index.match('/AGENTS.md/world/lamp/card', 'GET').layer?.name, 'card');
   assert.is(index.match('/AGENTS.md/world/lamp/open', 'POST').layer?.name, 'turn');
   assert.is(index.match('/AGENTS.md/scratch/lab/world/lamp', 'GET').layer?.name, 'scratch.object');
-  assert.equal(index.match('/AGENTS.md/world/lamp', 'POST').onPath.map((l) => l.name), ['object']);
+  assert.equal(
+    index.match('/AGENTS.md/world/lamp', 'POST').onPath.map((l) => l.name),
+    ['object'],
+  );
 });
 
 test.run();

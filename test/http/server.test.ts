@@ -4,20 +4,29 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { raw, req, sleep, startTown } from './helpers.js';
 
-const refused = (port: number) => new Promise<boolean>((resolve) => {
-  const s = net.connect(port, '127.0.0.1');
-  s.on('connect', () => {
-    s.destroy();
-    resolve(false);
+const refused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.on('error', () => resolve(true));
   });
-  s.on('error', () => resolve(true));
-});
 
 test('close() lets a request in flight finish, refuses new connections, then resolves', async () => {
   let entered = false;
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const t = await startTown({ handlers: { health: async () => { entered = true; await gate; return { finished: true }; } } });
+  const t = await startTown({
+    handlers: {
+      health: async () => {
+        entered = true;
+        await gate;
+        return { finished: true };
+      },
+    },
+  });
   const inflight = raw(t.port, req('GET', '/health', { close: false }), { timeoutMs: 5000 });
   for (let i = 0; i < 100 && !entered; i++) await sleep(10);
   assert.ok(entered);

@@ -114,7 +114,12 @@ export const steps: Step[] = [
     say: "Walk your avatar to the library: the `go` template's field as plain JSON, the turn named\nby an intent you choose. A refusal would be a receipt too.",
     route: 'turn',
     needs: ['credential', 'card', 'method'],
-    request: (s) => ({ method: 'POST', path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}/${s.method}`, headers: { ...bearer(s), ...json }, body: { intent: 'ada-first-turn', fields: { room: 'library' } } }),
+    request: (s) => ({
+      method: 'POST',
+      path: `/AGENTS.md/world/${encodeURIComponent(s.card ?? '')}/${s.method}`,
+      headers: { ...bearer(s), ...json },
+      body: { intent: 'ada-first-turn', fields: { room: 'library' } },
+    }),
     keep: (r, s) => {
       s.slug = r.receipt?.slug;
       s.intent = 'ada-first-turn';

@@ -138,8 +138,9 @@ test('keep-alive: a refused second request closes the connection after it', asyn
 });
 
 test('a chunked body is framed: the next request on the connection is read', async () => {
-  const chunked = 'POST /AGENTS.md/accept HTTP/1.1\r\nHost: town.test\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n'
-    + '5\r\n{"cod\r\n9;ext=1\r\ne":"abc"}\r\n0\r\n\r\n';
+  const chunked =
+    'POST /AGENTS.md/accept HTTP/1.1\r\nHost: town.test\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n' +
+    '5\r\n{"cod\r\n9;ext=1\r\ne":"abc"}\r\n0\r\n\r\n';
   const r = await raw(town.port, [chunked, req('GET', '/health')], { gapMs: 100, all: true });
   // accept is not built here: its body decoded, the route answers 501 "not built"; then /health.
   assert.equal(statuses(r), [501, 200]);
@@ -152,7 +153,7 @@ test('the clock restarts for each request on a kept-alive connection', async () 
   assert.equal(statuses(r), [200, 200, 200]);
 });
 
-test('ordinary requests keep Node\'s parser on its native path (no JS data listener)', async () => {
+test("ordinary requests keep Node's parser on its native path (no JS data listener)", async () => {
   const { connect } = await import('node:net');
   const accepted = new Promise<import('node:net').Socket>((resolve) => town.server.server.once('connection', resolve));
   const s = connect(town.port, '127.0.0.1');
@@ -166,7 +167,7 @@ test('ordinary requests keep Node\'s parser on its native path (no JS data liste
   await sleep(100);
   assert.equal(statuses({ raw: Buffer.concat(replies) } as never), [200, 501]);
   assert.is((server as unknown as { parser?: { _consumed?: boolean } }).parser?._consumed, true);
-  assert.is(server.listenerCount('data'), 1, 'only Node\'s own listener');
+  assert.is(server.listenerCount('data'), 1, "only Node's own listener");
   s.destroy();
 });
 

@@ -24,9 +24,15 @@ test('30 an hour from one address; other addresses are not held back; an hour la
   const over = refusal(() => limits.admit('10.0.0.1'));
   assert.is(over?.cls, 'rateLimited');
   assert.is(over?.extra.headers?.['Retry-After'], String(3600 - 30));
-  assert.is(refusal(() => limits.admit('10.0.0.2')), undefined);
+  assert.is(
+    refusal(() => limits.admit('10.0.0.2')),
+    undefined,
+  );
   clock.advance(3600_000);
-  assert.is(refusal(() => limits.admit('10.0.0.1')), undefined);
+  assert.is(
+    refusal(() => limits.admit('10.0.0.1')),
+    undefined,
+  );
 });
 
 test('300 an hour in all, whatever the addresses; a refusal spends nothing', () => {
@@ -38,7 +44,10 @@ test('300 an hour in all, whatever the addresses; a refusal spends nothing', () 
   assert.match(over!.message, /300/);
   assert.is(limits.perAddress.peek('192.168.0.1').remaining, 30, 'the refused address kept its own budget');
   clock.advance(3600_000);
-  assert.is(refusal(() => limits.admit('192.168.0.1')), undefined);
+  assert.is(
+    refusal(() => limits.admit('192.168.0.1')),
+    undefined,
+  );
 });
 
 test.run();

@@ -29,7 +29,10 @@ test('active, POST revoke: revoked, and it speaks for no one from then on', () =
 test('revoked, revoke again: nothing more recorded; absent: unknown; issued twice: refused', () => {
   assert.equal(decideCredential(given(credentialKind, [issued, revokedByGuest]), { type: 'revoke', why: 'guest', now: t0 }), { ok: true, events: [] });
   assert.equal(decideCredential(given(credentialKind, []), { type: 'revoke', why: 'guest', now: t0 }), { ok: false, reason: 'credential_unknown' });
-  assert.equal(decideCredential(given(credentialKind, [issued]), { type: 'issue', name: 'x', claimId: 'c', now: t0 }), { ok: false, reason: 'credential_exists' });
+  assert.equal(decideCredential(given(credentialKind, [issued]), { type: 'issue', name: 'x', claimId: 'c', now: t0 }), {
+    ok: false,
+    reason: 'credential_exists',
+  });
   assert.is(activeCredential(given(credentialKind, [])), undefined);
 });
 
@@ -37,7 +40,10 @@ const started: SessionEvent = { type: 'SessionStarted', data: { credentialHash: 
 
 test('sessions: start once, speak for their credential until they end or lapse', () => {
   assert.equal(decideSession(given(sessionKind, []), { type: 'start', credentialHash: 'cred', now: t0, lifetimeMs: 1000 }), { ok: true, events: [started] });
-  assert.equal(decideSession(given(sessionKind, [started]), { type: 'start', credentialHash: 'x', now: t0, lifetimeMs: 1 }), { ok: false, reason: 'session_exists' });
+  assert.equal(decideSession(given(sessionKind, [started]), { type: 'start', credentialHash: 'x', now: t0, lifetimeMs: 1 }), {
+    ok: false,
+    reason: 'session_exists',
+  });
   const state = given(sessionKind, [started]);
   assert.is(sessionCredential(state, t0 + 999), 'cred');
   assert.is(sessionCredential(state, t0 + 1000), undefined, 'lapsed');
@@ -54,7 +60,8 @@ const claim: GuestEvent = { type: 'GuestClaimed', data: { name: 'ada', claimId: 
 test('guest names: a claim holds the name, only its own release frees it', () => {
   const claimIt = { type: 'claim' as const, name: 'ada', claimId: 'c2', source: { proof: 'p' }, now: t0 };
   assert.equal(decideGuest(given(guestKind, []), claimIt), {
-    ok: true, events: [{ type: 'GuestClaimed', data: { name: 'ada', claimId: 'c2', source: { proof: 'p' }, at: t0 } }],
+    ok: true,
+    events: [{ type: 'GuestClaimed', data: { name: 'ada', claimId: 'c2', source: { proof: 'p' }, at: t0 } }],
   });
   assert.equal(decideGuest(given(guestKind, [claim]), claimIt), { ok: false, reason: 'taken' });
   assert.equal(decideGuest(given(guestKind, [claim]), { type: 'release', claimId: 'other', why: 'lostRace', now: t0 }), { ok: true, events: [] });

@@ -175,7 +175,14 @@ invited('accept answers the credential reply; me and revoke work with it; afterw
 invited('bearer routes take the credential only as `Authorization: Bearer`', async ({ town }) => {
   const { json: reply } = await town.request('POST', '/AGENTS.md/accept', { json: { code: await town.invite(), name: 'ada' } });
   const credential = reply.credential as string;
-  const tries: Record<string, string>[] = [{}, { Authorization: credential }, { Authorization: `Basic ${credential}` }, { Authorization: `Bearer ${credential}x` }, { 'X-Credential': credential }, { Cookie: `town_session=${credential}` }];
+  const tries: Record<string, string>[] = [
+    {},
+    { Authorization: credential },
+    { Authorization: `Basic ${credential}` },
+    { Authorization: `Bearer ${credential}x` },
+    { 'X-Credential': credential },
+    { Cookie: `town_session=${credential}` },
+  ];
   for (const headers of tries) {
     const me = await town.request('GET', '/AGENTS.md/me', { headers });
     assert.is(me.status, 401, JSON.stringify(headers));
@@ -305,8 +312,14 @@ invited('POST /enter with a key: 303 to /play/ (or JSON signedIn); a bad key is 
 
 invited('cookie POSTs from another site are refused; from this one, or without Origin, they pass', async ({ town }) => {
   const { json: accepted } = await town.request('POST', '/AGENTS.md/accept', { json: { code: await town.invite(), name: 'ada' } });
-  const signIn = (headers: Record<string, string>) => town.request('POST', '/enter', { form: { credential: accepted.credential }, headers: { ...html, ...headers } });
-  const crossSite: Record<string, string>[] = [{ Origin: 'http://evil.example' }, { Origin: 'null' }, { Referer: 'http://evil.example/page' }, { 'Sec-Fetch-Site': 'cross-site' }];
+  const signIn = (headers: Record<string, string>) =>
+    town.request('POST', '/enter', { form: { credential: accepted.credential }, headers: { ...html, ...headers } });
+  const crossSite: Record<string, string>[] = [
+    { Origin: 'http://evil.example' },
+    { Origin: 'null' },
+    { Referer: 'http://evil.example/page' },
+    { 'Sec-Fetch-Site': 'cross-site' },
+  ];
   for (const headers of crossSite) {
     const reply = await signIn(headers);
     assert.is(reply.status, 403, JSON.stringify(headers));
@@ -352,7 +365,7 @@ invited('restart between steps: spent and revoked codes, taken names, revoked ke
   const spent = await town.invite();
   const unused = await town.invite();
   const ada = (await town.request('POST', '/AGENTS.md/accept', { json: { code: spent, name: 'ada' } })).json;
-  const bea = (await town.request('POST', '/AGENTS.md/accept', { json: { code: await town.invite('bea') } }));
+  const bea = await town.request('POST', '/AGENTS.md/accept', { json: { code: await town.invite('bea') } });
   await town.request('POST', '/AGENTS.md/revoke', { headers: bearer(ada.credential) });
   await town.restart();
   assertIdentityRefusal(await town.request('POST', '/AGENTS.md/accept', { json: { code: spent, name: 'cat' } }), 'invitation_spent');

@@ -2,9 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { initialGuest } from '../../src/commands/guest.js';
-import {
-  acceptName, decideAccept, decideInvitation, invitationStatus, type AcceptCommand, type InvitationState,
-} from '../../src/commands/invitation.js';
+import { acceptName, decideAccept, decideInvitation, invitationStatus, type AcceptCommand, type InvitationState } from '../../src/commands/invitation.js';
 import type { GuestEvent, InvitationEvent } from '../../src/events/identity.js';
 import { guestKind, invitationKind } from '../../src/identity/kinds.js';
 import { given } from './support.js';
@@ -18,7 +16,8 @@ const issuedFor = (guest: string): InvitationEvent => ({ type: 'InvitationIssued
 const spent: InvitationEvent = { type: 'InvitationSpent', data: { name: 'ada', claimId: 'c0', credentialHash: 'h0', at: t0 + hour } };
 const revoked: InvitationEvent = { type: 'InvitationRevoked', data: { at: t0 + hour } };
 const claimedElsewhere = (name: string): GuestEvent => ({
-  type: 'GuestClaimed', data: { name, claimId: 'other', source: { proof: 'p1' }, at: t0 },
+  type: 'GuestClaimed',
+  data: { name, claimId: 'other', source: { proof: 'p1' }, at: t0 },
 });
 
 function accept(name: unknown, now = t0 + 2 * hour): AcceptCommand {
@@ -136,7 +135,8 @@ test('the code is judged before the name', () => {
 test('issuing: once per code hash, and only for a valid guest name', () => {
   const issue = (guest: string | null) => ({ type: 'issue' as const, codeHash, guest, expires: t0 + hour, now: t0 });
   assert.equal(decideInvitation(given(invitationKind, []), issue(null)), {
-    ok: true, events: [{ type: 'InvitationIssued', data: { codeHash, guest: null, expires: t0 + hour, at: t0 } }],
+    ok: true,
+    events: [{ type: 'InvitationIssued', data: { codeHash, guest: null, expires: t0 + hour, at: t0 } }],
   });
   assert.equal(decideInvitation(given(invitationKind, [issuedOpen]), issue(null)), { ok: false, reason: 'invitation_exists' });
   assert.equal(decideInvitation(given(invitationKind, []), issue('Bad Name')), { ok: false, reason: 'invalid_guest_name' });

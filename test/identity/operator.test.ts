@@ -24,10 +24,14 @@ test.after.each(async (ctx) => {
 const run = (ctx: { temp: TempStore; clock: () => number; out: string[]; err: string[] }, ...argv: string[]) =>
   runOperator(argv[0]!, argv.slice(1), { store: ctx.temp.store, clock: ctx.clock, out: (l) => ctx.out.push(l), err: (l) => ctx.err.push(l) });
 
-const service = (ctx: { temp: TempStore; clock: () => number }) => new IdentityService({ store: ctx.temp.store, config: { host: 'h', secret }, clock: ctx.clock });
+const service = (ctx: { temp: TempStore; clock: () => number }) =>
+  new IdentityService({ store: ctx.temp.store, config: { host: 'h', secret }, clock: ctx.clock });
 
 async function reason(promise: Promise<unknown>) {
-  return promise.then(() => 'admitted', (e: TownError) => String(e.extra.fields?.reason));
+  return promise.then(
+    () => 'admitted',
+    (e: TownError) => String(e.extra.fields?.reason),
+  );
 }
 
 test('invite prints a code once that accept takes; invites lists it by hash prefix', async (ctx) => {

@@ -83,12 +83,19 @@ test('accept: a credential that authenticates as the guest, shown once, stored o
   );
   const caller = await ctx.auth.bearer(admitted.credential);
   assert.equal(caller, {
-    name: 'ada', principal: admitted.principal, handle: admitted.handle, did: admitted.did,
-    credentialHash: admitted.credentialHash, via: 'bearer',
+    name: 'ada',
+    principal: admitted.principal,
+    handle: admitted.handle,
+    did: admitted.did,
+    credentialHash: admitted.credentialHash,
+    via: 'bearer',
   });
   const everything: string[] = [];
   for await (const recorded of ctx.temp.store.readAll()) everything.push(JSON.stringify(recorded.data), recorded.stream);
-  assert.not.ok(everything.some((text) => text.includes(admitted.credential) || text.includes(code)), 'no secret is stored');
+  assert.not.ok(
+    everything.some((text) => text.includes(admitted.credential) || text.includes(code)),
+    'no secret is stored',
+  );
   assert.is(await reasonOf(ctx.service.accept(code, 'bea')), 'invitation_spent');
 });
 
@@ -232,9 +239,12 @@ test('sessions: leave ends one without revoking the credential; a session lapses
 test('a claim left by a front that stopped is released for a newcomer after ten minutes, not before', async (ctx) => {
   const code = await invite(ctx);
   // A front claimed "ada" for this code and died before spending it.
-  await appendDecided(ctx.temp.store, streams.guest('ada'), [
-    { type: 'GuestClaimed', data: { name: 'ada', claimId: 'dead', source: { invitation: 'f'.repeat(64) }, at: ctx.clock() } },
-  ], 'noStream');
+  await appendDecided(
+    ctx.temp.store,
+    streams.guest('ada'),
+    [{ type: 'GuestClaimed', data: { name: 'ada', claimId: 'dead', source: { invitation: 'f'.repeat(64) }, at: ctx.clock() } }],
+    'noStream',
+  );
   assert.is(await reasonOf(ctx.service.accept(code, 'ada')), 'taken');
   ctx.clock.advance(abandonedClaimAfterMs + 1);
   assert.is((await ctx.service.accept(code, 'ada')).name, 'ada');

@@ -35,7 +35,10 @@ test('principal, handle and did of a guest', () => {
   assert.is(didOf('localhost:8080', 'ada'), 'did:web:localhost%3A8080:guest:ada');
   assert.is(didOf('town.example', 'ada'), 'did:web:town.example:guest:ada');
   assert.equal(identityOf('town.example', 'ada'), {
-    name: 'ada', principal: 'guest:town.example:ada', handle: 'ada.town.example', did: 'did:web:town.example:guest:ada',
+    name: 'ada',
+    principal: 'guest:town.example:ada',
+    handle: 'ada.town.example',
+    did: 'did:web:town.example:guest:ada',
   });
 });
 
@@ -47,7 +50,15 @@ test('the guest name rule of 2.1', () => {
 });
 
 test('base32 is RFC 4648 (lowercase, unpadded)', () => {
-  const cases: [string, string][] = [['', ''], ['f', 'my'], ['fo', 'mzxq'], ['foo', 'mzxw6'], ['foob', 'mzxw6yq'], ['fooba', 'mzxw6ytb'], ['foobar', 'mzxw6ytboi']];
+  const cases: [string, string][] = [
+    ['', ''],
+    ['f', 'my'],
+    ['fo', 'mzxq'],
+    ['foo', 'mzxw6'],
+    ['foob', 'mzxw6yq'],
+    ['fooba', 'mzxw6ytb'],
+    ['foobar', 'mzxw6ytboi'],
+  ];
   for (const [plain, encoded] of cases) assert.is(base32(Buffer.from(plain)), encoded);
 });
 

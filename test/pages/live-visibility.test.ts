@@ -39,7 +39,11 @@ test('a card the reader may not see answers as a missing one; its owner follows 
     const base = t.town.world.committed;
     const lamp = base.cards.get('lamp')!;
     const hidden: World = { ...base, cards: new Map(base.cards).set('lamp', { ...lamp, visibility: 'owner', owner: ann }) };
-    const channels = liveChannels({ world: { height: t.town.world.height, committed: hidden, onCommit: () => () => {} }, programs: t.town.programs, holdMs: 1000 });
+    const channels = liveChannels({
+      world: { height: t.town.world.height, committed: hidden, onCommit: () => () => {} },
+      programs: t.town.programs,
+      holdMs: 1000,
+    });
     const refusal = (principal: string, object: string): TownError => {
       try {
         channels.view(fakeCtx(principal).ctx, object);

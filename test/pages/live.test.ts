@@ -43,10 +43,13 @@ function open(base: string, p: string, headers: Record<string, string> = {}): Pr
           if (hit) return Promise.resolve(hit);
           return new Promise((ok, fail) => {
             const timer = setTimeout(() => fail(new Error(`no such frame on ${p} within ${ms} ms; got ${JSON.stringify(s.frames)}`)), ms);
-            waiters.push({ pass, done: (f) => {
-              clearTimeout(timer);
-              ok(f);
-            } });
+            waiters.push({
+              pass,
+              done: (f) => {
+                clearTimeout(timer);
+                ok(f);
+              },
+            });
           });
         },
         close: () => req.destroy(),
@@ -70,10 +73,11 @@ function open(base: string, p: string, headers: Record<string, string> = {}): Pr
           }
           if (!any) continue;
           s.frames.push(f);
-          for (const w of [...waiters]) if (w.pass(f)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.done(f);
-          }
+          for (const w of [...waiters])
+            if (w.pass(f)) {
+              waiters.splice(waiters.indexOf(w), 1);
+              w.done(f);
+            }
         }
       });
       res.on('end', () => endedResolve());

@@ -112,7 +112,9 @@ pages('a card only its owner may see is, for anyone else, exactly a missing card
   // Town turns cannot hide a card yet (only scratch cards are the owner's alone), so the read
   // model is given one: the pages read visibility from it.
   const hidden = 'door-workshop-square';
-  await t.town.reads.collection(cardsCollection).updateOne({ _id: worldKey('town', hidden) }, { $set: { readers: [ann.principal], visibility: 'owner', owner: ann.principal } });
+  await t.town.reads
+    .collection(cardsCollection)
+    .updateOne({ _id: worldKey('town', hidden) }, { $set: { readers: [ann.principal], visibility: 'owner', owner: ann.principal } });
   for (const p of ['/o/', '/inspect/', '/play/']) {
     const own = await t.request('GET', `${p}${hidden}`, { cookie: ann.cookie });
     html(own);
@@ -131,7 +133,9 @@ pages('a card only its owner may see is, for anyone else, exactly a missing card
   const post = await t.request('POST', `/play/${hidden}`, { cookie: bob.cookie, form: { do: 'close' } });
   html(post, 404);
   // Restore it for the tests that follow.
-  await t.town.reads.collection(cardsCollection).updateOne({ _id: worldKey('town', hidden) }, { $set: { readers: ['*'], visibility: 'everyone', owner: 'town' } });
+  await t.town.reads
+    .collection(cardsCollection)
+    .updateOne({ _id: worldKey('town', hidden) }, { $set: { readers: ['*'], visibility: 'everyone', owner: 'town' } });
 });
 
 pages('/play without the session cookie goes to the login page', async ({ t }) => {

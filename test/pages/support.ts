@@ -38,7 +38,11 @@ export interface PageGuest {
 export interface PagesTown {
   town: Town;
   base: string;
-  request(method: string, p: string, o?: { cookie?: string; token?: string; json?: unknown; form?: Record<string, string>; headers?: Record<string, string> }): Promise<Reply>;
+  request(
+    method: string,
+    p: string,
+    o?: { cookie?: string; token?: string; json?: unknown; form?: Record<string, string>; headers?: Record<string, string> },
+  ): Promise<Reply>;
   guest(name: string): Promise<PageGuest>;
   close(): Promise<void>;
 }
@@ -56,7 +60,15 @@ export async function startPagesTown(live: { holdMs?: number; max?: number } = {
     layout: testLayout,
   });
   const limiters = createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] });
-  const deps = { service: town.world, events: town.events, reads: town.reads, programs: town.programs, clock, fresh: town.fresh, options: () => defaultOptions };
+  const deps = {
+    service: town.world,
+    events: town.events,
+    reads: town.reads,
+    programs: town.programs,
+    clock,
+    fresh: town.fresh,
+    options: () => defaultOptions,
+  };
   const app = createApp({
     config: town.config,
     handlers: {
@@ -106,7 +118,10 @@ export async function startPagesTown(live: { holdMs?: number; max?: number } = {
 
 /** A turn through the API, as a guest. */
 export async function turn(t: PagesTown, g: PageGuest, object: string, method: string, body: Record<string, unknown>) {
-  const r = await t.request('POST', `/AGENTS.md/world/${encodeURIComponent(object)}/${method}`, { token: g.token, json: { intent: `t-${Math.random()}`, ...body } });
+  const r = await t.request('POST', `/AGENTS.md/world/${encodeURIComponent(object)}/${method}`, {
+    token: g.token,
+    json: { intent: `t-${Math.random()}`, ...body },
+  });
   if (r.status !== 200) throw new Error(`turn ${object}.${method}: ${r.status} ${r.text}`);
   return r.json;
 }

@@ -142,7 +142,10 @@ test('readAll drops system events and starts strictly after the position', async
   );
   const events = await collect(store.readAll({ after: 5n }));
   assert.equal(from, { commit: 5n, prepare: 5n });
-  assert.equal(events.map((e) => e.position), [8n]);
+  assert.equal(
+    events.map((e) => e.position),
+    [8n],
+  );
   assert.equal(events[0]!.data, { n: 8 });
 });
 
@@ -179,7 +182,10 @@ test('a dropped subscription resubscribes after the last event, without gaps or 
   subs[1]!.write(resolved(6));
   await waitFor(() => seen.length === 5 || seen.length > 5, 'live events');
   await new Promise((r) => setTimeout(r, 20));
-  assert.equal(seen.map((e) => e.position), [1n, 2n, 3n, 4n, 6n]);
+  assert.equal(
+    seen.map((e) => e.position),
+    [1n, 2n, 3n, 4n, 6n],
+  );
   assert.equal(caught, [3n]);
   await sub.close();
   subs[1]!.write(resolved(7));

@@ -90,7 +90,10 @@ test('acknowledged appends survive SIGKILL and a torn tail, in order, and the st
         // The journal is whole: positions 1..head without holes, each stream's revisions 0..n
         // in position order.
         const all = await collect(store.readAll());
-        assert.ok(all.every((e, i) => e.position === BigInt(i + 1)), `round ${round}: $all has holes`);
+        assert.ok(
+          all.every((e, i) => e.position === BigInt(i + 1)),
+          `round ${round}: $all has holes`,
+        );
         const next = new Map<string, bigint>();
         for (const e of all) {
           assert.is(e.revision, next.get(e.stream) ?? 0n, `round ${round}: ${e.stream} out of order`);

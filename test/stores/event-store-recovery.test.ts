@@ -54,7 +54,10 @@ function summary(events: RecordedEvent[]): Array<[string, number, number]> {
 async function assertWholeAndGoesOn(store: EmbeddedEventStore, expectedCount: number): Promise<void> {
   const all = await collect(store.readAll());
   assert.is(all.length, expectedCount);
-  assert.ok(all.every((e, i) => e.position === BigInt(i + 1)), 'positions 1..n without holes');
+  assert.ok(
+    all.every((e, i) => e.position === BigInt(i + 1)),
+    'positions 1..n without holes',
+  );
   const r = await store.append('s-0', [ev('After', { i: -1 })], 'any');
   assert.is(r.position, BigInt(expectedCount + 1));
 }
@@ -227,15 +230,16 @@ test('a deleted index is rebuilt from the journal', async (ctx) => {
   for (const f of ['data.mdb', 'lock.mdb']) fs.rmSync(path.join(ctx.dataDir, 'events', f));
   ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
   assert.is(await ctx.store.headPosition(), BigInt(100 + 2 * odd.length));
-  for (const name of odd) assert.equal(summary(await ctx.store.readStream(name)), [[name, 0, -1], [name, 1, -2]]);
+  for (const name of odd)
+    assert.equal(summary(await ctx.store.readStream(name)), [
+      [name, 0, -1],
+      [name, 1, -2],
+    ]);
   assert.is(await ctx.store.streamRevision('s-1'), 32n);
-  assert.equal(
-    summary(await ctx.store.readStream('s-2', { direction: 'backwards', maxCount: 2 })),
-    [
-      ['s-2', 32, 98],
-      ['s-2', 31, 95],
-    ],
-  );
+  assert.equal(summary(await ctx.store.readStream('s-2', { direction: 'backwards', maxCount: 2 })), [
+    ['s-2', 32, 98],
+    ['s-2', 31, 95],
+  ]);
   await assertWholeAndGoesOn(ctx.store, 100 + 2 * odd.length);
 });
 
@@ -287,7 +291,10 @@ test('an index that lags the journal (a crash before its commit) is caught up fr
     kept: value.filter((_, j) => position(key[0], key[1] * CHUNK + j) <= keep),
   }));
   assert.ok(lostCheckpoints.length >= 2);
-  assert.is(cut.reduce((n, c) => n + c.lost - c.kept.length, 0), total - keep);
+  assert.is(
+    cut.reduce((n, c) => n + c.lost - c.kept.length, 0),
+    total - keep,
+  );
   await env.transaction(() => {
     for (const key of lostCheckpoints) offsets.remove(key);
     for (const { key, kept } of cut) {

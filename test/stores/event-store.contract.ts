@@ -8,13 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  WrongExpectedVersion,
-  type EventData,
-  type EventStore,
-  type ExpectedRevision,
-  type RecordedEvent,
-} from '../../src/stores/event-store.js';
+import { WrongExpectedVersion, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent } from '../../src/stores/event-store.js';
 
 export interface StoreUnderTest {
   store: EventStore;
@@ -74,7 +68,10 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     assert.is(stale.actual, 1n);
     const ahead = await refusal(store.append(s, [ev('C')], 7n));
     assert.is(ahead.actual, 1n);
-    assert.equal((await store.readStream(s)).map((e) => e.type), ['A', 'B']);
+    assert.equal(
+      (await store.readStream(s)).map((e) => e.type),
+      ['A', 'B'],
+    );
   });
 
   test('any: appends to absent and existing streams alike', async ({ store }) => {
@@ -88,7 +85,10 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     const s = stream('multi');
     const r = await store.append(s, [ev('A', { n: 1 }), ev('B', { n: 2 }), ev('C', { n: 3 })], 'noStream');
     const events = await store.readStream(s);
-    assert.equal(events.map((e) => e.revision), [0n, 1n, 2n]);
+    assert.equal(
+      events.map((e) => e.revision),
+      [0n, 1n, 2n],
+    );
     assert.is(r.nextRevision, 2n);
     assert.is(r.position, events[2]!.position);
     assert.ok(events[0]!.position < events[1]!.position && events[1]!.position < events[2]!.position);
@@ -112,7 +112,10 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     const more = [ev('C')];
     await store.append(s, more, 1n);
     assert.is((await store.append(s, more, 1n)).nextRevision, 2n);
-    assert.equal((await store.readStream(s)).map((e) => e.type), ['A', 'B', 'C']);
+    assert.equal(
+      (await store.readStream(s)).map((e) => e.type),
+      ['A', 'B', 'C'],
+    );
     // Same expectation, different event: a real conflict.
     await refusal(store.append(s, [ev('D')], 1n));
   });
@@ -120,9 +123,7 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
   test('20 racing appends at the same revision: exactly one wins', async ({ store }) => {
     const s = stream('race');
     await store.append(s, [ev('Opened')], 'noStream');
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => store.append(s, [ev('Claimed', { i })], 0n)),
-    );
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => store.append(s, [ev('Claimed', { i })], 0n)));
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     const lost = outcomes.filter((o) => o.status === 'rejected');
     assert.is(won.length, 1);
@@ -164,14 +165,29 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     const before = await store.headPosition();
     const [a, b, c] = [stream('a'), stream('b'), stream('c')];
     const written: Array<[string, bigint]> = [];
-    for (const [s, type] of [[a, 'A1'], [b, 'B1'], [a, 'A2'], [c, 'C1'], [b, 'B2']] as const) {
+    for (const [s, type] of [
+      [a, 'A1'],
+      [b, 'B1'],
+      [a, 'A2'],
+      [c, 'C1'],
+      [b, 'B2'],
+    ] as const) {
       written.push([type, (await store.append(s, [ev(type)], 'any')).position]);
     }
     const all = (await collect(store.readAll({ after: before }))).filter((e) => [a, b, c].includes(e.stream));
-    assert.equal(all.map((e) => e.type), ['A1', 'B1', 'A2', 'C1', 'B2']);
-    assert.equal(all.map((e) => e.position), written.map(([, p]) => p));
+    assert.equal(
+      all.map((e) => e.type),
+      ['A1', 'B1', 'A2', 'C1', 'B2'],
+    );
+    assert.equal(
+      all.map((e) => e.position),
+      written.map(([, p]) => p),
+    );
     for (let i = 1; i < all.length; i++) assert.ok(all[i - 1]!.position < all[i]!.position);
-    assert.equal(all.map((e) => e.revision), [0n, 0n, 1n, 0n, 1n]);
+    assert.equal(
+      all.map((e) => e.revision),
+      [0n, 0n, 1n, 0n, 1n],
+    );
     assert.is(await store.headPosition(), written[written.length - 1]![1]);
   });
 
@@ -180,16 +196,26 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await store.append(s, [ev('E', { i })], 'any'));
     const after2 = await collect(store.readAll({ after: results[2]!.position }));
-    assert.equal(after2.filter((e) => e.stream === s).map((e) => (e.data as { i: number }).i), [3, 4, 5]);
+    assert.equal(
+      after2.filter((e) => e.stream === s).map((e) => (e.data as { i: number }).i),
+      [3, 4, 5],
+    );
     const two = await collect(store.readAll({ after: results[0]!.position, maxCount: 2 }));
-    assert.equal(two.map((e) => e.position), [results[1]!.position, results[2]!.position]);
+    assert.equal(
+      two.map((e) => e.position),
+      [results[1]!.position, results[2]!.position],
+    );
     assert.equal(await collect(store.readAll({ after: results[5]!.position })), []);
     assert.equal(await collect(store.readAll({ after: results[0]!.position, maxCount: 0 })), []);
   });
 
   test('readStream forwards, backwards, fromRevision and maxCount', async ({ store }) => {
     const s = stream('read');
-    await store.append(s, [0, 1, 2, 3, 4].map((i) => ev('E', { i })), 'noStream');
+    await store.append(
+      s,
+      [0, 1, 2, 3, 4].map((i) => ev('E', { i })),
+      'noStream',
+    );
     const ns = (events: RecordedEvent[]) => events.map((e) => (e.data as { i: number }).i);
     assert.equal(ns(await store.readStream(s)), [0, 1, 2, 3, 4]);
     assert.equal(ns(await store.readStream(s, { direction: 'backwards' })), [4, 3, 2, 1, 0]);
@@ -277,7 +303,10 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
       for (let i = 10; i < 15; i++) await store.append(s, [ev('E', { i })], 'any');
       await waitFor(() => seen.length >= 15, 'live events');
       await delay(50);
-      assert.equal(seen.map((e) => (e.data as { i: number }).i), range(15));
+      assert.equal(
+        seen.map((e) => (e.data as { i: number }).i),
+        range(15),
+      );
       for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.position < seen[i]!.position);
       assert.is(caughtUp.length, 1);
       assert.ok(caughtUp[0] !== undefined && caughtUp[0] >= seen[4]!.position);
@@ -339,32 +368,56 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     // Many passed-over events between the wanted ones: more than a page of them.
     await store.append(wanted, [ev('E', { i: 0 })], 'any');
     let lastOther = 0n;
-    for (let i = 0; i < 1100; i += 100) lastOther = (await store.append(other, range(100).map((j) => ev('O', { j: i + j })), 'any')).position;
+    for (let i = 0; i < 1100; i += 100)
+      lastOther = (
+        await store.append(
+          other,
+          range(100).map((j) => ev('O', { j: i + j })),
+          'any',
+        )
+      ).position;
     await store.append(also, [ev('E', { i: 1 })], 'any');
     const seen: RecordedEvent[] = [];
     const caughtUp: Array<bigint | undefined> = [];
     const passed: bigint[] = [];
-    const sub = store.subscribeToAll(before, {
-      onEvent(e) {
-        seen.push(e);
+    const sub = store.subscribeToAll(
+      before,
+      {
+        onEvent(e) {
+          seen.push(e);
+        },
+        onCaughtUp: (p) => caughtUp.push(p),
+        onPassed: (p) => passed.push(p),
       },
-      onCaughtUp: (p) => caughtUp.push(p),
-      onPassed: (p) => passed.push(p),
-    }, { streamPrefixes: [wanted, also] });
+      { streamPrefixes: [wanted, also] },
+    );
     try {
       await waitFor(() => caughtUp.length > 0, 'catch-up');
       await store.append(other, [ev('O', { j: -1 })], 'any');
       await store.append(wanted, [ev('E', { i: 2 })], 'any');
       await waitFor(() => seen.length >= 3, 'a live wanted event');
       await delay(30);
-      assert.equal(seen.map((e) => [e.stream, (e.data as { i: number }).i]), [[wanted, 0], [also, 1], [wanted, 2]]);
+      assert.equal(
+        seen.map((e) => [e.stream, (e.data as { i: number }).i]),
+        [
+          [wanted, 0],
+          [also, 1],
+          [wanted, 2],
+        ],
+      );
       for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.position < seen[i]!.position);
       assert.is(caughtUp.length, 1);
       // What was passed over is reported, so a checkpoint can move past it.
       assert.ok(passed.length > 0, 'passed-over events reported');
       for (let i = 1; i < passed.length; i++) assert.ok(passed[i - 1]! < passed[i]!, 'passed positions increase');
-      assert.ok(passed.some((p) => p >= lastOther), `passed reaches the last other event (${lastOther}): ${passed.join(',')}`);
-      assert.ok(passed.every((p) => p <= seen[seen.length - 1]!.position), 'nothing passed beyond what was appended');
+      assert.ok(
+        passed.some((p) => p >= lastOther),
+        `passed reaches the last other event (${lastOther}): ${passed.join(',')}`,
+      );
+      assert.ok(
+        passed.every((p) => p <= seen[seen.length - 1]!.position),
+        'nothing passed beyond what was appended',
+      );
     } finally {
       await sub.close();
     }
@@ -387,7 +440,10 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     await sub.close();
     await store.append(s, [ev('After')], 'any');
     await delay(100);
-    assert.equal(seen.map((e) => e.type), ['Before']);
+    assert.equal(
+      seen.map((e) => e.type),
+      ['Before'],
+    );
   });
 
   test('a handler may close its own subscription', async ({ store }) => {
@@ -417,7 +473,10 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     await store.close();
     const again = await sut.reopen();
     sut.store = again;
-    assert.equal((await again.readStream(s)).map((e) => e.type), ['A', 'B']);
+    assert.equal(
+      (await again.readStream(s)).map((e) => e.type),
+      ['A', 'B'],
+    );
     assert.is(await again.streamRevision(s), 1n);
     const next = await again.append(s, [ev('C')], 1n);
     assert.ok(next.position > r.position);

@@ -66,7 +66,10 @@ test('positions start at 1 and count events', async ({ store }) => {
   const b = await store.append('s-2', [ev('C')], 'noStream');
   assert.is(a.position, 2n);
   assert.is(b.position, 3n);
-  assert.equal((await collect(store.readAll())).map((e) => e.position), [1n, 2n, 3n]);
+  assert.equal(
+    (await collect(store.readAll())).map((e) => e.position),
+    [1n, 2n, 3n],
+  );
 });
 
 test('the journal and its index live under <dataDir>/events', async ({ store, dataDir }) => {
@@ -85,7 +88,11 @@ test('readAll and catch-up page through a journal larger than a page', async ({ 
   const total = PAGE_SIZE * 3 + 17;
   for (let done = 0; done < total; done += 100) {
     const n = Math.min(100, total - done);
-    await store.append('big', Array.from({ length: n }, (_, i) => ev('E', { i: done + i })), 'any');
+    await store.append(
+      'big',
+      Array.from({ length: n }, (_, i) => ev('E', { i: done + i })),
+      'any',
+    );
   }
   const all = await collect(store.readAll());
   assert.is(all.length, total);
@@ -165,9 +172,24 @@ const filtering = suite('filteredHandlers');
 filtering('wanted streams are delivered; the others are reported passed, in order', async () => {
   const delivered: string[] = [];
   const passed: bigint[] = [];
-  const recorded = (stream: string, position: bigint): RecordedEvent => ({ id: `${position}`, stream, type: 'E', revision: 0n, position, data: {}, created: 0 });
+  const recorded = (stream: string, position: bigint): RecordedEvent => ({
+    id: `${position}`,
+    stream,
+    type: 'E',
+    revision: 0n,
+    position,
+    data: {},
+    created: 0,
+  });
   const h = filteredHandlers({ onEvent: (e) => void delivered.push(e.stream), onPassed: (p) => passed.push(p) }, { streamPrefixes: ['world-', 'invitation-'] });
-  for (const [stream, position] of [['world-town', 1n], ['credential-a', 2n], ['invitation-x', 3n], ['session-b', 4n], ['session-c', 5n]] as const) await h.onEvent(recorded(stream, position));
+  for (const [stream, position] of [
+    ['world-town', 1n],
+    ['credential-a', 2n],
+    ['invitation-x', 3n],
+    ['session-b', 4n],
+    ['session-c', 5n],
+  ] as const)
+    await h.onEvent(recorded(stream, position));
   assert.equal(delivered, ['world-town', 'invitation-x']);
   assert.equal(passed, [2n, 4n, 5n]);
   const all = { onEvent() {} };

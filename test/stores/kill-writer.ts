@@ -23,7 +23,13 @@ export function ackedBeforeKill(script: string, args: string[], aliveMs: number)
       clearTimeout(timer);
       clearTimeout(guard);
       if (signal !== 'SIGKILL') return reject(new Error(`writer exited with ${code}: ${err}`));
-      resolve(out.split('\n').slice(0, -1).filter((l) => l.startsWith('ack ')).map((l) => l.slice(4)));
+      resolve(
+        out
+          .split('\n')
+          .slice(0, -1)
+          .filter((l) => l.startsWith('ack '))
+          .map((l) => l.slice(4)),
+      );
     });
   });
 }

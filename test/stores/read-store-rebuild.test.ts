@@ -66,10 +66,17 @@ test('the read model and checkpoint do not depend on the batch size', async ({ e
   assert.is(split.events, 25);
   assert.is(reports, 7, 'one unit per 4 events');
   assert.equal(await reads.collection('tally.streams').find({}, { sort: { _id: 1 } }), once);
-  assert.equal(once.map((d) => d.count), [9, 8, 8]);
+  assert.equal(
+    once.map((d) => d.count),
+    [9, 8, 8],
+  );
   assert.is(await reads.checkpoint('tally'), head);
   // The index was maintained through every unit: a lookup by sum finds each stream.
-  for (const d of once) assert.equal((await reads.collection('tally.streams').find({ sum: d.sum })).map((x) => x._id), [d._id]);
+  for (const d of once)
+    assert.equal(
+      (await reads.collection('tally.streams').find({ sum: d.sum })).map((x) => x._id),
+      [d._id],
+    );
 });
 
 test('a failing unit stops the rebuild with its error and commits nothing of its batch', async ({ events, reads }) => {
@@ -78,7 +85,10 @@ test('a failing unit stops the rebuild with its error and commits nothing of its
   assert.match(String(error?.message), /refused 10/);
   // Units of events 0–3, 4–7 committed; the one holding event 10 (8–11) did not, nor any after.
   const docs = await reads.collection('tally.streams').find({}, { sort: { _id: 1 } });
-  assert.is(docs.reduce((n, d) => n + (d.count as number), 0), 8);
+  assert.is(
+    docs.reduce((n, d) => n + (d.count as number), 0),
+    8,
+  );
   const all: RecordedEvent[] = [];
   for await (const e of events.readAll()) all.push(e);
   assert.is(await reads.checkpoint('tally'), all[7]!.position);

@@ -186,10 +186,10 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     assert.equal(await c.findOne({ _id: 'a' }, { projection: { 'nested.k': 1 } }), { _id: 'a', nested: { k: 'v1' } });
     assert.equal(await c.findOne({ _id: 'd' }, { projection: { 'list.q': 1 } }), { _id: 'd', list: [{ q: 1 }, { q: 2 }] });
     assert.equal(await c.findOne({ _id: 'e' }, { projection: { missing: 1 } }), { _id: 'e' });
-    assert.equal(
-      (await c.find({ n: { $type: 'number' } }, { sort: { n: -1 }, limit: 2, projection: { n: 1 } })),
-      [{ _id: 'c', n: 10 }, { _id: 'b', n: 2 }],
-    );
+    assert.equal(await c.find({ n: { $type: 'number' } }, { sort: { n: -1 }, limit: 2, projection: { n: 1 } }), [
+      { _id: 'c', n: 10 },
+      { _id: 'b', n: 2 },
+    ]);
   });
 
   test('$set, $unset, $inc, $push', async ({ store, p }) => {
@@ -304,7 +304,10 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     await c.putMany([]);
     await store.unit(async (u) => {
       const uc = u.collection(name);
-      await uc.putMany([{ _id: 'c', tag: 'unit' }, { _id: 'a', tag: 'unit' }]);
+      await uc.putMany([
+        { _id: 'c', tag: 'unit' },
+        { _id: 'a', tag: 'unit' },
+      ]);
       // A unit reads its own bulk writes.
       assert.equal(sortedIds(await uc.find({ tag: 'unit' })), ['a', 'c']);
       u.setCheckpoint(`${p}put`, 9n);
@@ -319,7 +322,12 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     const c = store.collection(name);
     await c.createIndex({ keys: { handle: 1 }, unique: true });
     await c.insertOne({ _id: 'a', handle: 'one' });
-    const twice = await rejects(c.putMany([{ _id: 'x', v: 1 }, { _id: 'x', v: 2 }]));
+    const twice = await rejects(
+      c.putMany([
+        { _id: 'x', v: 1 },
+        { _id: 'x', v: 2 },
+      ]),
+    );
     assert.instance(twice, TypeError);
     await rejects(c.putMany([{ _id: 'y', 'a.b': 1 }]));
     await rejects(c.putMany([{ _id: 7 } as unknown as Doc]));
@@ -330,7 +338,10 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     await duplicate(
       store.unit(async (u) => {
         const uc = u.collection(name);
-        await uc.putMany([{ _id: 'c', handle: 'three' }, { _id: 'd', handle: 'three' }]);
+        await uc.putMany([
+          { _id: 'c', handle: 'three' },
+          { _id: 'd', handle: 'three' },
+        ]);
         u.setCheckpoint(`${p}putbad`, 1n);
       }),
       name,

@@ -152,7 +152,10 @@ test('a drop that frees most of the file compacts it; what was kept stays, index
     await small.collection('keep.docs').createIndex({ keys: { tag: 1 }, name: 'tag' });
     await small.collection('big.docs').createIndex({ keys: { n: 1 } });
     await small.unit(async (u) => {
-      await u.collection('keep.docs').putMany([{ _id: 'k1', tag: 'a' }, { _id: 'k2', tag: 'b' }]);
+      await u.collection('keep.docs').putMany([
+        { _id: 'k1', tag: 'a' },
+        { _id: 'k2', tag: 'b' },
+      ]);
       await u.collection('big.docs').putMany(Array.from({ length: 4000 }, (_, i) => ({ _id: `d${i}`, n: i, pad: 'x'.repeat(300) })));
       u.setCheckpoint('keep', 7n);
       u.setCheckpoint('big', 8n);
@@ -243,8 +246,11 @@ test('inside a unit: delete then insert the same _id, update a pending insert, s
     await uc.insertOne({ _id: 'a', n: 0 });
     await uc.insertOne({ _id: 'c', n: 2 });
     await uc.updateOne({ _id: 'c' }, { $inc: { n: 10 } });
-    assert.equal((await uc.find({}, { sort: { n: 1 } })).map((d) => d._id), ['a', 'b', 'c']);
-    assert.equal((await uc.find({}, { sort: { n: -1 }, skip: 1, limit: 1, projection: { n: 1 } })), [{ _id: 'b', n: 1 }]);
+    assert.equal(
+      (await uc.find({}, { sort: { n: 1 } })).map((d) => d._id),
+      ['a', 'b', 'c'],
+    );
+    assert.equal(await uc.find({}, { sort: { n: -1 }, skip: 1, limit: 1, projection: { n: 1 } }), [{ _id: 'b', n: 1 }]);
     assert.is(await uc.count({ n: { $lt: 5 } }), 2);
   });
   assert.equal(await c.find({}, { sort: { _id: 1 } }), [
@@ -266,7 +272,10 @@ test('sorted paging on a compound index stops at the limit, both directions', as
   assert.equal(count(), { docs: 64, keys: 64 });
   count = reads(store);
   const back = await c.find({ world: 'town', id: { $lt: 'card-01000' } }, { sort: { id: -1 }, limit: 5 });
-  assert.equal(back.map((d) => d.id), ['card-00999', 'card-00998', 'card-00997', 'card-00995', 'card-00994']);
+  assert.equal(
+    back.map((d) => d.id),
+    ['card-00999', 'card-00998', 'card-00997', 'card-00995', 'card-00994'],
+  );
   assert.equal(count(), { docs: 5, keys: 5 });
 });
 
@@ -298,7 +307,10 @@ test('a multikey index finds array elements and still sorts correctly', async ({
   await c.createIndex({ keys: { tags: 1 } });
   const count = reads(store);
   const t3 = await c.find({ tags: 't3' }, { sort: { tags: 1, _id: -1 }, limit: 3 });
-  assert.equal(t3.map((d) => d.n), [297, 290, 283]);
+  assert.equal(
+    t3.map((d) => d.n),
+    [297, 290, 283],
+  );
   assert.ok(count().docs <= 43, `read ${count().docs}`);
   assert.is(await c.count({ tags: 'all' }), 300);
 });
@@ -312,9 +324,18 @@ test('long strings are cut in index keys without false duplicates or misses', as
   await c.insertOne({ _id: 'e', text: `${'😀'.repeat(60)}` });
   const error = await rejects(c.insertOne({ _id: 'c', text: `${stem}a` }));
   assert.instance(error, DuplicateKey);
-  assert.equal((await c.find({ text: `${stem}b` })).map((d) => d._id), ['b']);
-  assert.equal((await c.find({ text: { $gt: `${stem}a` } }, { sort: { text: 1 } })).map((d) => d._id), ['b', 'e']);
-  assert.equal((await c.find({ text: { $regex: `^${stem}` } })).map((d) => d._id), ['a', 'b']);
+  assert.equal(
+    (await c.find({ text: `${stem}b` })).map((d) => d._id),
+    ['b'],
+  );
+  assert.equal(
+    (await c.find({ text: { $gt: `${stem}a` } }, { sort: { text: 1 } })).map((d) => d._id),
+    ['b', 'e'],
+  );
+  assert.equal(
+    (await c.find({ text: { $regex: `^${stem}` } })).map((d) => d._id),
+    ['a', 'b'],
+  );
   await store.unit(async (u) => {
     await u.collection('long').updateOne({ _id: 'a' }, { $set: { text: `${stem}z` } });
     await u.collection('long').insertOne({ _id: 'd', text: `${stem}a` });
@@ -403,16 +424,29 @@ test('ids a unit found absent by an _id load are inserted with their index entri
   await c.insertOne({ _id: 'a', owner: 'x' });
   await store.unit(async (u) => {
     const uc = u.collection('batch');
-    assert.equal((await uc.find({ _id: { $in: ['a', 'b', 'c'] } })).map((d) => d._id), ['a']);
+    assert.equal(
+      (await uc.find({ _id: { $in: ['a', 'b', 'c'] } })).map((d) => d._id),
+      ['a'],
+    );
     await uc.insertOne({ _id: 'b', owner: 'x' });
     await uc.insertOne({ _id: 'c', owner: 'y' });
     await uc.replaceOne({ _id: 'a' }, { _id: 'a', owner: 'y' });
     await uc.deleteMany({ _id: 'c' });
     await uc.insertOne({ _id: 'c', owner: 'z' });
   });
-  assert.equal((await c.find({ owner: 'x' })).map((d) => d._id), ['b']);
-  assert.equal((await c.find({ owner: 'y' })).map((d) => d._id), ['a'], 'the stale entry of a rewritten document is gone');
-  assert.equal((await c.find({ owner: 'z' })).map((d) => d._id), ['c']);
+  assert.equal(
+    (await c.find({ owner: 'x' })).map((d) => d._id),
+    ['b'],
+  );
+  assert.equal(
+    (await c.find({ owner: 'y' })).map((d) => d._id),
+    ['a'],
+    'the stale entry of a rewritten document is gone',
+  );
+  assert.equal(
+    (await c.find({ owner: 'z' })).map((d) => d._id),
+    ['c'],
+  );
   const refused = await rejects(
     store.unit(async (u) => {
       const uc = u.collection('batch');
@@ -423,7 +457,10 @@ test('ids a unit found absent by an _id load are inserted with their index entri
   );
   assert.instance(refused, DuplicateKey);
   assert.is(await c.count({}), 3, 'the refused unit committed nothing');
-  assert.equal((await c.find({ owner: 'x' })).map((d) => d._id), ['b']);
+  assert.equal(
+    (await c.find({ owner: 'x' })).map((d) => d._id),
+    ['b'],
+  );
 });
 
 test('jsonCopy gives exactly what a JSON round trip gives', () => {

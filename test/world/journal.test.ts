@@ -24,7 +24,9 @@ journal('50 identical requests racing under one intent: one entry, one receipt f
     await t.get('/AGENTS.md/world/lamp', ann.token);
     await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'warm', fields: { measures: 0 } });
     const before = t.town.world.height;
-    const replies = await Promise.all(Array.from({ length: 50 }, () => t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'race', fields: { measures: 1 } })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () => t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'race', fields: { measures: 1 } })),
+    );
     for (const r of replies) assert.is(r.status, 200, r.text);
     const slugs = new Set(replies.map((r) => `${r.json.receipt.slug}@${r.json.receipt.height}`));
     assert.is(slugs.size, 1, [...slugs].join(' '));
@@ -45,7 +47,11 @@ journal('every entry lies at its height; concurrent turns of many guests all lan
   const t = await startTestTown();
   try {
     const guests = await Promise.all(['ann', 'bob', 'cy', 'dee'].map((g) => t.guest(g)));
-    await Promise.all(guests.flatMap((g) => Array.from({ length: 12 }, (_, i) => t.post('/AGENTS.md/world/notice-board/receive', g.token, { intent: `m${i}`, spell: 'make kind=note' }))));
+    await Promise.all(
+      guests.flatMap((g) =>
+        Array.from({ length: 12 }, (_, i) => t.post('/AGENTS.md/world/notice-board/receive', g.token, { intent: `m${i}`, spell: 'make kind=note' })),
+      ),
+    );
     const all = await t.town.events.readStream(worldStream('town'));
     all.forEach((e, i) => assert.is(decodeWorldEntry(e).height, i));
     const made = all.map(decodeWorldEntry).filter((e) => e.kind === 'turn' && e.receipt.status === 'done');
@@ -61,7 +67,13 @@ journal('two fronts on one journal: the one that lost the race catches up and de
     const ann = await t.guest('ann');
     await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'first', fields: { measures: 1 } });
     // A second front: its own world service over the same store.
-    const other = new WorldService({ events: t.town.events, programs: t.town.programs, clock: t.clock, options: () => defaultOptions, genesis: { host: 'town.test', opener: 'town' } });
+    const other = new WorldService({
+      events: t.town.events,
+      programs: t.town.programs,
+      clock: t.clock,
+      options: () => defaultOptions,
+      genesis: { host: 'town.test', opener: 'town' },
+    });
     await other.open();
     const h = other.height;
     // This front moves on; the other does not know yet.
@@ -113,12 +125,26 @@ journal('appends in flight: a failed batch voids the batches behind it, and thei
       }
       return real.append(stream, events, expected);
     };
-    const service = new WorldService({ events: flaky, programs: t.town.programs, clock: t.clock, options: () => defaultOptions, genesis: { host: 'town.test', opener: 'town' }, appendsInFlight: 4, world: 'other' });
+    const service = new WorldService({
+      events: flaky,
+      programs: t.town.programs,
+      clock: t.clock,
+      options: () => defaultOptions,
+      genesis: { host: 'town.test', opener: 'town' },
+      appendsInFlight: 4,
+      world: 'other',
+    });
     await service.open();
     const base = service.height;
-    const turns = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-      service.submit({ kind: 'turn', principal: ann.principal, intent: `p${i}`, object: 'lamp', method: 'fill', fields: { measures: 0 } })));
-    assert.ok(turns.every((d) => d.outcome.kind === 'journal' || d.outcome.kind === 'repeat'), JSON.stringify(turns.map((d) => d.outcome.kind)));
+    const turns = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        service.submit({ kind: 'turn', principal: ann.principal, intent: `p${i}`, object: 'lamp', method: 'fill', fields: { measures: 0 } }),
+      ),
+    );
+    assert.ok(
+      turns.every((d) => d.outcome.kind === 'journal' || d.outcome.kind === 'repeat'),
+      JSON.stringify(turns.map((d) => d.outcome.kind)),
+    );
     const entries = (await real.readStream(worldStream('other'))).map(decodeWorldEntry);
     entries.forEach((e, i) => assert.is(e.height, i));
     const intents = entries.filter((e) => e.intent).map((e) => e.intent!.intent);

@@ -38,7 +38,11 @@ async function journalWithTurns(): Promise<string> {
   const [ada, bob] = [await t.guest('ada'), await t.guest('bob')];
   for (let i = 0; i < 12; i++) {
     const g = i % 2 ? ada : bob;
-    const r = await t.post(i % 3 ? '/AGENTS.md/world/lamp/fill' : '/AGENTS.md/world/notice-board/receive', g.token, i % 3 ? { intent: `t${i}`, fields: { measures: i % 4 } } : { intent: `t${i}`, spell: 'make kind=note' });
+    const r = await t.post(
+      i % 3 ? '/AGENTS.md/world/lamp/fill' : '/AGENTS.md/world/notice-board/receive',
+      g.token,
+      i % 3 ? { intent: `t${i}`, fields: { measures: i % 4 } } : { intent: `t${i}`, spell: 'make kind=note' },
+    );
     assert.is(r.status, 200, r.text);
   }
   await t.town.close();
@@ -58,7 +62,11 @@ test.after.each((ctx) => {
 
 /** A guest's claim: an event the guests projection folds. */
 const claimGuest = (events: EventStore, i: number) =>
-  events.append(`guest-g${i}`, [{ id: randomUUID(), type: 'GuestClaimed', data: { name: `g${i}`, source: { invitation: `c${i}` }, claimId: `k${i}`, at: i } }], 'noStream');
+  events.append(
+    `guest-g${i}`,
+    [{ id: randomUUID(), type: 'GuestClaimed', data: { name: `g${i}`, source: { invitation: `c${i}` }, claimId: `k${i}`, at: i } }],
+    'noStream',
+  );
 
 const tmp = (ctx: { dirs: string[] }) => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'town-thread-'));
@@ -84,9 +92,19 @@ test('reading the journal and being forwarded events fold what a projector on th
 
     // A store that is not the embedded one (forwarding), and the embedded one (reading the journal).
     const forwarding: EventStore = Object.create(events) as EventStore;
-    for (const [how, store, share] of [['forwarded', forwarding, undefined], ['journal', events, (events as EmbeddedEventStore).share()]] as const) {
+    for (const [how, store, share] of [
+      ['forwarded', forwarding, undefined],
+      ['journal', events, (events as EmbeddedEventStore).share()],
+    ] as const) {
       const dir = tmp(ctx);
-      const thread = new ThreadProjector({ events: store, ...(share ? { journal: share } : {}), readStore: { dataDir: dir }, names, libraryModules: modules, batch: 7 });
+      const thread = new ThreadProjector({
+        events: store,
+        ...(share ? { journal: share } : {}),
+        readStore: { dataDir: dir },
+        names,
+        libraryModules: modules,
+        batch: 7,
+      });
       await thread.start();
       assert.ok(await thread.waitFor(head, 10_000), `${how}: caught up`);
       await thread.whenCaughtUp();
@@ -142,7 +160,15 @@ test('a thread that dies is reported, started again, and resumes from its checkp
   const events = await openEmbeddedEventStore({ dataDir: data });
   const append = (i: number) => claimGuest(events, i);
   const errors: Error[] = [];
-  const thread = new ThreadProjector({ events, journal: events.share(), readStore: { dataDir: tmp(ctx) }, names: ['guests'], libraryModules: modules, restartMs: 20, onError: (e) => errors.push(e) });
+  const thread = new ThreadProjector({
+    events,
+    journal: events.share(),
+    readStore: { dataDir: tmp(ctx) },
+    names: ['guests'],
+    libraryModules: modules,
+    restartMs: 20,
+    onError: (e) => errors.push(e),
+  });
   try {
     await thread.start();
     assert.ok(await thread.waitFor((await append(1)).position, 10_000));
@@ -169,11 +195,21 @@ test('a thread that cannot open its read store fails to start, and says why', as
   fs.writeFileSync(notADir, 'not a directory');
   const errors: Error[] = [];
   try {
-    const thread = new ThreadProjector({ events, journal: events.share(), readStore: { dataDir: notADir }, names: ['guests'], libraryModules: modules, onError: (e) => errors.push(e) });
-    const failed = await thread.start().then(() => undefined, (e: Error) => e);
+    const thread = new ThreadProjector({
+      events,
+      journal: events.share(),
+      readStore: { dataDir: notADir },
+      names: ['guests'],
+      libraryModules: modules,
+      onError: (e) => errors.push(e),
+    });
+    const failed = await thread.start().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.ok(failed instanceof Error, 'start rejects');
     assert.match(failed.message, /ENOTDIR|not a directory|EEXIST|file/i, failed.message);
-    assert.is(errors.length, 0, 'a start that fails is the caller\'s to report, not a failure of a running thread');
+    assert.is(errors.length, 0, "a start that fails is the caller's to report, not a failure of a running thread");
     assert.is(await thread.waitFor(1n, 50), false);
   } finally {
     await events.close();
@@ -190,10 +226,16 @@ test('the reader reads only whole frames below the end it is given, and refuses 
   const from = share.offsetAfter(undefined);
   const reader = new JournalReader(share.file);
   const all = reader.read(from, end, 100);
-  assert.equal(all.events.map((e) => (e.data as { i: number }).i), [0, 1, 2, 3]);
+  assert.equal(
+    all.events.map((e) => (e.data as { i: number }).i),
+    [0, 1, 2, 3],
+  );
   assert.is(all.next, end);
   const two = new JournalReader(share.file).read(share.offsetAfter(2n), end, 100);
-  assert.equal(two.events.map((e) => e.position), [3n, 4n]);
+  assert.equal(
+    two.events.map((e) => e.position),
+    [3n, 4n],
+  );
   const capped = new JournalReader(share.file).read(from, end, 3);
   assert.is(capped.events.length, 3);
   reader.close();

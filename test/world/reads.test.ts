@@ -71,7 +71,7 @@ reads('card: as the caller sees it, with its newest eight lines (reading spends 
   const r = await t.get('/AGENTS.md/world/lamp/card', ann.token);
   assert.is(r.status, 200);
   assert.is(r.json.lines.length, 8);
-  assert.is(r.json.lines[7], last.json.line, 'newest last, and it shows the caller\'s own turn');
+  assert.is(r.json.lines[7], last.json.line, "newest last, and it shows the caller's own turn");
   assert.type(r.json.paint, 'string');
   assert.is(t.town.world.height, height, 'reading journals nothing');
   const avatar = await t.get('/AGENTS.md/world/avatar-ann/card', ann.token);
@@ -97,7 +97,10 @@ reads('denied: a card the host refuses to show (its view refuses the viewer)', a
 reads('source: law with readings, source, pin, pinSlug, forms; full=1 with content ids', async ({ t, ann }) => {
   const r = await t.get('/AGENTS.md/world/lamp/source', ann.token);
   assert.is(r.status, 200);
-  assert.equal(r.json.law.map((l: { clause: string }) => l.clause), ['full', 'kept']);
+  assert.equal(
+    r.json.law.map((l: { clause: string }) => l.clause),
+    ['full', 'kept'],
+  );
   assert.is(r.json.law[0].reading, 'a lamp holds ten measures of oil');
   assert.ok(r.json.source.includes('spell light'));
   assert.ok(r.json.pin.startsWith('bafy'));
@@ -112,7 +115,7 @@ reads('source: law with readings, source, pin, pinSlug, forms; full=1 with conte
   assert.is(none.status, 404);
 });
 
-reads('receipt: public part for anyone, whole entry for its principal; by intent only one\'s own', async ({ t, ann, bob }) => {
+reads("receipt: public part for anyone, whole entry for its principal; by intent only one's own", async ({ t, ann, bob }) => {
   const a = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'ann-fills', fields: { measures: 0 } });
   const slug = a.json.receipt.slug;
   const own = await t.get(`/AGENTS.md/receipt/${slug}`, ann.token);
@@ -144,7 +147,11 @@ reads('receipt: a spoken name shared by two receipts is ambiguous (409); full=1 
   const seen = new Map<string, string>();
   let pair: string | undefined;
   for (let i = 0; i < 8000 && !pair; i += 500) {
-    const batch = await Promise.all(Array.from({ length: 500 }, (_, j) => t.town.world.submit({ kind: 'turn', principal: ann.principal, intent: `slug-hunt-${i + j}`, object: 'nowhere', method: 'look' })));
+    const batch = await Promise.all(
+      Array.from({ length: 500 }, (_, j) =>
+        t.town.world.submit({ kind: 'turn', principal: ann.principal, intent: `slug-hunt-${i + j}`, object: 'nowhere', method: 'look' }),
+      ),
+    );
     for (const d of batch) {
       const r = d.outcome.kind === 'journal' ? d.outcome.receipt : undefined;
       if (!r?.slug) continue;
@@ -210,7 +217,7 @@ reads('pending and deliver: sends beyond what one delivery runs wait for deliver
   assert.is(d.json.delivered, waiting);
   assert.ok(d.json.receipts.every((r: { status: string }) => r.status === 'done'));
   const empty = await t.get('/AGENTS.md/pending', ann.token);
-  assert.is(empty.json.count, 0, 'the caller\'s read shows its own deliver');
+  assert.is(empty.json.count, 0, "the caller's read shows its own deliver");
   const nothing = await t.post('/AGENTS.md/deliver', ann.token);
   assert.is(nothing.json.status, 'nothing');
   const box = await t.get('/AGENTS.md/world/mailbox', ann.token);

@@ -40,19 +40,25 @@ async function mixedTurns(t: TestTown, guests: Guest[]): Promise<number> {
   ] as ((i: number) => [string, string, Record<string, unknown>])[];
   let count = 0;
   for (let round = 0; round < 7; round++) {
-    await Promise.all(guests.flatMap((g, gi) => spells.map(async (spell, si) => {
-      const i = round * 100 + gi * 10 + si;
-      const [object, method, body] = spell(i);
-      const r = await t.post(`/AGENTS.md/world/${object}/${method}`, g.token, { intent: `mix-${i}`, ...body });
-      assert.is(r.status, 200, r.text);
-      count++;
-    })));
+    await Promise.all(
+      guests.flatMap((g, gi) =>
+        spells.map(async (spell, si) => {
+          const i = round * 100 + gi * 10 + si;
+          const [object, method, body] = spell(i);
+          const r = await t.post(`/AGENTS.md/world/${object}/${method}`, g.token, { intent: `mix-${i}`, ...body });
+          assert.is(r.status, 200, r.text);
+          count++;
+        }),
+      ),
+    );
     // Notes made so far get written on by their makers.
     const offers = await Promise.all(guests.map((g) => t.get('/AGENTS.md/offers?compact=1', g.token)));
-    await Promise.all(guests.map((g, gi) => {
-      const note = offers[gi]!.json.offers.at(-1);
-      return note ? t.post(`/AGENTS.md/world/${note}/write`, g.token, { intent: `write-${round}`, fields: { text: `round ${round}` } }) : undefined;
-    }));
+    await Promise.all(
+      guests.map((g, gi) => {
+        const note = offers[gi]!.json.offers.at(-1);
+        return note ? t.post(`/AGENTS.md/world/${note}/write`, g.token, { intent: `write-${round}`, fields: { text: `round ${round}` } }) : undefined;
+      }),
+    );
   }
   return count;
 }
@@ -94,7 +100,10 @@ test('live read models equal rebuilt ones, digest for digest', async () => {
     assert.ok(lines[0]!.startsWith('rebuilt cards, receipts, offers, pending, guests:'), lines[0]);
     assert.equal(lines.filter((l) => l.startsWith('digest ')).sort(), [...live.values()].sort(), 'rebuilt digests equal the live ones');
     assert.ok(/ev\/s ETA/.test(rebuilt.stderr), 'a progress bar with events/s and ETA');
-    assert.ok(lines.some((l) => /^snapshot of town at height \d+ written/.test(l)), 'the world snapshot is rebuilt too');
+    assert.ok(
+      lines.some((l) => /^snapshot of town at height \d+ written/.test(l)),
+      'the world snapshot is rebuilt too',
+    );
     const one = await cli(path.join(root, 'dist/src/cli/rebuild.js'), ['receipts'], env);
     assert.ok(one.stdout.includes(live.get('receipts')!), 'one projection alone');
     const bad = await cli(path.join(root, 'dist/src/cli/rebuild.js'), ['nonsense'], env);

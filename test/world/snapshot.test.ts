@@ -29,13 +29,29 @@ function town(): World {
   run(w, { kind: 'genesis', name: 'town', host: 'town.test', opener: 'town' }, 1000);
   run(w, { kind: 'arrive', principal: ann, name: 'ann' }, 2000);
   for (let i = 0; i < 20; i++) {
-    run(w, { kind: 'turn', principal: ann, intent: `i\n${i}`, object: i % 3 ? 'lamp' : 'notice-board', method: 'receive', spell: i % 3 ? 'fill measures=0' : 'make kind=note' }, 3000 + i);
+    run(
+      w,
+      {
+        kind: 'turn',
+        principal: ann,
+        intent: `i\n${i}`,
+        object: i % 3 ? 'lamp' : 'notice-board',
+        method: 'receive',
+        spell: i % 3 ? 'fill measures=0' : 'make kind=note',
+      },
+      3000 + i,
+    );
   }
   run(w, { kind: 'turn', principal: ann, intent: 'give', object: 'lamp', method: 'give', fields: { to: 'notice-board', note: 'tab\there' } }, 9000);
   return w;
 }
 
-const plain = (w: World) => JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v instanceof Map ? [...v].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)) : v]))));
+const plain = (w: World) =>
+  JSON.parse(
+    JSON.stringify(
+      Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v instanceof Map ? [...v].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)) : v])),
+    ),
+  );
 
 const roundTrip = (w: World) => decodeSnapshot(Buffer.from(`${[...encodeSnapshot({ format: snapshotFormat, world: w, lastCid: 'c' })].join('\n')}\n`))!;
 
@@ -51,7 +67,13 @@ test('a snapshot read back is the same World, and evolves as it does', () => {
   const b = run(s.world, { kind: 'turn', principal: ann, intent: 'next', object: 'lamp', method: 'fill', fields: { measures: 1 } }, 10_000);
   assert.equal(b, a);
   // A repeat of an intent read from the snapshot answers the first receipt.
-  const again = decide(layered(s.world), { kind: 'turn', principal: ann, intent: 'i\n1', object: 'lamp', method: 'receive', spell: 'fill measures=0' }, 11_000, programs, defaultOptions);
+  const again = decide(
+    layered(s.world),
+    { kind: 'turn', principal: ann, intent: 'i\n1', object: 'lamp', method: 'receive', spell: 'fill measures=0' },
+    11_000,
+    programs,
+    defaultOptions,
+  );
   assert.is(again.kind, 'repeat');
   // A snapshot of a snapshot (values partly decoded, partly text) is the same again.
   assert.equal(plain(roundTrip(s.world).world), plain(s.world));
@@ -82,7 +104,13 @@ test('LazyMap answers as a Map does', () => {
   assert.is(m.size, 2);
   m.set('b', { n: 20 });
   assert.equal(m.get('b'), { n: 20 });
-  assert.equal(new Map(m), new Map([['b', { n: 20 }], ['c', { n: 3 }]]));
+  assert.equal(
+    new Map(m),
+    new Map([
+      ['b', { n: 20 }],
+      ['c', { n: 3 }],
+    ]),
+  );
   const over = layered({ ...blankWorld(), receipts: m as never } as World);
   assert.ok(over.receipts.has('c'));
   m.clear();

@@ -100,7 +100,7 @@ export function request(base: string, method: string, p: string, o: RequestOptio
   });
 }
 
-export async function startTestTown(o: Omit<Partial<TownOptions>, "settings"> & { settings?: Partial<Settings>; dir?: string } = {}): Promise<TestTown> {
+export async function startTestTown(o: Omit<Partial<TownOptions>, 'settings'> & { settings?: Partial<Settings>; dir?: string } = {}): Promise<TestTown> {
   const { settings: given, dir: givenDir, ...rest } = o;
   const dir = givenDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
   const clock = o.clock ? (o.clock as TestTown['clock']) : testClock();

@@ -60,7 +60,10 @@ turns('fields, spell to receive, and typed argument reach the same call', async 
   // A method without a form argument: `light` takes the default empty record.
   const d = await cast(t, ann, 'lamp', 'light', {});
   assert.is(d.status, 'done');
-  assert.ok(d.revealed.some((x: string) => x.includes('stands at version')), JSON.stringify(d.revealed));
+  assert.ok(
+    d.revealed.some((x: string) => x.includes('stands at version')),
+    JSON.stringify(d.revealed),
+  );
 });
 
 turns('compact=1 and full=1', async ({ t, ann, bob }) => {
@@ -138,7 +141,14 @@ turns('noMethod, typeMismatch, unknownObject', async ({ t, ann }) => {
   assert.ok(nm.reason.includes('light'), 'names what the card hears');
   const tm = await refused(t, ann, 'lamp', 'fill', { argument: { tag: 'label', value: 'lots' } }, 'typeMismatch');
   assert.type(tm.expected, 'string');
-  const tm2 = await refused(t, ann, 'lamp', 'fill', { argument: { tag: 'record', fields: [{ name: 'measures', value: { tag: 'label', value: 'two' } }] } }, 'typeMismatch');
+  const tm2 = await refused(
+    t,
+    ann,
+    'lamp',
+    'fill',
+    { argument: { tag: 'record', fields: [{ name: 'measures', value: { tag: 'label', value: 'two' } }] } },
+    'typeMismatch',
+  );
   assert.ok(tm2.reason.includes('measures'), tm2.reason);
   const uo = await refused(t, ann, 'no-such-card', 'light', {}, 'unknownObject');
   assert.type(uo.receipt.slug, 'string', 'an unknownObject refusal is journaled');
@@ -146,7 +156,14 @@ turns('noMethod, typeMismatch, unknownObject', async ({ t, ann }) => {
 
 turns('unknownObject alike for a card the caller may not see', async ({ t, ann, bob }) => {
   // A card only its owner sees (as a scratch `create` makes them), journaled into the town.
-  const made = await t.town.world.submit({ kind: 'create', principal: ann.principal, intent: 'secret-1', object: 'ann-secret', source: 'type S:\n  n: Natural\n\ndef initial() -> S:\n  return S { n: 0 }\n\nspell poke(self: S) -> S:\n  return self { n: self.n + 1 }\n', entry: 'initial' });
+  const made = await t.town.world.submit({
+    kind: 'create',
+    principal: ann.principal,
+    intent: 'secret-1',
+    object: 'ann-secret',
+    source: 'type S:\n  n: Natural\n\ndef initial() -> S:\n  return S { n: 0 }\n\nspell poke(self: S) -> S:\n  return self { n: self.n + 1 }\n',
+    entry: 'initial',
+  });
   assert.is(made.outcome.kind, 'journal');
   const mine = await cast(t, ann, 'ann-secret', 'poke', {});
   assert.is(mine.status, 'done');
@@ -199,7 +216,7 @@ turns('duplicateIdentity: the same intent for another request names the original
   assert.is(original.json.slug, first.json.receipt.slug);
   // Another guest's intents are its own.
   const cys = await t.post('/AGENTS.md/world/lamp/fill', (await t.guest('cy')).token, { intent: 'once', fields: { measures: 0 } });
-  assert.is(cys.json.status, 'done', 'cy is not refused duplicateIdentity for ann\'s intent');
+  assert.is(cys.json.status, 'done', "cy is not refused duplicateIdentity for ann's intent");
   assert.is.not(cys.json.receipt.slug, first.json.receipt.slug);
 });
 
@@ -235,7 +252,7 @@ turns('unspellable: an object name no spell can address', async ({ t, ann }) => 
   assert.is(p.json.class, 'unspellable');
 });
 
-turns('bad bodies are the front\'s refusals, not turns', async ({ t, ann }) => {
+turns("bad bodies are the front's refusals, not turns", async ({ t, ann }) => {
   const noIntent = await t.post('/AGENTS.md/world/lamp/light', ann.token, {});
   assert.is(noIntent.status, 400);
   assert.is(noIntent.json.class, 'hostRequest');
@@ -243,7 +260,13 @@ turns('bad bodies are the front\'s refusals, not turns', async ({ t, ann }) => {
   assert.is(two.status, 400);
   // Text no UTF-8 can write (a lone surrogate): an intent no `receipt?intent=` could ask for, a
   // value the read models would show as U+FFFD while the journal keeps the surrogate.
-  for (const body of [{ intent: '\ud800' }, { intent: 'a\udc00b' }, { intent: 'x\ud83d' }, { intent: intent(), fields: { to: 'notice-board', note: 'x\udfff' } }, { intent: intent(), spell: 'give to=notice-board note="\ud800"' }]) {
+  for (const body of [
+    { intent: '\ud800' },
+    { intent: 'a\udc00b' },
+    { intent: 'x\ud83d' },
+    { intent: intent(), fields: { to: 'notice-board', note: 'x\udfff' } },
+    { intent: intent(), spell: 'give to=notice-board note="\ud800"' },
+  ]) {
     const r = await t.post('/AGENTS.md/world/lamp/give', ann.token, body);
     assert.is(r.status, 400, JSON.stringify(body));
     assert.is(r.json.class, 'badJson');

@@ -17,7 +17,12 @@ import { chooseProjections, startWorker } from '../../src/projections/worker.js'
 import type { Projector } from '../../src/projections/projector.js';
 
 export type ToWorker = { start: { dataDir: string; pollMs: number } } | { stop: true } | { page: { id: number; events: RecordedEvent[] } };
-export type FromWorker = { ready: true } | { started: { checkpoint: string | undefined } } | { stopped: { folded: number; checkpoint: string | undefined } } | { read: { id: number; after?: bigint; maxCount?: number } } | { failed: string };
+export type FromWorker =
+  | { ready: true }
+  | { started: { checkpoint: string | undefined } }
+  | { stopped: { folded: number; checkpoint: string | undefined } }
+  | { read: { id: number; after?: bigint; maxCount?: number } }
+  | { failed: string };
 
 /** The event store of the front, read over IPC. Only what a polling projector uses is here. */
 function ipcEvents(): EventStore {
@@ -33,7 +38,13 @@ function ipcEvents(): EventStore {
     new Promise<RecordedEvent[]>((resolve) => {
       const id = ++n;
       waiting.set(id, resolve);
-      process.send!({ read: { id, ...(options.after !== undefined ? { after: options.after } : {}), ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}) } } satisfies FromWorker);
+      process.send!({
+        read: {
+          id,
+          ...(options.after !== undefined ? { after: options.after } : {}),
+          ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+        },
+      } satisfies FromWorker);
     });
   const no = (what: string) => () => {
     throw new Error(`the worker's journal is read-only (${what})`);
@@ -63,7 +74,14 @@ if (process.send) {
     try {
       if ('start' in m) {
         const reads = await openEmbeddedReadStore({ dataDir: m.start.dataDir });
-        projector = await startWorker({ events, reads, programs: libraryPrograms(), names: chooseProjections([]), pollMs: m.start.pollMs, onError: (e) => process.send!({ failed: e.stack ?? e.message }) });
+        projector = await startWorker({
+          events,
+          reads,
+          programs: libraryPrograms(),
+          names: chooseProjections([]),
+          pollMs: m.start.pollMs,
+          onError: (e) => process.send!({ failed: e.stack ?? e.message }),
+        });
         close = () => reads.close();
         await projector.whenCaughtUp();
         process.send!({ started: { checkpoint: projector.checkpoint?.toString() } } satisfies FromWorker);

@@ -28,7 +28,11 @@ function serveJournal(worker: ChildProcess, t: () => TestTown | undefined): void
     const events = [];
     const town = t();
     if (town) {
-      for await (const e of town.town.events.readAll({ ...(m.read.after !== undefined ? { after: m.read.after } : {}), ...(m.read.maxCount !== undefined ? { maxCount: m.read.maxCount } : {}) })) events.push(e);
+      for await (const e of town.town.events.readAll({
+        ...(m.read.after !== undefined ? { after: m.read.after } : {}),
+        ...(m.read.maxCount !== undefined ? { maxCount: m.read.maxCount } : {}),
+      }))
+        events.push(e);
     }
     worker.send({ page: { id: m.read.id, events } } satisfies ToWorker);
   });
@@ -51,7 +55,7 @@ function next<K extends string>(worker: ChildProcess, key: K): Promise<any> {
 
 const lines = async (t: TestTown, token: string) => (await t.get('/AGENTS.md/world/lamp/card', token)).json.lines as string[];
 
-test('a read after one\'s own turn waits for the worker\'s checkpoint; others read what is there', async () => {
+test("a read after one's own turn waits for the worker's checkpoint; others read what is there", async () => {
   await ready;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
   let t: TestTown | undefined;

@@ -11,11 +11,7 @@ import { badSpell, typeMismatch, type Refusal } from './refusal.js';
 import { parseSpell, type Cast, type Plan, type Spell } from './spell.js';
 import { refuse, Refused, type Turn } from './turn.js';
 
-export type TurnInput =
-  | { via: 'fields'; fields: unknown }
-  | { via: 'spell'; spell: string }
-  | { via: 'argument'; argument: TypedData }
-  | { via: 'none' };
+export type TurnInput = { via: 'fields'; fields: unknown } | { via: 'spell'; spell: string } | { via: 'argument'; argument: TypedData } | { via: 'none' };
 
 /** What was cast, for the receipt (a spell to `receive` names the method it reached). */
 export interface Casted {
@@ -44,14 +40,26 @@ export function castRequest(turn: Turn, cardId: string, method: string, input: T
     const form = hostForms.get(method)!;
     const hint = hostTemplate(method);
     if (method === 'plan' && input.via !== 'spell') {
-      const args = converted(input.via === 'fields' ? fromFields(form, input.fields, hint) : input.via === 'argument' ? checkArgument(form, input.argument, hint) : fromFields(form, {}, hint));
+      const args = converted(
+        input.via === 'fields'
+          ? fromFields(form, input.fields, hint)
+          : input.via === 'argument'
+            ? checkArgument(form, input.argument, hint)
+            : fromFields(form, {}, hint),
+      );
       const acts = args.fields[0]!.value;
       const parsed = parseSpell(`plan { ${acts.tag === 'label' ? acts.value : ''} }`);
       if (!parsed.ok) return refuse(badSpell(parsed.fault.clause, parsed.fault.reason, hint));
       return castSpell(turn, cardId, parsed.spell, { made: [] });
     }
     if (input.via === 'spell') return castSpellFor(turn, cardId, method, input.spell);
-    const args = converted(input.via === 'fields' ? fromFields(form, input.fields, hint) : input.via === 'argument' ? checkArgument(form, input.argument, hint) : fromFields(form, {}, hint));
+    const args = converted(
+      input.via === 'fields'
+        ? fromFields(form, input.fields, hint)
+        : input.via === 'argument'
+          ? checkArgument(form, input.argument, hint)
+          : fromFields(form, {}, hint),
+    );
     hostAct(turn, cardId, method, args);
     return { method };
   }
@@ -60,7 +68,16 @@ export function castRequest(turn: Turn, cardId: string, method: string, input: T
   if (!m) {
     const other = methods.find((x) => x.name === method);
     const why = other ? `${method} is a ${other.kind} of ${cardId}, not a spell` : `${cardId} offers no method ${JSON.stringify(method.slice(0, 64))}`;
-    return refuse({ class: 'noMethod', reason: `${why}; it hears ${methods.filter((x) => x.kind === 'spell').map((x) => x.name).join(', ') || 'no spells of its own'}`, object: cardId });
+    return refuse({
+      class: 'noMethod',
+      reason: `${why}; it hears ${
+        methods
+          .filter((x) => x.kind === 'spell')
+          .map((x) => x.name)
+          .join(', ') || 'no spells of its own'
+      }`,
+      object: cardId,
+    });
   }
   const hint = m.template ?? m.signature;
   let args: TypedData;
@@ -85,7 +102,7 @@ export function castRequest(turn: Turn, cardId: string, method: string, input: T
 /** A spell sent to a method by path: it must cast that very method. */
 function castSpellFor(turn: Turn, cardId: string, method: string, text: string): Casted {
   const parsed = parseSpell(text);
-  const hint = isHost(method) ? hostTemplate(method) : findSpell(spellMethods(turn, cardId), method)?.template ?? method;
+  const hint = isHost(method) ? hostTemplate(method) : (findSpell(spellMethods(turn, cardId), method)?.template ?? method);
   if (!parsed.ok) return refuse(badSpell(parsed.fault.clause, parsed.fault.reason, hint));
   const spell = parsed.spell;
   const cast = spell.kind === 'plan' ? 'plan' : spell.method;
@@ -127,7 +144,13 @@ function receive(turn: Turn, cardId: string, input: TurnInput): Casted {
   const parsed = parseSpell(text);
   if (ownsReceive(methods)) {
     if (parsed.ok && heard(parsed.spell, methods)) return castSpell(turn, cardId, parsed.spell, { made: [] });
-    turn.call(cardId, 'receive', { tag: 'record', fields: [{ name: 'text', value: label(text) }, { name: 'post', value: label(post) }] });
+    turn.call(cardId, 'receive', {
+      tag: 'record',
+      fields: [
+        { name: 'text', value: label(text) },
+        { name: 'post', value: label(post) },
+      ],
+    });
     return { method: 'receive' };
   }
   if (!parsed.ok) return refuse(badSpell(parsed.fault.clause, parsed.fault.reason, hint));
@@ -150,13 +173,25 @@ function resolver(turn: Turn, scope: PlanScope, hint: string): ObjectResolver {
   return (v) => {
     if (v.t === 'made') {
       const id = scope.made[v.n - 1];
-      if (id === undefined) return { ok: false, refusal: badSpell('notMade', `{made ${v.n}} names nothing made before it${scope.inPlan ? ` (${scope.made.length} made so far)` : ': {made N} belongs to a plan'}`, hint) };
+      if (id === undefined)
+        return {
+          ok: false,
+          refusal: badSpell(
+            'notMade',
+            `{made ${v.n}} names nothing made before it${scope.inPlan ? ` (${scope.made.length} made so far)` : ': {made N} belongs to a plan'}`,
+            hint,
+          ),
+        };
       return { ok: true, id };
     }
     if (v.t === 'word' && (v.text === 'me' || v.text === 'here')) {
       const avatar = turn.world.avatars.get(turn.scope.principal);
       const card = avatar ? turn.card(avatar) : undefined;
-      if (!card) return { ok: false, refusal: badSpell('noAvatar', `\`${v.text}\` names your avatar${v.text === 'here' ? "'s room" : ''}, and you have none in this world`, hint) };
+      if (!card)
+        return {
+          ok: false,
+          refusal: badSpell('noAvatar', `\`${v.text}\` names your avatar${v.text === 'here' ? "'s room" : ''}, and you have none in this world`, hint),
+        };
       return { ok: true, id: v.text === 'me' ? card.id : card.place || card.id };
     }
     return undefined;
@@ -166,9 +201,18 @@ function resolver(turn: Turn, scope: PlanScope, hint: string): ObjectResolver {
 /** Casts a parsed spell at a card. */
 export function castSpell(turn: Turn, cardId: string, spell: Spell, scope: PlanScope): Casted {
   if (spell.target) {
-    if (spell.target.t === 'made' && !scope.inPlan) return refuse(badSpell('notMade', `{made ${spell.target.n}} names nothing made before it: {made N} belongs to a plan`, hearsHint(spellMethods(turn, cardId))));
+    if (spell.target.t === 'made' && !scope.inPlan)
+      return refuse(
+        badSpell('notMade', `{made ${spell.target.n}} names nothing made before it: {made N} belongs to a plan`, hearsHint(spellMethods(turn, cardId))),
+      );
     if (spell.target.t === 'card' && spell.target.id !== cardId && !scope.inPlan) {
-      return refuse(badSpell('otherCard', `this spell names ${spell.target.id}, but was cast at ${cardId}; cast it at ${spell.target.id}`, `${spell.kind === 'plan' ? 'plan { … }' : spell.method}`));
+      return refuse(
+        badSpell(
+          'otherCard',
+          `this spell names ${spell.target.id}, but was cast at ${cardId}; cast it at ${spell.target.id}`,
+          `${spell.kind === 'plan' ? 'plan { … }' : spell.method}`,
+        ),
+      );
     }
   }
   if (spell.kind === 'plan') {
@@ -192,7 +236,8 @@ function castAct(turn: Turn, cardId: string, cast: Cast, scope: PlanScope): Cast
     const why = other ? `${cast.method} is a ${other.kind}, not a spell to cast` : `${cardId} hears no spell ${cast.method}`;
     return refuse({ ...badSpell('noAction', why, hearsHint(methods)), object: cardId });
   }
-  if (cast.reading !== undefined) return refuse(badSpell('badValue', `\`--\` gives a reading to a moderation power; ${cast.method} takes none`, m.template ?? m.signature));
+  if (cast.reading !== undefined)
+    return refuse(badSpell('badValue', `\`--\` gives a reading to a moderation power; ${cast.method} takes none`, m.template ?? m.signature));
   const hint = m.template ?? m.signature;
   const resolve = resolver(turn, scope, hint);
   const args = converted(m.form ? fromSpell(m.form, cast.items, hint, resolve) : inferArgument(cast.items, m.signature, resolve));
@@ -216,7 +261,13 @@ function runPlan(turn: Turn, cardId: string, plan: Plan): Casted {
     if (act.method === 'plan') refuse(badSpell('notInPlan', `${n}: a plan cannot hold another plan`, hint));
     if (act.method === 'become' && ++codes > 1) refuse(badSpell('codeTwice', `${n}: code is given twice in one plan; one become per plan`, hint));
     if (act.target?.t === 'card' && act.target.id !== cardId) {
-      refuse(badSpell('planWaits', `${n}: ${act.target.id} is another card; an act on it would wait for a send to be delivered, so cast it as a turn of its own`, hint));
+      refuse(
+        badSpell(
+          'planWaits',
+          `${n}: ${act.target.id} is another card; an act on it would wait for a send to be delivered, so cast it as a turn of its own`,
+          hint,
+        ),
+      );
     }
   });
   const scope: PlanScope = { made: [], inPlan: true };

@@ -122,7 +122,17 @@ export interface CheckCommand {
   entry?: string;
 }
 
-export type Command = TurnCommand | DeliverCommand | ArriveCommand | GenesisCommand | EmptyCommand | ForkCommand | CreateCommand | ReplCommand | CheckCommand | CiteCommand;
+export type Command =
+  | TurnCommand
+  | DeliverCommand
+  | ArriveCommand
+  | GenesisCommand
+  | EmptyCommand
+  | ForkCommand
+  | CreateCommand
+  | ReplCommand
+  | CheckCommand
+  | CiteCommand;
 
 /** A receipt as a reply shows it; height, cid and slug are absent for a refusal nothing journaled. */
 export type Receipt = ReceiptBody & { height?: number; cid?: string; slug?: string };
@@ -221,7 +231,15 @@ function decideCite(world: World, cmd: CiteCommand, clock: number): Outcome {
       intent: { intent, fingerprint: fp },
       request: { object: cmd.world, method: 'cite' },
       cited: { world: cmd.world, cid, slug, height: cmd.entry.height, entry: stableJson(cmd.entry) },
-      receipt: { status: 'done', line: `${nameOf(cmd.principal)} cited ${slug} from ${cmd.world}: ${cmd.entry.receipt.line}`, revealed: [], offers: [], usage: zero(), object: cmd.world, method: 'cite' },
+      receipt: {
+        status: 'done',
+        line: `${nameOf(cmd.principal)} cited ${slug} from ${cmd.world}: ${cmd.entry.receipt.line}`,
+        revealed: [],
+        offers: [],
+        usage: zero(),
+        object: cmd.world,
+        method: 'cite',
+      },
     }),
   ]);
 }
@@ -327,7 +345,16 @@ function intentStep(world: World, principal: string, intent: string, fp: string,
   const where = first ? `entry ${first.height} (${first.method} on ${first.object}, receipt ${first.slug})` : `entry ${rec.cid}`;
   return {
     kind: 'refused',
-    receipt: refusedBody({ class: 'duplicateIdentity', original: rec.cid, reason: `intent ${JSON.stringify(intent.slice(0, 64))} was already used for another request: ${where}; resend under a fresh intent` }, zero(), object, method),
+    receipt: refusedBody(
+      {
+        class: 'duplicateIdentity',
+        original: rec.cid,
+        reason: `intent ${JSON.stringify(intent.slice(0, 64))} was already used for another request: ${where}; resend under a fresh intent`,
+      },
+      zero(),
+      object,
+      method,
+    ),
   };
 }
 
@@ -335,11 +362,17 @@ function intentStep(world: World, principal: string, intent: string, fp: string,
 function gateStep(world: World, principal: string, clock: number, options: KernelOptions, object: string, method: string): Outcome | undefined {
   const q = world.quiet.get(principal);
   if (q && q.until > clock) {
-    return { kind: 'refused', receipt: refusedBody({ class: 'quiet', clause: new Date(q.until).toISOString(), reason: q.reading, next: q.until }, zero(), object, method) };
+    return {
+      kind: 'refused',
+      receipt: refusedBody({ class: 'quiet', clause: new Date(q.until).toISOString(), reason: q.reading, next: q.until }, zero(), object, method),
+    };
   }
   if (options.turnQuota !== undefined && turnsThisHour(world, principal, clock) >= options.turnQuota) {
     const next = (hourOf(clock) + 1) * hourMs;
-    return { kind: 'refused', receipt: refusedBody({ class: 'quota', reason: `${options.turnQuota} turns an hour; this hour's are spent`, next }, zero(), object, method) };
+    return {
+      kind: 'refused',
+      receipt: refusedBody({ class: 'quota', reason: `${options.turnQuota} turns an hour; this hour's are spent`, next }, zero(), object, method),
+    };
   }
   return undefined;
 }
@@ -353,7 +386,8 @@ function inputOf(cmd: { fields?: unknown; spell?: string; argument?: unknown }):
   }
   if (cmd.fields !== undefined) return { via: 'fields', fields: cmd.fields };
   if (cmd.argument !== undefined) {
-    if (!TypedDataC.is(cmd.argument)) return { class: 'typeMismatch', reason: 'argument is not typed data (spec 2.6)', expected: '{tag: record, fields: [{name, value}]}' };
+    if (!TypedDataC.is(cmd.argument))
+      return { class: 'typeMismatch', reason: 'argument is not typed data (spec 2.6)', expected: '{tag: record, fields: [{name, value}]}' };
     return { via: 'argument', argument: cmd.argument };
   }
   return { via: 'none' };
@@ -417,12 +451,21 @@ function decideTurn(world: World, cmd: TurnCommand, clock: number, programs: Pro
     return journal([sealed(base)]);
   };
 
-  if (!visibleCard(world, object, principal)) return refused({ class: 'unknownObject', reason: `no card ${JSON.stringify(object.slice(0, 128))} that you may see`, object });
+  if (!visibleCard(world, object, principal))
+    return refused({ class: 'unknownObject', reason: `no card ${JSON.stringify(object.slice(0, 128))} that you may see`, object });
   for (const root of cmd.if ?? []) {
     const now = visibleCard(world, root.object, principal);
     if (!now || now.version !== root.version) {
       const where = now ? `stands at version ${now.version}` : 'is gone';
-      return { kind: 'refused', receipt: refusedBody({ class: 'moved', reason: `${root.object} ${where}, not version ${root.version}; read it again and resend with new roots`, object: root.object }, zero(), object, method) };
+      return {
+        kind: 'refused',
+        receipt: refusedBody(
+          { class: 'moved', reason: `${root.object} ${where}, not version ${root.version}; read it again and resend with new roots`, object: root.object },
+          zero(),
+          object,
+          method,
+        ),
+      };
     }
   }
   const input = inputOf(cmd);
@@ -485,7 +528,12 @@ export function deliverOne(world: World, send: Send, clock: number, programs: Pr
     return sealed(base);
   };
   const exhausted = (which: 'depth' | 'work' | 'storage', u: Usage): Entry => {
-    const spentOf = which === 'depth' ? `sends chain at most ${allow.depth} deep; this one is ${send.depth}` : which === 'work' ? `the run has spent its ${allow.work} ticks` : `the run has written its ${allow.storage} bytes`;
+    const spentOf =
+      which === 'depth'
+        ? `sends chain at most ${allow.depth} deep; this one is ${send.depth}`
+        : which === 'work'
+          ? `the run has spent its ${allow.work} ticks`
+          : `the run has written its ${allow.storage} bytes`;
     return refused({ class: 'budgetExhausted', reason: `${which}: ${spentOf}`, clause: which, object: send.to }, u);
   };
   if (send.depth > allow.depth) return exhausted('depth', zero());
@@ -547,7 +595,14 @@ function decideArrive(world: World, cmd: ArriveCommand, clock: number, programs:
     receipt: undecided,
   };
   try {
-    turn.make(src, { id, maker: 'town', owner: cmd.principal, place: world.entrance, seed: fitSeed(programs, src, { name: cmd.name, room: world.entrance }, options, clock), offer: false });
+    turn.make(src, {
+      id,
+      maker: 'town',
+      owner: cmd.principal,
+      place: world.entrance,
+      seed: fitSeed(programs, src, { name: cmd.name, room: world.entrance }, options, clock),
+      offer: false,
+    });
     turn.say(id, `${nameOf(cmd.principal)} arrived${world.entrance ? ` in ${world.entrance}` : ''}`);
     enterRoom(turn, world.entrance, id);
     const effects = turn.finish();
@@ -597,7 +652,8 @@ function compileFailure(diagnostics: Diagnostic[]): HostRequest {
 
 function decideCreate(world: World, cmd: CreateCommand, clock: number, programs: Programs, options: KernelOptions): Outcome {
   const { principal, object } = cmd;
-  if (!OBJECT_ID.test(object) || object.length < 1 || object.length > 128) return { kind: 'rejected', error: { class: 'hostRequest', message: 'object: a card id is 1 to 128 of letters, digits and . _ : / -' } };
+  if (!OBJECT_ID.test(object) || object.length < 1 || object.length > 128)
+    return { kind: 'rejected', error: { class: 'hostRequest', message: 'object: a card id is 1 to 128 of letters, digits and . _ : / -' } };
   if (cmd.entry !== 'initial') return { kind: 'rejected', error: { class: 'hostRequest', message: 'entry: a card is created from `initial`' } };
   const modules = modulesOf(cmd);
   if (!Array.isArray(modules)) return { kind: 'rejected', error: modules };
@@ -619,7 +675,12 @@ function decideCreate(world: World, cmd: CreateCommand, clock: number, programs:
   };
   const turn = new Turn({ world, programs, options, clock, height: world.height, principal, caller: principal, depth: 0, run: world.height });
   if (world.cards.has(object)) {
-    base.receipt = refusedBody({ class: 'requiredAbsence', root: object, reason: `${object} is already present in this world`, object }, zero(), object, 'create');
+    base.receipt = refusedBody(
+      { class: 'requiredAbsence', root: object, reason: `${object} is already present in this world`, object },
+      zero(),
+      object,
+      'create',
+    );
     return journal([sealed(base)]);
   }
   try {
@@ -639,7 +700,13 @@ function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Pro
   const { principal } = cmd;
   const object = cmd.object ?? 'repl';
   if (cmd.source === undefined && cmd.modules === undefined) {
-    return decideTurn(world, { kind: 'turn', principal, intent: cmd.intent, object, method: cmd.entry, fields: cmd.fields, argument: cmd.argument }, clock, programs, options);
+    return decideTurn(
+      world,
+      { kind: 'turn', principal, intent: cmd.intent, object, method: cmd.entry, fields: cmd.fields, argument: cmd.argument },
+      clock,
+      programs,
+      options,
+    );
   }
   const modules = modulesOf(cmd);
   if (!Array.isArray(modules)) return { kind: 'rejected', error: modules };
@@ -662,7 +729,10 @@ function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Pro
       r = { ok: false as const, refusal: { class: 'evaluation' as const, reason: e instanceof Error ? e.message : String(e) }, usage: zero() };
     }
     if (r.ok) return { kind: 'value', value: r.result, usage: r.usage };
-    const refusal: Refusal = r.refusal.class === 'cardRefused' ? { class: 'cardRefused', clause: r.refusal.clause, reading: r.refusal.reading, reason: `refused ${r.refusal.clause}: ${r.refusal.reading}` } : { class: r.refusal.class, reason: r.refusal.reason };
+    const refusal: Refusal =
+      r.refusal.class === 'cardRefused'
+        ? { class: 'cardRefused', clause: r.refusal.clause, reading: r.refusal.reading, reason: `refused ${r.refusal.clause}: ${r.refusal.reading}` }
+        : { class: r.refusal.class, reason: r.refusal.reason };
     return { kind: 'refused', receipt: refusedBody(refusal, r.usage, object, cmd.entry) };
   }
 
@@ -695,8 +765,10 @@ function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Pro
     if (!existing) {
       turn.make(src, { id: object, maker: principal, visibility: 'owner', place: '', offer: false, compiled: turn.pin(src) });
     } else {
-      if (!canSee(existing, principal)) return refused({ class: 'unknownObject', reason: `${object} is taken by a card you may not see; name another object`, object });
-      if (existing.owner !== principal) return refused({ class: 'badSpell', clause: 'notYours', reason: `${object} belongs to ${nameOf(existing.owner)}; name another object`, object });
+      if (!canSee(existing, principal))
+        return refused({ class: 'unknownObject', reason: `${object} is taken by a card you may not see; name another object`, object });
+      if (existing.owner !== principal)
+        return refused({ class: 'badSpell', clause: 'notYours', reason: `${object} belongs to ${nameOf(existing.owner)}; name another object`, object });
       if (existing.pin !== program.cid) turn.reprogram(object, src, `${cmd.entry}`);
     }
     castRequest(turn, object, cmd.entry, input);
@@ -714,4 +786,3 @@ function decideCheck(cmd: CheckCommand, programs: Programs): Outcome {
   if (!Array.isArray(modules)) return { kind: 'rejected', error: modules };
   return { kind: 'checked', diagnostics: programs.check(modules, cmd.entry) };
 }
-

@@ -15,10 +15,7 @@ export type Visibility = t.TypeOf<typeof VisibilityC>;
 export const ModuleC = t.type({ name: t.string, source: t.string });
 
 /** The code a card runs: modules plus law text, pinned by the compiled program's content id. */
-export const PackageC = t.intersection([
-  t.type({ pin: t.string, pinSlug: t.string, kind: t.string, modules: t.array(ModuleC) }),
-  t.partial({ law: t.string }),
-]);
+export const PackageC = t.intersection([t.type({ pin: t.string, pinSlug: t.string, kind: t.string, modules: t.array(ModuleC) }), t.partial({ law: t.string })]);
 export type Package = t.TypeOf<typeof PackageC>;
 
 export const CardC = t.type({

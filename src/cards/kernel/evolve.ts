@@ -8,7 +8,10 @@ import { copied } from './copy.js';
 import { hourOf, intentKey, linesKept, offersKept, type OfferRecord, type ReceiptRecord, type World } from './world.js';
 
 export class JournalGap extends Error {
-  constructor(readonly expected: number, readonly got: number) {
+  constructor(
+    readonly expected: number,
+    readonly got: number,
+  ) {
     super(`entry at height ${got} does not follow height ${expected - 1}`);
   }
 }
@@ -24,17 +27,19 @@ export function evolve(world: World, entry: Entry): World {
   if (entry.packages) for (const pkg of entry.packages) world.packages.set(pkg.pin, pkg);
   if (entry.kinds) for (const k of entry.kinds) world.kinds.set(k.name, k.pin);
   if (entry.made) for (const card of entry.made) world.cards.set(card.id, card);
-  if (entry.writes) for (const write of entry.writes) {
-    const card = world.cards.get(write.id);
-    if (card) world.cards.set(write.id, applyWrite(card, write));
-  }
-  if (entry.offers) for (const offer of entry.offers) {
-    const old = world.offers.get(offer.principal) ?? [];
-    const record = copied(offer) as OfferRecord;
-    record.height = entry.height;
-    const next = [...old, record];
-    world.offers.set(offer.principal, next.length > offersKept ? next.slice(-offersKept) : next);
-  }
+  if (entry.writes)
+    for (const write of entry.writes) {
+      const card = world.cards.get(write.id);
+      if (card) world.cards.set(write.id, applyWrite(card, write));
+    }
+  if (entry.offers)
+    for (const offer of entry.offers) {
+      const old = world.offers.get(offer.principal) ?? [];
+      const record = copied(offer) as OfferRecord;
+      record.height = entry.height;
+      const next = [...old, record];
+      world.offers.set(offer.principal, next.length > offersKept ? next.slice(-offersKept) : next);
+    }
   if (entry.consumed !== undefined) {
     const send = world.pending.get(entry.consumed);
     world.pending.delete(entry.consumed);
@@ -47,11 +52,12 @@ export function evolve(world: World, entry: Entry): World {
     const run = world.runs.get(entry.spent.run);
     if (run) world.runs.set(entry.spent.run, { ...run, work: entry.spent.work, storage: entry.spent.storage });
   }
-  if (entry.sends) for (const send of entry.sends) {
-    world.pending.set(send.id, send);
-    const run = world.runs.get(send.run) ?? { work: 0, storage: 0, waiting: 0 };
-    world.runs.set(send.run, { ...run, waiting: run.waiting + 1 });
-  }
+  if (entry.sends)
+    for (const send of entry.sends) {
+      world.pending.set(send.id, send);
+      const run = world.runs.get(send.run) ?? { work: 0, storage: 0, waiting: 0 };
+      world.runs.set(send.run, { ...run, waiting: run.waiting + 1 });
+    }
   if (entry.spent) {
     const run = world.runs.get(entry.spent.run);
     if (run && run.waiting <= 0) world.runs.delete(entry.spent.run);

@@ -127,7 +127,7 @@ function unknownField(name: string, form: FormField[], hint: string): Refusal {
 /** Plain JSON `fields` → the typed record, per the method's form. */
 export function fromFields(form: FormField[], fields: unknown, hint: string): Converted {
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
-    return { ok: false, refusal: typeMismatch('fields must be an object of the form\'s fields', hint) };
+    return { ok: false, refusal: typeMismatch("fields must be an object of the form's fields", hint) };
   }
   const byName = formByName(form);
   const given = new Map<string, TypedData>();
@@ -199,7 +199,14 @@ export function fromSpell(form: FormField[], items: SpellItem[], hint: string, r
     else {
       f = open[next++];
       if (!f) {
-        return { ok: false, refusal: badSpell('unknownField', `the value at column ${item.at} fills no field: ${form.length ? `it takes ${form.map((x) => x.name).join(', ')}` : 'it takes no fields'}`, hint) };
+        return {
+          ok: false,
+          refusal: badSpell(
+            'unknownField',
+            `the value at column ${item.at} fills no field: ${form.length ? `it takes ${form.map((x) => x.name).join(', ')}` : 'it takes no fields'}`,
+            hint,
+          ),
+        };
       }
     }
     if (!f) continue;
@@ -252,7 +259,8 @@ export function inferArgument(items: SpellItem[], signature: string, resolve: Ob
   const fields: { name: string; value: TypedData }[] = [];
   const seen = new Set<string>();
   for (const item of items) {
-    if (item.name === undefined) return { ok: false, refusal: typeMismatch(`the value at column ${item.at} has no name; this method has no form, so name each argument`, signature) };
+    if (item.name === undefined)
+      return { ok: false, refusal: typeMismatch(`the value at column ${item.at} has no name; this method has no form, so name each argument`, signature) };
     if (seen.has(item.name)) return { ok: false, refusal: badSpell('duplicateField', `${item.name} is given twice (column ${item.at})`) };
     seen.add(item.name);
     const t = inferTyped(item.value, resolve);

@@ -43,7 +43,13 @@ export const genesisTown: TownLayout = {
   entrance: 'square',
   cards: [
     { id: 'town', kind: 'town', place: '', seed: { name: 'the town' } },
-    room('square', 'the town square', 'A paved square with a notice board by the well and a lamp on a post. Doors lead to the library, the workshop and the post office.', ['door-square-library', 'door-square-workshop', 'door-square-post-office'], ['notice-board', 'lamp']),
+    room(
+      'square',
+      'the town square',
+      'A paved square with a notice board by the well and a lamp on a post. Doors lead to the library, the workshop and the post office.',
+      ['door-square-library', 'door-square-workshop', 'door-square-post-office'],
+      ['notice-board', 'lamp'],
+    ),
     room('library', 'the library', 'Shelves of the sealed library: every kind of card, each with a page and an example spell.', ['door-library-square']),
     room('workshop', 'the workshop', 'Benches and tools: make things here, and check your modules before you give a card new code.', ['door-workshop-square']),
     room('post-office', 'the post office', 'Pigeonholes and a counter: sends between cards wait here until they are delivered.', ['door-post-office-square']),
@@ -86,7 +92,13 @@ export function libraryPackages(programs: Programs): { packages: Package[]; kind
  * Keeps the seed fields the kind's initial state has and can take, so a layout (or an avatar's
  * name) fits the library as it is; a field it cannot take is left at its initial value.
  */
-export function fitSeed(programs: Programs, src: PackageSource, seed: Record<string, unknown> | undefined, options: KernelOptions, clock: number): Record<string, unknown> | undefined {
+export function fitSeed(
+  programs: Programs,
+  src: PackageSource,
+  seed: Record<string, unknown> | undefined,
+  options: KernelOptions,
+  clock: number,
+): Record<string, unknown> | undefined {
   if (!seed) return undefined;
   const r = programs.load(src);
   if (!r.ok) return undefined;
@@ -103,7 +115,12 @@ export function fitSeed(programs: Programs, src: PackageSource, seed: Record<str
   return Object.keys(out).length ? out : undefined;
 }
 
-export function genesisEntry(programs: Programs, cmd: { name: string; host: string; opener: string; layout?: TownLayout }, clock: number, options: KernelOptions): Entry {
+export function genesisEntry(
+  programs: Programs,
+  cmd: { name: string; host: string; opener: string; layout?: TownLayout },
+  clock: number,
+  options: KernelOptions,
+): Entry {
   const layout = cmd.layout ?? genesisTown;
   const { packages, kinds } = libraryPackages(programs);
   const world: World = blankWorld();
@@ -130,7 +147,15 @@ export function genesisEntry(programs: Programs, cmd: { name: string; host: stri
     packages,
     kinds,
     made: effects.made,
-    receipt: { status: 'done', line: `${cmd.name} was founded: ${effects.made.length} cards, ${kinds.length} kinds`, revealed: [], offers: [], usage: { ...turn.usage }, object: cmd.name, method: 'genesis' },
+    receipt: {
+      status: 'done',
+      line: `${cmd.name} was founded: ${effects.made.length} cards, ${kinds.length} kinds`,
+      revealed: [],
+      offers: [],
+      usage: { ...turn.usage },
+      object: cmd.name,
+      method: 'genesis',
+    },
   });
 }
 
@@ -144,7 +169,15 @@ export function emptyEntry(programs: Programs, cmd: { name: string; host: string
     world: { name: cmd.name, host: cmd.host, opener: cmd.opener, entrance: '' },
     packages,
     kinds,
-    receipt: { status: 'done', line: `${nameOf(cmd.opener)} opened ${cmd.name}, empty but for the library`, revealed: [], offers: [], usage: zero(), object: cmd.name, method: 'empty' },
+    receipt: {
+      status: 'done',
+      line: `${nameOf(cmd.opener)} opened ${cmd.name}, empty but for the library`,
+      revealed: [],
+      offers: [],
+      usage: zero(),
+      object: cmd.name,
+      method: 'empty',
+    },
   });
 }
 
@@ -153,9 +186,15 @@ export function forkEntry(source: World, forker: string, name: string, clock: nu
   const cards = [...source.cards.values()].filter((c) => canSee(c, forker)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const kinds = [...source.kinds].map(([k, pin]) => ({ name: k, pin })).sort((a, b) => (a.name < b.name ? -1 : 1));
   const pins = new Set<string>([...kinds.map((k) => k.pin), ...cards.map((c) => c.pin)]);
-  const packages = [...pins].sort().map((p) => source.packages.get(p)).filter((p): p is Package => p !== undefined);
+  const packages = [...pins]
+    .sort()
+    .map((p) => source.packages.get(p))
+    .filter((p): p is Package => p !== undefined);
   const carried = new Set(cards.map((c) => c.id));
-  const avatars = [...source.avatars].filter(([, id]) => carried.has(id)).map(([principal, object]) => ({ principal, object })).sort((a, b) => (a.principal < b.principal ? -1 : 1));
+  const avatars = [...source.avatars]
+    .filter(([, id]) => carried.has(id))
+    .map(([principal, object]) => ({ principal, object }))
+    .sort((a, b) => (a.principal < b.principal ? -1 : 1));
   return seal({
     height: 0,
     clock,
@@ -167,6 +206,14 @@ export function forkEntry(source: World, forker: string, name: string, clock: nu
     kinds,
     made: cards,
     ...(avatars.length ? { avatars } : {}),
-    receipt: { status: 'done', line: `${nameOf(forker)} forked ${source.name} at height ${source.height}: ${cards.length} cards`, revealed: [], offers: [], usage: zero(), object: name, method: 'fork' },
+    receipt: {
+      status: 'done',
+      line: `${nameOf(forker)} forked ${source.name} at height ${source.height}: ${cards.length} cards`,
+      revealed: [],
+      offers: [],
+      usage: zero(),
+      object: name,
+      method: 'fork',
+    },
   });
 }

@@ -14,21 +14,30 @@ import { TOWN } from './world.js';
 const text = (min: number, max: number) => ({ kind: 'text' as const, min, max });
 
 export const hostForms: ReadonlyMap<string, FormField[]> = new Map([
-  ['become', [
-    { name: 'kind', form: text(1, 64), optional: false },
-    { name: 'law', form: text(0, 64), optional: true },
-  ]],
+  [
+    'become',
+    [
+      { name: 'kind', form: text(1, 64), optional: false },
+      { name: 'law', form: text(0, 64), optional: true },
+    ],
+  ],
   ['adopt', []],
-  ['lend', [
-    { name: 'card', form: { kind: 'object' as const, min: 0, max: 128 }, optional: true },
-    { name: 'to', form: text(1, 160), optional: false },
-  ]],
+  [
+    'lend',
+    [
+      { name: 'card', form: { kind: 'object' as const, min: 0, max: 128 }, optional: true },
+      { name: 'to', form: text(1, 160), optional: false },
+    ],
+  ],
   ['make', [{ name: 'kind', form: text(1, 64), optional: false }]],
-  ['quiet', [
-    { name: 'guest', form: text(1, 160), optional: false },
-    { name: 'until', form: text(1, 40), optional: false },
-    { name: 'reading', form: text(0, 200), optional: true },
-  ]],
+  [
+    'quiet',
+    [
+      { name: 'guest', form: text(1, 160), optional: false },
+      { name: 'until', form: text(1, 40), optional: false },
+      { name: 'reading', form: text(0, 200), optional: true },
+    ],
+  ],
   ['plan', [{ name: 'acts', form: text(1, 8192), optional: false }]],
 ]);
 
@@ -108,7 +117,14 @@ export function hostAct(turn: Turn, cardId: string, method: string, args: Record
       const abandoned = card.owner !== TOWN && (last === undefined || turn.scope.clock - last > turn.scope.options.abandonAfter);
       const ok = card.owner === '' || principal === turn.world.opener || abandoned;
       if (!ok) {
-        return refuse({ ...badSpell('notYours', card.owner === TOWN ? `${cardId} belongs to the town` : `${cardId} belongs to ${nameOf(card.owner)}, who still plays here`, hint), object: cardId });
+        return refuse({
+          ...badSpell(
+            'notYours',
+            card.owner === TOWN ? `${cardId} belongs to the town` : `${cardId} belongs to ${nameOf(card.owner)}, who still plays here`,
+            hint,
+          ),
+          object: cardId,
+        });
       }
       turn.update(cardId, { owner: principal });
       turn.say(cardId, `${who} adopted ${cardId}`);
@@ -116,7 +132,8 @@ export function hostAct(turn: Turn, cardId: string, method: string, args: Record
     }
     case 'lend': {
       const named = textOf(args, 'card');
-      if (named && named !== cardId) return refuse(badSpell('otherCard', `this spell was cast at ${cardId} but lends ${named}; cast it at ${named}`, `lend ${named} to=<text 1..160>`));
+      if (named && named !== cardId)
+        return refuse(badSpell('otherCard', `this spell was cast at ${cardId} but lends ${named}; cast it at ${named}`, `lend ${named} to=<text 1..160>`));
       const card = turn.read(cardId);
       if (card.owner !== principal) return refuse({ ...badSpell('notYours', `only ${cardId}'s owner lends it`, hint), object: cardId });
       const guest = principalOf(turn, textOf(args, 'to'), 'to', hint);
@@ -127,7 +144,8 @@ export function hostAct(turn: Turn, cardId: string, method: string, args: Record
     case 'make': {
       const kind = textOf(args, 'kind');
       const src = turn.scope.programs.kind(kind);
-      if (!src) return refuse(badSpell('unknownKind', `no kind ${JSON.stringify(kind)} in the library; kinds: ${turn.scope.programs.kindNames().join(', ')}`, hint));
+      if (!src)
+        return refuse(badSpell('unknownKind', `no kind ${JSON.stringify(kind)} in the library; kinds: ${turn.scope.programs.kindNames().join(', ')}`, hint));
       const id = turn.make(src, { maker: principal, near: cardId });
       turn.say(id, `${who} made ${id}`);
       return;
@@ -148,7 +166,8 @@ export function hostAct(turn: Turn, cardId: string, method: string, args: Record
 function become(turn: Turn, cardId: string, kind: string, lawName: string, hint: string): void {
   const card = turn.read(cardId);
   const principal = turn.scope.principal;
-  if (card.owner !== principal) return refuse({ ...badSpell('notYours', `only ${cardId}'s owner gives it new code${card.owner === '' ? '; adopt it first' : ''}`, hint), object: cardId });
+  if (card.owner !== principal)
+    return refuse({ ...badSpell('notYours', `only ${cardId}'s owner gives it new code${card.owner === '' ? '; adopt it first' : ''}`, hint), object: cardId });
   const programs = turn.scope.programs;
   const src = programs.kind(kind);
   if (!src) return refuse(badSpell('unknownKind', `no kind ${JSON.stringify(kind)} in the library; kinds: ${programs.kindNames().join(', ')}`, hint));
@@ -156,7 +175,14 @@ function become(turn: Turn, cardId: string, kind: string, lawName: string, hint:
   const ownLaw = turn.programOf(card).law;
   if (lawName && lawName !== 'none') {
     const lawSrc = programs.kind(lawName);
-    if (!lawSrc) return refuse(badSpell('unknownLaw', `no law ${JSON.stringify(lawName)}: a law is named by the library kind that keeps it (${programs.kindNames().join(', ')}), or none`, hint));
+    if (!lawSrc)
+      return refuse(
+        badSpell(
+          'unknownLaw',
+          `no law ${JSON.stringify(lawName)}: a law is named by the library kind that keeps it (${programs.kindNames().join(', ')}), or none`,
+          hint,
+        ),
+      );
     const compiled = programs.load(lawSrc);
     const clauses = compiled.ok ? compiled.program.law : [];
     if (!clauses.length) return refuse(badSpell('noLaw', `${lawName} has no law to take`, hint));
@@ -166,11 +192,16 @@ function become(turn: Turn, cardId: string, kind: string, lawName: string, hint:
     const next = programs.load(src);
     if (next.ok && next.program.law.length === 0) {
       const kept = ownLaw.map((c) => c.name).join(', ');
-      return refuse(badSpell('noLaw', `${kind} has no law, so ${cardId} would lose its law (${kept}); say \`become ${kind} law none\` to drop it, or \`become ${kind} law ${card.kind}\` to keep it`, hint));
+      return refuse(
+        badSpell(
+          'noLaw',
+          `${kind} has no law, so ${cardId} would lose its law (${kept}); say \`become ${kind} law none\` to drop it, or \`become ${kind} law ${card.kind}\` to keep it`,
+          hint,
+        ),
+      );
     }
   }
   turn.reprogram(cardId, pkg, hint);
   turn.say(cardId, `${nameOf(principal)} made ${cardId} a ${kind}`);
   turn.revealed.push(`${cardId} became ${kind}`);
 }
-

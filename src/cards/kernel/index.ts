@@ -4,13 +4,43 @@
  */
 export { decide, answerOf, seal, receiptOf, requestFingerprint, deliverOne } from './decide.js';
 export type {
-  Command, TurnCommand, DeliverCommand, ArriveCommand, GenesisCommand, EmptyCommand, ForkCommand,
-  CreateCommand, ReplCommand, CheckCommand, CiteCommand, Outcome, Receipt, TryReport, HostRequest,
+  Command,
+  TurnCommand,
+  DeliverCommand,
+  ArriveCommand,
+  GenesisCommand,
+  EmptyCommand,
+  ForkCommand,
+  CreateCommand,
+  ReplCommand,
+  CheckCommand,
+  CiteCommand,
+  Outcome,
+  Receipt,
+  TryReport,
+  HostRequest,
 } from './decide.js';
 export { evolve, replay, applyWrite, JournalGap } from './evolve.js';
 export {
-  blankWorld, layered, canSee, visibleCard, visibleIds, cardsIn, newestLines, turnsThisHour, receiptsBySlug,
-  receiptByIntent, offersFor, pendingSends, intentKey, TOWN, linesKept, offersKept, hourOf, hourMs, turnsLeft,
+  blankWorld,
+  layered,
+  canSee,
+  visibleCard,
+  visibleIds,
+  cardsIn,
+  newestLines,
+  turnsThisHour,
+  receiptsBySlug,
+  receiptByIntent,
+  offersFor,
+  pendingSends,
+  intentKey,
+  TOWN,
+  linesKept,
+  offersKept,
+  hourOf,
+  hourMs,
+  turnsLeft,
 } from './world.js';
 export type { World, IntentRecord, ReceiptRecord, OfferRecord, RunRecord, TurnCount } from './world.js';
 export * from './entry.js';

@@ -19,7 +19,11 @@ export function sameData(a: TypedData, b: TypedData): boolean {
     case 'list':
       return b.tag === 'list' && a.items.length === b.items.length && a.items.every((x, i) => sameData(x, b.items[i]!));
     case 'record':
-      return b.tag === 'record' && a.fields.length === b.fields.length && a.fields.every((f, i) => f.name === b.fields[i]!.name && sameData(f.value, b.fields[i]!.value));
+      return (
+        b.tag === 'record' &&
+        a.fields.length === b.fields.length &&
+        a.fields.every((f, i) => f.name === b.fields[i]!.name && sameData(f.value, b.fields[i]!.value))
+      );
     case 'variant': {
       if (b.tag !== 'variant' || a.label !== b.label) return false;
       const pa = a.payload ?? { tag: 'record', fields: [] };
@@ -89,7 +93,10 @@ function inferPlain(j: unknown, path: string, depth: number): TypedData {
   if (Array.isArray(j)) return { tag: 'list', items: j.map((x, i) => inferPlain(x, `${path}[${i}]`, depth + 1)) };
   if (j !== null && typeof j === 'object') {
     if (TypedDataC.is(j)) return j;
-    return { tag: 'record', fields: Object.keys(j).map((k) => ({ name: k, value: inferPlain(Object.getOwnPropertyDescriptor(j, k)!.value, `${path}.${k}`, depth + 1) })) };
+    return {
+      tag: 'record',
+      fields: Object.keys(j).map((k) => ({ name: k, value: inferPlain(Object.getOwnPropertyDescriptor(j, k)!.value, `${path}.${k}`, depth + 1) })),
+    };
   }
   throw new SeedFault(`${path}: ${JSON.stringify(j)} is not a value a card holds`);
 }

@@ -67,7 +67,10 @@ const STRUCTURAL = new Set(['=', '{', '}', '[', ']', '"', ',', ';', '<', '>', '\
 const QUOTE_LOOKALIKES = new Set(["'", '\u2018', '\u2019', '\u201c', '\u201d', '`']);
 
 class Fault extends Error {
-  constructor(readonly clause: BadSpellClause, readonly reason: string) {
+  constructor(
+    readonly clause: BadSpellClause,
+    readonly reason: string,
+  ) {
     super(reason);
   }
 }
@@ -80,7 +83,10 @@ export function parseSpell(text: string): ParseResult {
     const spells = p.spells(false);
     if (spells.length === 0) throw new Fault('noAction', 'the text names no spell');
     if (spells.length > 1) {
-      throw new Fault('tooManySpells', `one spell at a time: this text holds ${spells.length} (column ${spells[1]!.at}); cast them one by one, or as a plan { … }`);
+      throw new Fault(
+        'tooManySpells',
+        `one spell at a time: this text holds ${spells.length} (column ${spells[1]!.at}); cast them one by one, or as a plan { … }`,
+      );
     }
     return { ok: true, spell: spells[0]! };
   } catch (e) {
@@ -284,7 +290,8 @@ class Parser {
     while (this.i < this.s.length && /[\s,]/.test(this.s[this.i]!)) this.i++;
     if (this.i >= this.s.length) throw new Fault('unclosedBlock', `the \`${close === '}' ? '{' : '['}\` at column ${open} is never closed with \`${close}\``);
     const c = this.s[this.i]!;
-    if ((c === '}' || c === ']') && c !== close) throw new Fault('unclosedBlock', `column ${this.col()}: \`${c}\` where the \`${close === '}' ? '{' : '['}\` at column ${open} wants \`${close}\``);
+    if ((c === '}' || c === ']') && c !== close)
+      throw new Fault('unclosedBlock', `column ${this.col()}: \`${c}\` where the \`${close === '}' ? '{' : '['}\` at column ${open} wants \`${close}\``);
     if (c === ';') throw new Fault('unclosedBlock', `column ${this.col()}: \`;\` inside the block opened at column ${open}`);
   }
 

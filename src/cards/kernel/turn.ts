@@ -149,7 +149,12 @@ export class Turn {
     const pkg = this.package(card.pin);
     if (!pkg) return refuse({ class: 'evaluation', reason: `the code of ${card.id} (pin ${card.pinSlug}) is not in this world`, object: card.id });
     const r = this.scope.programs.load(pkg, pkg.pin);
-    if (!r.ok) return refuse({ class: 'evaluation', reason: `the code of ${card.id} no longer compiles: ${r.diagnostics[0]?.message ?? 'unknown error'}`, object: card.id });
+    if (!r.ok)
+      return refuse({
+        class: 'evaluation',
+        reason: `the code of ${card.id} no longer compiles: ${r.diagnostics[0]?.message ?? 'unknown error'}`,
+        object: card.id,
+      });
     this.lastPin = card.pin;
     this.lastProgram = r.program;
     return r.program;
@@ -252,7 +257,17 @@ export class Turn {
   /** Makes a card from a package, owned by the turn's guest and offered to them. */
   make(
     src: PackageSource,
-    opts: { maker: string; near?: string; seed?: unknown; id?: string; visibility?: Card['visibility']; place?: string; owner?: string; offer?: boolean; compiled?: { program: Program; pkg: Package } },
+    opts: {
+      maker: string;
+      near?: string;
+      seed?: unknown;
+      id?: string;
+      visibility?: Card['visibility'];
+      place?: string;
+      owner?: string;
+      offer?: boolean;
+      compiled?: { program: Program; pkg: Package };
+    },
   ): string {
     const cap = this.scope.options.capacity.cards;
     if (this.world.cards.size + this.madeIds.length + 1 > cap) return refuse({ class: 'capacity', reason: `this world holds its most cards (${cap})` });
@@ -311,13 +326,26 @@ export class Turn {
     const bytes = src.modules.reduce((n, m) => n + Buffer.byteLength(m.source), 0) + Buffer.byteLength(src.law ?? '');
     const tooBig = src.modules.find((m) => Buffer.byteLength(m.source) > limits.moduleBytes);
     if (tooBig || bytes > this.scope.options.packageBytes || src.modules.length > limits.modules) {
-      return refuse({ class: 'programRefused', clause: 'packageBytes', reason: tooBig ? `module ${tooBig.name} is over ${limits.moduleBytes} bytes` : `the package is over ${this.scope.options.packageBytes} bytes or ${limits.modules} modules`, object: id });
+      return refuse({
+        class: 'programRefused',
+        clause: 'packageBytes',
+        reason: tooBig
+          ? `module ${tooBig.name} is over ${limits.moduleBytes} bytes`
+          : `the package is over ${this.scope.options.packageBytes} bytes or ${limits.modules} modules`,
+        object: id,
+      });
     }
     const r = this.scope.programs.load(src);
     if (!r.ok) {
       const d = r.diagnostics[0];
       const clause = d?.stage === 'law' ? 'law syntax' : d?.stage === 'stateType' ? 'stateType' : d?.stage === 'migration' ? 'migration' : 'compile';
-      return refuse({ class: 'programRefused', clause, reason: d ? `${d.stage} ${d.module}:${d.line}:${d.column}: ${d.message}` : 'the package does not compile', object: id, ...(d?.hint ? { hint: d.hint } : {}) });
+      return refuse({
+        class: 'programRefused',
+        clause,
+        reason: d ? `${d.stage} ${d.module}:${d.line}:${d.column}: ${d.message}` : 'the package does not compile',
+        object: id,
+        ...(d?.hint ? { hint: d.hint } : {}),
+      });
     }
     const program = r.program;
     const carried = this.scope.programs.reprogram
@@ -326,11 +354,21 @@ export class Turn {
     this.spend(carried.usage);
     if (!carried.ok) {
       const d = carried.diagnostics?.[0];
-      return refuse({ class: 'programRefused', clause: carried.clause, reason: `${id} holds ${old.stateType}; ${src.kind} keeps ${program.stateType}: ${carried.reason}`, object: id, ...(d?.hint ? { hint: d.hint } : {}) });
+      return refuse({
+        class: 'programRefused',
+        clause: carried.clause,
+        reason: `${id} holds ${old.stateType}; ${src.kind} keeps ${program.stateType}: ${carried.reason}`,
+        object: id,
+        ...(d?.hint ? { hint: d.hint } : {}),
+      });
     }
     const state = carried.state;
     const broken = program.checkLaw(undefined, state, this.ctx(card));
-    if (broken) return refuse({ ...badSpell('lawClash', `${id} as it stands breaks ${src.kind}'s law: ${refusedReason(broken.name, broken.reading)}`, hint), object: id });
+    if (broken)
+      return refuse({
+        ...badSpell('lawClash', `${id} as it stands breaks ${src.kind}'s law: ${refusedReason(broken.name, broken.reading)}`, hint),
+        object: id,
+      });
     const { pkg } = this.pin(src);
     this.update(id, { kind: pkg.kind, pin: pkg.pin, pinSlug: pkg.pinSlug, state });
     this.reprogrammed.add(id);
@@ -349,7 +387,12 @@ export class Turn {
       const program = changedState ? this.programOf(card) : undefined;
       if (program && changedState) {
         const fresh = !was || this.reprogrammed.has(id);
-        const broken = program.checkLaw(fresh ? undefined : was.state, card.state, { caller: this.scope.caller, owner: card.owner, self: id, now: this.scope.clock });
+        const broken = program.checkLaw(fresh ? undefined : was.state, card.state, {
+          caller: this.scope.caller,
+          owner: card.owner,
+          self: id,
+          now: this.scope.clock,
+        });
         if (broken) refuse(lawRefusal(id, broken.name, broken.reading));
         this.revealWants(id, was, card, program);
       }
@@ -370,7 +413,15 @@ export class Turn {
       if (card.lent !== was.lent) w.lent = card.lent;
       if (card.place !== was.place) w.place = card.place;
       if (lines.length) w.say = lines;
-      const changed = changedState || lines.length > 0 || card.kind !== was.kind || card.pin !== was.pin || card.owner !== was.owner || card.visibility !== was.visibility || card.lent !== was.lent || card.place !== was.place;
+      const changed =
+        changedState ||
+        lines.length > 0 ||
+        card.kind !== was.kind ||
+        card.pin !== was.pin ||
+        card.owner !== was.owner ||
+        card.visibility !== was.visibility ||
+        card.lent !== was.lent ||
+        card.place !== was.place;
       if (changed) {
         writes.push(w);
         this.revealed.push(`${id} stands at version ${w.version}`);
@@ -452,7 +503,11 @@ function safely<T extends { ok: boolean }>(run: () => T): T | { ok: false; refus
   try {
     return run();
   } catch (e) {
-    return { ok: false, refusal: { class: 'evaluation', reason: `the card could not be run: ${e instanceof Error ? e.message : String(e)}` }, usage: zeroUsage() };
+    return {
+      ok: false,
+      refusal: { class: 'evaluation', reason: `the card could not be run: ${e instanceof Error ? e.message : String(e)}` },
+      usage: zeroUsage(),
+    };
   }
 }
 
@@ -481,7 +536,8 @@ export function carryState(from: Program, to: Program, state: TypedData, budget:
     const bad = to.checkState(state);
     return bad ? { ok: false, clause: 'stateType', reason: `the state does not fit: ${bad}`, usage: zero } : { ok: true, state, usage: zero };
   }
-  if (!to.entries.includes('migrate')) return { ok: false, clause: 'stateType', reason: 'the new code defines no migrate(old) to carry the state over', usage: zero };
+  if (!to.entries.includes('migrate'))
+    return { ok: false, clause: 'stateType', reason: 'the new code defines no migrate(old) to carry the state over', usage: zero };
   const m = safely(() => to.runEntry('migrate', [state], budget));
   if (!m.ok) {
     const why = m.refusal.class === 'cardRefused' ? refusedReason(m.refusal.clause, m.refusal.reading) : m.refusal.reason;
@@ -491,4 +547,3 @@ export function carryState(from: Program, to: Program, state: TypedData, budget:
   if (bad) return { ok: false, clause: 'migration', reason: `migrate built a state that does not fit: ${bad}`, usage: m.usage };
   return { ok: true, state: m.result, usage: m.usage };
 }
-

@@ -45,7 +45,8 @@ export function checkTextBounds(t: Ty, s: string, path: string): void {
     return;
   }
   const n = textLength(s);
-  if (t.min !== undefined && BigInt(n) < t.min) fail(path, n === 0 ? `is empty; wanted ${show(t)}` : `${n} characters is fewer than ${t.min}; wanted ${show(t)}`);
+  if (t.min !== undefined && BigInt(n) < t.min)
+    fail(path, n === 0 ? `is empty; wanted ${show(t)}` : `${n} characters is fewer than ${t.min}; wanted ${show(t)}`);
   if (t.max !== undefined && BigInt(n) > t.max) fail(path, `${n} characters is more than ${t.max}; wanted ${show(t)}`);
 }
 
@@ -93,9 +94,11 @@ export function fromTyped(t: Ty, d: TypedData, path = '', depth = 0, lenient = f
         const i = t.tag.get(d.value);
         if (i !== undefined && t.ctors[i]!.fields.length === 0) return new Tagged(i, null);
       }
-      if (d.tag !== 'variant' || typeof d.label !== 'string') fail(path, `a ${d.tag} where ${t.name} (one of ${t.ctors.map((c) => c.name).join(', ')}) was wanted`);
+      if (d.tag !== 'variant' || typeof d.label !== 'string')
+        fail(path, `a ${d.tag} where ${t.name} (one of ${t.ctors.map((c) => c.name).join(', ')}) was wanted`);
       const i = t.tag.get(d.label);
-      if (i === undefined) fail(path, `${JSON.stringify(d.label.slice(0, 40))} is not a tag of ${t.name}; its tags are ${t.ctors.map((c) => c.name).join(', ')}`);
+      if (i === undefined)
+        fail(path, `${JSON.stringify(d.label.slice(0, 40))} is not a tag of ${t.name}; its tags are ${t.ctors.map((c) => c.name).join(', ')}`);
       const c = t.ctors[i]!;
       if (!c.fields.length) {
         if (d.payload !== undefined && !(d.payload.tag === 'record' && Array.isArray(d.payload.fields) && d.payload.fields.length === 0)) {
@@ -105,7 +108,10 @@ export function fromTyped(t: Ty, d: TypedData, path = '', depth = 0, lenient = f
       }
       const p = d.payload ?? { tag: 'record' as const, fields: [] };
       if (p.tag !== 'record' || !Array.isArray(p.fields)) fail(path, `the payload of ${c.name} is a record`);
-      return new Tagged(i, recordFrom({ k: 'record', name: c.name, fields: c.fields, slot: c.slot, order: c.order }, p.fields, `${path}${path ? '.' : ''}${c.name}`, depth, false));
+      return new Tagged(
+        i,
+        recordFrom({ k: 'record', name: c.name, fields: c.fields, slot: c.slot, order: c.order }, p.fields, `${path}${path ? '.' : ''}${c.name}`, depth, false),
+      );
     }
     case 'err':
       fail(path, 'no data fits an unknown type');
@@ -118,7 +124,11 @@ function recordFrom(t: RecordTy, fields: { name: string; value: TypedData }[], p
     if (!f || typeof f !== 'object' || typeof f.name !== 'string') fail(path, 'a record field is {name, value}');
     const s = t.slot.get(f.name);
     const where = path ? `${path}.${f.name}` : f.name;
-    if (s === undefined) fail(where, `${t.name ?? 'the record'} has no field ${JSON.stringify(f.name.slice(0, 40))}; its fields are ${t.fields.map((x) => x.name).join(', ') || 'none'}`);
+    if (s === undefined)
+      fail(
+        where,
+        `${t.name ?? 'the record'} has no field ${JSON.stringify(f.name.slice(0, 40))}; its fields are ${t.fields.map((x) => x.name).join(', ') || 'none'}`,
+      );
     if (out[s] !== undefined) fail(where, 'named twice');
     out[s] = fromTyped(t.order[s]!.ty, f.value, where, depth + 1);
   }
@@ -192,7 +202,11 @@ export function plainToTyped(t: Ty, j: unknown, path = '', depth = 0): TypedData
       for (const name of Object.keys(j)) {
         const ft = t.slot.has(name) ? t.order[t.slot.get(name)!]!.ty : undefined;
         const where = path ? `${path}.${name}` : name;
-        if (!ft) fail(where, `${t.name ?? 'the record'} has no field ${JSON.stringify(name.slice(0, 40))}; its fields are ${t.fields.map((x) => x.name).join(', ') || 'none'}`);
+        if (!ft)
+          fail(
+            where,
+            `${t.name ?? 'the record'} has no field ${JSON.stringify(name.slice(0, 40))}; its fields are ${t.fields.map((x) => x.name).join(', ') || 'none'}`,
+          );
         const value = Object.getOwnPropertyDescriptor(j, name)!.value as unknown;
         fields.push({ name, value: plainToTyped(ft, value, where, depth + 1) });
       }

@@ -12,8 +12,27 @@ import { builtins } from './builtins.js';
 import { type Diags, noSpan, type Span } from './diagnostics.js';
 import type { CheckedClause, CtxName, E, FnSym, MatchCase, S } from './ir.js';
 import {
-  BOOL, ERR, NAT, OBJECT, PRINCIPAL, TEXT, compat, fillRecord, isBool, isNat, isTextLike, layout, listOf, recordTy, show,
-  showFull, widen, type FieldTy, type RecordTy, type Ty, type VariantTy,
+  BOOL,
+  ERR,
+  NAT,
+  OBJECT,
+  PRINCIPAL,
+  TEXT,
+  compat,
+  fillRecord,
+  isBool,
+  isNat,
+  isTextLike,
+  layout,
+  listOf,
+  recordTy,
+  show,
+  showFull,
+  widen,
+  type FieldTy,
+  type RecordTy,
+  type Ty,
+  type VariantTy,
 } from './types.js';
 import { Tagged } from './values.js';
 
@@ -186,7 +205,12 @@ export class ModuleChecker {
       // A spell may share a built-in's name (board's `remove`): it is cast, and in code the
       // built-in keeps the name.
       if (builtins.has(d.name) && d.kind !== 'spell') {
-        this.add('resolve', d.nameSpan, `${d.name} is a built-in function and cannot be defined again`, `choose another name, like my${d.name[0]!.toUpperCase()}${d.name.slice(1)}`);
+        this.add(
+          'resolve',
+          d.nameSpan,
+          `${d.name} is a built-in function and cannot be defined again`,
+          `choose another name, like my${d.name[0]!.toUpperCase()}${d.name.slice(1)}`,
+        );
         continue;
       }
       if (isCtxName(d.name) || d.name === 'self' || d.name === 'before') {
@@ -202,7 +226,13 @@ export class ModuleChecker {
       });
       let ret: Ty = ERR;
       if (d.ret) ret = this.typeOf(d.ret);
-      else this.add('type', d.nameSpan, `${d.kind} ${d.name} does not say what it returns`, `${d.kind} ${d.name}(…) -> ${d.kind === 'view' ? 'Text' : d.kind === 'spell' ? 'State' : 'Type'}:`);
+      else
+        this.add(
+          'type',
+          d.nameSpan,
+          `${d.kind} ${d.name} does not say what it returns`,
+          `${d.kind} ${d.name}(…) -> ${d.kind === 'view' ? 'Text' : d.kind === 'spell' ? 'State' : 'Type'}:`,
+        );
       const sym: FnSym = { name: d.name, module: this.ast.name, kind: d.kind, params, ret, span: d.nameSpan };
       this.fns.set(d.name, sym);
       if (d.kind === 'spell') this.spells.push(sym);
@@ -212,33 +242,64 @@ export class ModuleChecker {
     const lawDecls = decls.filter((d): d is Extract<Decl, { k: 'law' }> => d.k === 'law');
     const wantDecls = decls.filter((d): d is Extract<Decl, { k: 'want' }> => d.k === 'want');
     const ruleDecls = decls.filter((d): d is Extract<Decl, { k: 'rule' }> => d.k === 'rule');
-    const card = this.spells.length > 0 || this.views.length > 0 || lawDecls.length > 0 || wantDecls.length > 0 || ruleDecls.length > 0 || this.extraLaw.length > 0;
+    const card =
+      this.spells.length > 0 || this.views.length > 0 || lawDecls.length > 0 || wantDecls.length > 0 || ruleDecls.length > 0 || this.extraLaw.length > 0;
     const initial = this.fns.get(this.entry);
     let state: Ty | undefined;
     if (initial) {
       if (initial.kind !== 'def' || initial.params.length) {
         this.add('type', initial.span, `${this.entry} makes the first state: it is a def with no parameters`, `def ${this.entry}() -> ${show(initial.ret)}:`);
       } else if (initial.ret.k !== 'record' && initial.ret.k !== 'variant' && initial.ret.k !== 'err') {
-        this.add('type', initial.span, `the state of a card is a record or a variant, not ${show(initial.ret)}`, `type State:\n  field: ${show(initial.ret)}\n\ndef ${this.entry}() -> State:`);
+        this.add(
+          'type',
+          initial.span,
+          `the state of a card is a record or a variant, not ${show(initial.ret)}`,
+          `type State:\n  field: ${show(initial.ret)}\n\ndef ${this.entry}() -> State:`,
+        );
       } else state = initial.ret;
     } else if (card || this.entryGiven) {
       const first = decls.find((d) => d.k === 'fn') ?? decls[0];
-      this.add('type', first ? ('nameSpan' in first ? first.nameSpan : first.span) : noSpan, `${this.ast.name} has no def ${this.entry}(), so a card of it has no first state`, `def ${this.entry}() -> State:\n  return State { … }`);
+      this.add(
+        'type',
+        first ? ('nameSpan' in first ? first.nameSpan : first.span) : noSpan,
+        `${this.ast.name} has no def ${this.entry}(), so a card of it has no first state`,
+        `def ${this.entry}() -> State:\n  return State { … }`,
+      );
     }
     // 5. Signatures of spells and views against the state.
     const stateShown = state ? show(state) : 'State';
     for (const s of this.spells) {
       const p0 = s.params[0];
       if (!p0 || (state && !compat(state, p0.ty)) || (state && !compat(p0.ty, state))) {
-        this.add('type', s.span, p0 ? `the first parameter of spell ${s.name} is ${show(p0.ty)}, but the card's state is ${stateShown}` : `spell ${s.name} takes the card's state as its first parameter`, `spell ${s.name}(self: ${stateShown}${s.params.slice(1).map((p) => `, ${p.name}: ${show(p.ty)}`).join('')}) -> ${stateShown}:`);
+        this.add(
+          'type',
+          s.span,
+          p0
+            ? `the first parameter of spell ${s.name} is ${show(p0.ty)}, but the card's state is ${stateShown}`
+            : `spell ${s.name} takes the card's state as its first parameter`,
+          `spell ${s.name}(self: ${stateShown}${s.params
+            .slice(1)
+            .map((p) => `, ${p.name}: ${show(p.ty)}`)
+            .join('')}) -> ${stateShown}:`,
+        );
       }
       if (state && !(compat(state, s.ret) && compat(s.ret, state))) {
-        this.add('type', s.span, `spell ${s.name} returns ${show(s.ret)}, but a spell returns the card's new state, ${stateShown}`, `spell ${s.name}(…) -> ${stateShown}:`);
+        this.add(
+          'type',
+          s.span,
+          `spell ${s.name} returns ${show(s.ret)}, but a spell returns the card's new state, ${stateShown}`,
+          `spell ${s.name}(…) -> ${stateShown}:`,
+        );
       }
       if (s.name === 'receive') {
         const rest = s.params.slice(1);
         if (rest.length !== 2 || rest[0]!.name !== 'text' || rest[0]!.ty.k !== 'text' || rest[1]!.name !== 'post' || rest[1]!.ty.k !== 'text') {
-          this.add('type', s.span, 'receive hears what is said to the card: it takes the text and the post it came in', `spell receive(self: ${stateShown}, text: Text, post: Text) -> ${stateShown}:`);
+          this.add(
+            'type',
+            s.span,
+            'receive hears what is said to the card: it takes the text and the post it came in',
+            `spell receive(self: ${stateShown}, text: Text, post: Text) -> ${stateShown}:`,
+          );
         }
       }
       if (reservedViews.has(s.name)) {
@@ -248,7 +309,12 @@ export class ModuleChecker {
     for (const v of this.views) {
       const ok = v.params.length === 2 && (!state || compat(state, v.params[0]!.ty)) && v.params[1]!.ty.k === 'text' && v.ret.k === 'text';
       if (!ok && v.ret.k !== 'err') {
-        this.add('type', v.span, `view ${v.name} takes the card's state and who is looking, and returns text`, `view ${v.name}(self: ${stateShown}, viewer: Principal) -> Text:`);
+        this.add(
+          'type',
+          v.span,
+          `view ${v.name} takes the card's state and who is looking, and returns text`,
+          `view ${v.name}(self: ${stateShown}, viewer: Principal) -> Text:`,
+        );
       }
     }
     // 6. Bodies.
@@ -256,7 +322,12 @@ export class ModuleChecker {
       if (d.k !== 'fn') continue;
       const sym = this.fns.get(d.name);
       if (!sym || sym.span !== d.nameSpan) continue;
-      this.fnBody(sym, d.params.map((p) => p.span), d.body, d.nameSpan);
+      this.fnBody(
+        sym,
+        d.params.map((p) => p.span),
+        d.body,
+        d.nameSpan,
+      );
     }
     // 7. Law, wants, rules.
     const law: CheckedClause[] = [];
@@ -265,7 +336,8 @@ export class ModuleChecker {
     const clauseNames = new Map<string, Span>();
     const clauseName = (n: string, span: Span, what: string, stage: Stage): void => {
       const first = clauseNames.get(`${what}:${n}`);
-      if (first) this.add(stage === 'law' ? 'law' : 'resolve', span, `the ${what} ${n} is written twice (first at line ${first.line})`, 'give each its own name');
+      if (first)
+        this.add(stage === 'law' ? 'law' : 'resolve', span, `the ${what} ${n} is written twice (first at line ${first.line})`, 'give each its own name');
       clauseNames.set(`${what}:${n}`, span);
     };
     const st = state ?? ERR;
@@ -299,7 +371,12 @@ export class ModuleChecker {
       if (migrate.kind !== 'def' || migrate.params.length !== 1) {
         this.add('migration', migrate.span, 'migrate takes the old state and returns the new one', `def migrate(old: OldState) -> ${stateShown}:`);
       } else if (state && !(compat(state, migrate.ret) && compat(migrate.ret, state))) {
-        this.add('migration', migrate.span, `migrate returns ${show(migrate.ret)}, but the new state is ${stateShown}`, `def migrate(old: ${show(migrate.params[0]!.ty)}) -> ${stateShown}:`);
+        this.add(
+          'migration',
+          migrate.span,
+          `migrate returns ${show(migrate.ret)}, but the new state is ${stateShown}`,
+          `def migrate(old: ${show(migrate.params[0]!.ty)}) -> ${stateShown}:`,
+        );
       }
     }
     const out: CheckedModule = {
@@ -406,7 +483,12 @@ export class ModuleChecker {
     const ir = this.block(body, f);
     if (!ends(ir)) {
       const what = sym.kind === 'spell' ? 'the new state' : sym.kind === 'view' ? 'its text' : show(sym.ret);
-      this.add('type', at, `${sym.kind} ${sym.name} can reach its end without returning ${what}`, sym.kind === 'spell' ? `end it with: return ${sym.params[0]?.name ?? 'self'}` : `end every path with: return …`);
+      this.add(
+        'type',
+        at,
+        `${sym.kind} ${sym.name} can reach its end without returning ${what}`,
+        sym.kind === 'spell' ? `end it with: return ${sym.params[0]?.name ?? 'self'}` : `end every path with: return …`,
+      );
     }
     sym.body = ir;
     sym.slots = f.slots;
@@ -457,7 +539,13 @@ export class ModuleChecker {
   private effect(what: string, span: Span, f: FnCtx): boolean {
     if (f.kind === 'spell') return true;
     const where = f.kind === 'clause' ? 'a law clause, want or rule' : `a ${f.kind}`;
-    this.add('type', span, `${what} is an effect, and ${where} has none; only spells act`, f.kind === 'def' ? 'return the value and act on it in the spell' : undefined, f);
+    this.add(
+      'type',
+      span,
+      `${what} is an effect, and ${where} has none; only spells act`,
+      f.kind === 'def' ? 'return the value and act on it in the spell' : undefined,
+      f,
+    );
     return false;
   }
 
@@ -495,7 +583,8 @@ export class ModuleChecker {
           const [l, lt] = this.expr(s.list, f);
           let item: Ty = ERR;
           if (lt.k === 'list') item = lt.of;
-          else if (lt.k !== 'err') this.add('type', s.list.span, `for … in goes over a list, not ${show(lt)}`, lt.k === 'nat' ? `for i in 0..${'n'}:` : undefined, f);
+          else if (lt.k !== 'err')
+            this.add('type', s.list.span, `for … in goes over a list, not ${show(lt)}`, lt.k === 'nat' ? `for i in 0..${'n'}:` : undefined, f);
           f.scopes.push(new Map());
           const slot = this.declare(s.name, item, s.span, f);
           const body = this.block(s.body, f);
@@ -596,8 +685,17 @@ export class ModuleChecker {
       }
       const s = ty.slot.get(p.name);
       if (s === undefined) {
-        const sug = suggest(p.name, ty.fields.map((x) => x.name));
-        this.add('type', p.span, `${show(ty)} has no field ${p.name}`, sug ? `did you mean ${sug}?` : `its fields: ${ty.fields.map((x) => x.name).join(', ')}`, f);
+        const sug = suggest(
+          p.name,
+          ty.fields.map((x) => x.name),
+        );
+        this.add(
+          'type',
+          p.span,
+          `${show(ty)} has no field ${p.name}`,
+          sug ? `did you mean ${sug}?` : `its fields: ${ty.fields.map((x) => x.name).join(', ')}`,
+          f,
+        );
         ty = ERR;
         break;
       }
@@ -627,7 +725,13 @@ export class ModuleChecker {
       const tag = st.tag.get(c.ctor);
       if (tag === undefined) {
         const sug = suggest(c.ctor, st.tag.keys());
-        this.add('type', c.span, `${st.name} has no tag ${c.ctor}; its tags are ${st.ctors.map((x) => x.name).join(', ')}`, sug ? `case ${sug}:` : undefined, f);
+        this.add(
+          'type',
+          c.span,
+          `${st.name} has no tag ${c.ctor}; its tags are ${st.ctors.map((x) => x.name).join(', ')}`,
+          sug ? `case ${sug}:` : undefined,
+          f,
+        );
         this.block(c.body, f);
         return;
       }
@@ -638,7 +742,13 @@ export class ModuleChecker {
       for (const b of c.binds) {
         const fs = ctor.slot.get(b.name);
         if (fs === undefined) {
-          this.add('type', b.span, `the tag ${c.ctor} has no field ${b.name}`, ctor.fields.length ? `its fields: ${ctor.fields.map((x) => x.name).join(', ')}` : `case ${c.ctor}:`, f);
+          this.add(
+            'type',
+            b.span,
+            `the tag ${c.ctor} has no field ${b.name}`,
+            ctor.fields.length ? `its fields: ${ctor.fields.map((x) => x.name).join(', ')}` : `case ${c.ctor}:`,
+            f,
+          );
           continue;
         }
         binds.push([fs, this.declare(b.name, ctor.order[fs]!.ty, b.span, f)]);
@@ -739,21 +849,36 @@ export class ModuleChecker {
         if (e.obj.k === 'name' && !this.lookupLocal(e.obj.name, f) && this.uses.has(e.obj.name) && !isCtxName(e.obj.name)) {
           const m = this.uses.get(e.obj.name)!;
           if (m.fns.has(e.name)) this.add('type', e.span, `${e.obj.name}.${e.name} is a def; call it: ${e.obj.name}.${e.name}(…)`, undefined, f);
-          else if (m.types.has(e.name)) this.add('type', e.span, `${e.obj.name}.${e.name} is a type; make one with ${e.obj.name}.${e.name} { … }`, undefined, f);
+          else if (m.types.has(e.name))
+            this.add('type', e.span, `${e.obj.name}.${e.name} is a type; make one with ${e.obj.name}.${e.name} { … }`, undefined, f);
           else this.add('resolve', e.nameSpan, `the module ${e.obj.name} has no ${e.name}`, undefined, f);
           return [{ k: 'const', v: 0 }, ERR];
         }
         const [o, ot] = this.expr(e.obj, f);
         if (ot.k === 'err') return [o, ERR];
         if (ot.k !== 'record') {
-          const hint = ot.k === 'list' && e.name === 'length' ? 'length(list)' : ot.k === 'variant' ? `match it first: match …:\n  case ${ot.ctors[0]!.name} { ${e.name} }:` : undefined;
+          const hint =
+            ot.k === 'list' && e.name === 'length'
+              ? 'length(list)'
+              : ot.k === 'variant'
+                ? `match it first: match …:\n  case ${ot.ctors[0]!.name} { ${e.name} }:`
+                : undefined;
           this.add('type', e.nameSpan, `${show(ot)} has no field ${e.name}`, hint, f);
           return [o, ERR];
         }
         const s = ot.slot.get(e.name);
         if (s === undefined) {
-          const sug = suggest(e.name, ot.fields.map((x) => x.name));
-          this.add('type', e.nameSpan, `${show(ot)} has no field ${e.name}`, sug ? `did you mean ${sug}?` : `its fields: ${ot.fields.map((x) => x.name).join(', ') || 'none'}`, f);
+          const sug = suggest(
+            e.name,
+            ot.fields.map((x) => x.name),
+          );
+          this.add(
+            'type',
+            e.nameSpan,
+            `${show(ot)} has no field ${e.name}`,
+            sug ? `did you mean ${sug}?` : `its fields: ${ot.fields.map((x) => x.name).join(', ') || 'none'}`,
+            f,
+          );
           return [o, ERR];
         }
         return [{ k: 'field', obj: o, slot: s }, ot.order[s]!.ty];
@@ -843,7 +968,13 @@ export class ModuleChecker {
     if (local) return [{ k: 'local', slot: local.slot }, local.ty];
     if (isCtxName(e.name)) {
       if (f.kind === 'spell' || f.kind === 'clause') return [{ k: 'ctx', name: e.name }, ctxTypes[e.name]];
-      this.add('resolve', e.span, `${e.name} is known in spells, law, wants and rules, not in a ${f.kind}`, f.kind === 'def' ? `a def is pure: pass ${e.name} in as a parameter` : f.kind === 'view' ? 'a view knows only the state and its viewer' : undefined, f);
+      this.add(
+        'resolve',
+        e.span,
+        `${e.name} is known in spells, law, wants and rules, not in a ${f.kind}`,
+        f.kind === 'def' ? `a def is pure: pass ${e.name} in as a parameter` : f.kind === 'view' ? 'a view knows only the state and its viewer' : undefined,
+        f,
+      );
       return [{ k: 'const', v: 0 }, ERR];
     }
     const c = this.ctorRef(e, f, want);
@@ -864,7 +995,11 @@ export class ModuleChecker {
     for (const s of f.scopes) known.push(...s.keys());
     if (f.kind === 'spell' || f.kind === 'clause') known.push('caller', 'owner', 'now', 'this');
     const sug = suggest(e.name, known);
-    const hint = sug ? `did you mean ${sug}?` : e.name === 'self' ? `self is the first parameter of a spell or view; in ${f.kind === 'def' ? 'a def, pass the state in' : 'here it is not declared'}` : undefined;
+    const hint = sug
+      ? `did you mean ${sug}?`
+      : e.name === 'self'
+        ? `self is the first parameter of a spell or view; in ${f.kind === 'def' ? 'a def, pass the state in' : 'here it is not declared'}`
+        : undefined;
     this.add('resolve', e.span, `unknown name ${e.name}`, hint, f);
     return [{ k: 'const', v: 0 }, ERR];
   }
@@ -891,7 +1026,13 @@ export class ModuleChecker {
         const known = [...this.fns.keys(), ...builtins.keys(), ...[...this.uses.values()].flatMap((m) => [...m.fns.keys()])];
         const sug = suggest(label, known);
         const t = this.typeRef(e.fn, f);
-        this.add('resolve', e.fn.span, t ? `${label} is a type; build one with braces` : `unknown function ${label}`, t ? `${label} { … }` : sug ? `did you mean ${sug}?` : undefined, f);
+        this.add(
+          'resolve',
+          e.fn.span,
+          t ? `${label} is a type; build one with braces` : `unknown function ${label}`,
+          t ? `${label} { … }` : sug ? `did you mean ${sug}?` : undefined,
+          f,
+        );
         e.args.forEach((a) => this.expr(a, f));
         return [{ k: 'const', v: 0 }, ERR];
       }
@@ -905,7 +1046,13 @@ export class ModuleChecker {
         return [{ k: 'const', v: 0 }, ERR];
       }
     } else {
-      this.add('type', e.fn.span, 'only defs and built-in functions can be called', e.fn.k === 'field' ? 'a card\'s spell is cast with send: send card.spell { … }' : undefined, f);
+      this.add(
+        'type',
+        e.fn.span,
+        'only defs and built-in functions can be called',
+        e.fn.k === 'field' ? "a card's spell is cast with send: send card.spell { … }" : undefined,
+        f,
+      );
       e.args.forEach((a) => this.expr(a, f));
       return [{ k: 'const', v: 0 }, ERR];
     }
@@ -913,7 +1060,13 @@ export class ModuleChecker {
       this.add('type', e.fn.span, `${label} is a spell; only a spell can call another spell`, undefined, f);
     }
     if (e.args.length !== sym.params.length) {
-      this.add('type', e.span, `${label} takes ${sym.params.length} argument${sym.params.length === 1 ? '' : 's'}, but is given ${e.args.length}`, fnSignature(sym), f);
+      this.add(
+        'type',
+        e.span,
+        `${label} takes ${sym.params.length} argument${sym.params.length === 1 ? '' : 's'}, but is given ${e.args.length}`,
+        fnSignature(sym),
+        f,
+      );
       e.args.forEach((a) => this.expr(a, f));
       return [{ k: 'const', v: 0 }, sym.ret];
     }
@@ -955,7 +1108,13 @@ export class ModuleChecker {
     if (c) {
       if (c.tag < 0) return [{ k: 'const', v: 0 }, ERR];
       const ctor = c.v.ctors[c.tag]!;
-      const [r] = this.construct({ k: 'record', name: ctor.name, fields: ctor.fields, slot: ctor.slot, order: ctor.order }, e.fields, e.span, f, `${c.v.name}.${ctor.name}`);
+      const [r] = this.construct(
+        { k: 'record', name: ctor.name, fields: ctor.fields, slot: ctor.slot, order: ctor.order },
+        e.fields,
+        e.span,
+        f,
+        `${c.v.name}.${ctor.name}`,
+      );
       const fields = r.k === 'record' ? r.items : [];
       return [{ k: 'ctor', tag: c.tag, fields: ctor.fields.length ? fields : null }, c.v];
     }
@@ -982,8 +1141,17 @@ export class ModuleChecker {
     for (const fi of e.fields) {
       const s = ot.slot.get(fi.name);
       if (s === undefined) {
-        const sug = suggest(fi.name, ot.fields.map((x) => x.name));
-        this.add('type', fi.span, `${show(ot)} has no field ${fi.name}`, sug ? `did you mean ${sug}?` : `its fields: ${ot.fields.map((x) => x.name).join(', ')}`, f);
+        const sug = suggest(
+          fi.name,
+          ot.fields.map((x) => x.name),
+        );
+        this.add(
+          'type',
+          fi.span,
+          `${show(ot)} has no field ${fi.name}`,
+          sug ? `did you mean ${sug}?` : `its fields: ${ot.fields.map((x) => x.name).join(', ')}`,
+          f,
+        );
         this.expr(fi.value, f);
         continue;
       }
@@ -1000,8 +1168,17 @@ export class ModuleChecker {
     for (const fi of fields) {
       const s = t.slot.get(fi.name);
       if (s === undefined) {
-        const sug = suggest(fi.name, t.fields.map((x) => x.name));
-        this.add('type', fi.span, `${label} has no field ${fi.name}`, sug ? `did you mean ${sug}?` : `its fields: ${t.fields.map((x) => x.name).join(', ') || 'none'}`, f);
+        const sug = suggest(
+          fi.name,
+          t.fields.map((x) => x.name),
+        );
+        this.add(
+          'type',
+          fi.span,
+          `${label} has no field ${fi.name}`,
+          sug ? `did you mean ${sug}?` : `its fields: ${t.fields.map((x) => x.name).join(', ') || 'none'}`,
+          f,
+        );
         this.expr(fi.value, f);
         continue;
       }

@@ -102,7 +102,9 @@ export function compileExpr(e: E): Ev {
       break;
     }
     case 'text': {
-      const parts = e.parts.map((p) => (typeof p === 'string' ? p : { ev: compileExpr(p.e), ty: p.ty, principal: p.ty.k === 'text' && p.ty.sub === 'Principal' }));
+      const parts = e.parts.map((p) =>
+        typeof p === 'string' ? p : { ev: compileExpr(p.e), ty: p.ty, principal: p.ty.k === 'text' && p.ty.sub === 'Principal' },
+      );
       return (env, rt) => {
         let s = '';
         for (const p of parts) {
@@ -147,7 +149,12 @@ export function compileExpr(e: E): Ev {
         const a1 = args[1]!;
         return (env, rt) => b.run([a0(env, rt), a1(env, rt)], rt, tys);
       }
-      return (env, rt) => b.run(args.map((a) => a(env, rt)), rt, tys);
+      return (env, rt) =>
+        b.run(
+          args.map((a) => a(env, rt)),
+          rt,
+          tys,
+        );
     }
     case 'record':
     case 'list': {

@@ -60,5 +60,10 @@ export class Diags {
 
 /** Thrown inside the parser to stop at the first syntax error of a module; never escapes it. */
 export class StopParse {
-  constructor(public stage: Stage, public span: Span, public message: string, public hint?: string) {}
+  constructor(
+    public stage: Stage,
+    public span: Span,
+    public message: string,
+    public hint?: string,
+  ) {}
 }

@@ -24,9 +24,35 @@ export interface Token extends Span {
 }
 
 export const keywords = new Set([
-  'use', 'type', 'def', 'spell', 'view', 'law', 'want', 'rule', 'let', 'if', 'elif', 'else', 'match',
-  'case', 'for', 'in', 'while', 'return', 'say', 'send', 'make', 'refuse', 'result', 'and', 'or',
-  'not', 'true', 'false', 'pass',
+  'use',
+  'type',
+  'def',
+  'spell',
+  'view',
+  'law',
+  'want',
+  'rule',
+  'let',
+  'if',
+  'elif',
+  'else',
+  'match',
+  'case',
+  'for',
+  'in',
+  'while',
+  'return',
+  'say',
+  'send',
+  'make',
+  'refuse',
+  'result',
+  'and',
+  'or',
+  'not',
+  'true',
+  'false',
+  'pass',
 ]);
 
 const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
@@ -68,7 +94,12 @@ export function lex(src: string): Token[] {
       let width = 0;
       while (j < src.length && (src[j] === ' ' || src[j] === '\t' || src[j] === '\r')) {
         if (src[j] === '\t') {
-          throw new StopParse('parse', span(line, j - lineStart + 1, line, j - lineStart + 2), 'a tab in the indentation; indent with spaces', 'indent each block by two spaces');
+          throw new StopParse(
+            'parse',
+            span(line, j - lineStart + 1, line, j - lineStart + 2),
+            'a tab in the indentation; indent with spaces',
+            'indent each block by two spaces',
+          );
         }
         if (src[j] === ' ') width++;
         j++;
@@ -100,7 +131,12 @@ export function lex(src: string): Token[] {
           out.push({ k: 'dedent', v: '', line, col: 1, endLine: line, endCol: width + 1 });
         }
         if (width !== indents[indents.length - 1]) {
-          throw new StopParse('parse', span(line, 1, line, width + 1), `this line is indented by ${width} spaces, which matches no enclosing block`, `indent it by ${indents[indents.length - 1]} spaces like the block it belongs to`);
+          throw new StopParse(
+            'parse',
+            span(line, 1, line, width + 1),
+            `this line is indented by ${width} spaces, which matches no enclosing block`,
+            `indent it by ${indents[indents.length - 1]} spaces like the block it belongs to`,
+          );
         }
       }
       continue;
@@ -129,7 +165,12 @@ export function lex(src: string): Token[] {
     if (isDigit(c)) {
       while (i < src.length && (isDigit(src[i]!) || (src[i] === '_' && isDigit(src[i + 1] ?? '')))) i++;
       if (i < src.length && isNameStart(src[i]!) && src[i] !== '_') {
-        throw new StopParse('parse', span(line, start - lineStart + 1, line, i - lineStart + 2), 'a number runs into a name', 'put a space between them, or start the name with a letter');
+        throw new StopParse(
+          'parse',
+          span(line, start - lineStart + 1, line, i - lineStart + 2),
+          'a number runs into a name',
+          'put a space between them, or start the name with a letter',
+        );
       }
       let digits = src.slice(start, i);
       if (digits.includes('_')) digits = digits.replace(/_/g, '');
@@ -162,7 +203,12 @@ export function lex(src: string): Token[] {
     else if (ops1.has(c)) op = c;
     if (op === undefined) {
       const shown = c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127 ? `character ${c.charCodeAt(0)}` : `"${c}"`;
-      throw new StopParse('parse', here(), `the ${shown} is not part of the card language`, c === "'" ? 'text is written in double quotes: "like this"' : undefined);
+      throw new StopParse(
+        'parse',
+        here(),
+        `the ${shown} is not part of the card language`,
+        c === "'" ? 'text is written in double quotes: "like this"' : undefined,
+      );
     }
     i += op.length;
     const tok = push('op', op, start);
@@ -173,7 +219,8 @@ export function lex(src: string): Token[] {
       const open = brackets.pop();
       if (!open) throw new StopParse('parse', tok, `this "${op}" closes nothing`, 'remove it, or open what it closes');
       const want = open.v === '(' ? ')' : open.v === '[' ? ']' : '}';
-      if (want !== op) throw new StopParse('parse', tok, `"${open.v}" at line ${open.line}, column ${open.col} is closed by "${op}"`, `close it with "${want}"`);
+      if (want !== op)
+        throw new StopParse('parse', tok, `"${open.v}" at line ${open.line}, column ${open.col} is closed by "${op}"`, `close it with "${want}"`);
       depth--;
     }
   }
@@ -211,7 +258,8 @@ function readText(src: string, at: number, line: number, lineStart: number): { p
     if (c === '\\') {
       const e = src[i + 1];
       const map: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', '{': '{', '}': '}' };
-      if (e === undefined || !Object.hasOwn(map, e)) fail(i + 1, `"\\${e ?? ''}" is not an escape the card language knows`, 'write \\n, \\t, \\", \\\\, \\{ or \\}', i);
+      if (e === undefined || !Object.hasOwn(map, e))
+        fail(i + 1, `"\\${e ?? ''}" is not an escape the card language knows`, 'write \\n, \\t, \\", \\\\, \\{ or \\}', i);
       buf += map[e!];
       i += 2;
       continue;

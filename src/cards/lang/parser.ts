@@ -19,7 +19,10 @@ class Parser {
   /** Parsing the inside of a `{…}` hole in text. */
   hole = false;
 
-  constructor(private toks: Token[], private lines: string[]) {}
+  constructor(
+    private toks: Token[],
+    private lines: string[],
+  ) {}
 
   // ---- tokens -------------------------------------------------------------------------------
   private peek(o = 0): Token {
@@ -201,7 +204,8 @@ class Parser {
     this.enter(this.peek());
     try {
       const t = this.peek();
-      if (t.k !== 'name') this.fail(t, `expected a type, but found ${this.describe(t)}`, 'Natural, Text, Boolean, Object, Principal, List Natural, or a type you declared');
+      if (t.k !== 'name')
+        this.fail(t, `expected a type, but found ${this.describe(t)}`, 'Natural, Text, Boolean, Object, Principal, List Natural, or a type you declared');
       this.next();
       if (t.v === 'List') {
         const of = this.typeExpr();
@@ -262,7 +266,8 @@ class Parser {
     try {
       this.expectOp(':', 'after "law"', 'law:\n  name: predicate -- "reading"');
       this.expectNewline('law:');
-      if (!this.eat('indent')) this.fail(this.peek(), 'the clauses of the law go on indented lines below "law:"', 'law:\n  full: self.fuel <= 10 -- "a lamp holds ten measures"');
+      if (!this.eat('indent'))
+        this.fail(this.peek(), 'the clauses of the law go on indented lines below "law:"', 'law:\n  full: self.fuel <= 10 -- "a lamp holds ten measures"');
       const clauses: Clause[] = [];
       while (!this.eat('dedent')) {
         if (this.eat('newline')) continue;
@@ -283,7 +288,8 @@ class Parser {
     const pred = this.expr();
     this.expectOp('--', `before the reading of ${n.v}`, `${n.v}: ${'…'} -- "what it means, in words"`);
     const r = this.peek();
-    if (r.k !== 'text' || !r.parts || r.parts.some((p) => p.src !== undefined)) this.fail(r, `expected the reading of ${n.v} as plain text in quotes`, `-- "what it means, in words"`);
+    if (r.k !== 'text' || !r.parts || r.parts.some((p) => p.src !== undefined))
+      this.fail(r, `expected the reading of ${n.v} as plain text in quotes`, `-- "what it means, in words"`);
     this.next();
     const reading = r.parts!.map((p) => p.str ?? '').join('');
     const span = join(n, r);
@@ -408,7 +414,12 @@ class Parser {
           const target = this.postfix(false);
           if (target.k !== 'field') this.fail(target.span, 'a send names the card and the method: target.method', form);
           const arg = this.isOp('{') ? this.primary() : undefined;
-          if (!arg) this.fail(this.peek(), `expected the argument of the send as a record in braces, but found ${this.describe(this.peek())}`, `send ${'…'}.${target.name} { field: value }`);
+          if (!arg)
+            this.fail(
+              this.peek(),
+              `expected the argument of the send as a record in braces, but found ${this.describe(this.peek())}`,
+              `send ${'…'}.${target.name} { field: value }`,
+            );
           return { k: 'send', target: target.obj, method: target.name, arg, span: join(t, arg.span) };
         }
         case 'make': {
@@ -432,7 +443,8 @@ class Parser {
           } else if (c.k === 'name' && refuseClasses.has(c.v)) {
             clause = c.v;
             cls = c.v as typeof cls;
-          } else this.fail(c, `expected the clause of the refusal as a word in quotes (or absentItem, duplicateKey, keyTaken), but found ${this.describe(c)}`, form);
+          } else
+            this.fail(c, `expected the clause of the refusal as a word in quotes (or absentItem, duplicateKey, keyTaken), but found ${this.describe(c)}`, form);
           this.next();
           const reading = this.expr();
           const s: Stmt = { k: 'refuse', clause, reading, span: join(t, reading.span) };
@@ -447,7 +459,11 @@ class Parser {
         // falls through: fail never returns
         default:
           if (['use', 'type', 'def', 'spell', 'view', 'law', 'want', 'rule'].includes(t.v)) {
-            this.fail(t, `"${t.v}" declares something and belongs at the left margin, not inside a body`, 'move it out of the body, or fix the indentation of the line before');
+            this.fail(
+              t,
+              `"${t.v}" declares something and belongs at the left margin, not inside a body`,
+              'move it out of the body, or fix the indentation of the line before',
+            );
           }
       }
     }
@@ -792,7 +808,7 @@ export function parseLawText(source: string, diags: Diags): Clause[] | undefined
     return new Parser(toks, source.split('\n')).lawText();
   } catch (e) {
     if (e instanceof StopParse) {
-      diags.add("law", e.span, e.message, e.hint, 0);
+      diags.add('law', e.span, e.message, e.hint, 0);
       return undefined;
     }
     throw e;

@@ -20,7 +20,8 @@ function diag(stage: 'stateType' | 'migration', module: string, span: Span, mess
 function declare(t: Ty | undefined, name: string): string {
   if (!t) return `type ${name}: …`;
   if (t.k === 'record') return `type ${name}:\n${t.fields.map((f) => `  ${f.name}: ${show(f.ty)}`).join('\n')}`;
-  if (t.k === 'variant') return `type ${name}:\n${t.ctors.map((c) => `  ${c.name}${c.fields.length ? ` { ${c.fields.map((f) => `${f.name}: ${show(f.ty)}`).join(', ')} }` : ''}`).join('\n')}`;
+  if (t.k === 'variant')
+    return `type ${name}:\n${t.ctors.map((c) => `  ${c.name}${c.fields.length ? ` { ${c.fields.map((f) => `${f.name}: ${show(f.ty)}`).join(', ')} }` : ''}`).join('\n')}`;
   return `type ${name}: …`;
 }
 
@@ -38,7 +39,13 @@ export function checkReprogram(from: Program, to: Program): ReprogramCheck {
     return {
       ok: false,
       diagnostics: [
-        diag('stateType', module, at, `the card holds ${from.stateType}, but the new program keeps ${to.stateType}, and it has no migrate to carry the state over`, `${declare(fromT, 'OldState')}\n\ndef migrate(old: OldState) -> ${main?.state ? show(main.state) : 'State'}:\n  return …`),
+        diag(
+          'stateType',
+          module,
+          at,
+          `the card holds ${from.stateType}, but the new program keeps ${to.stateType}, and it has no migrate to carry the state over`,
+          `${declare(fromT, 'OldState')}\n\ndef migrate(old: OldState) -> ${main?.state ? show(main.state) : 'State'}:\n  return …`,
+        ),
       ],
     };
   }

@@ -3,9 +3,7 @@
  * typed data out, every run metered, every failure a refusal value. Nothing thrown by card
  * code escapes; a refused run hands back no effects, only its usage.
  */
-import type {
-  Budget, CallContext, LawClause, MethodInfo, Module, Program, RuleInfo, RulesResult, RunRefusal, RunResult, Usage, WantInfo,
-} from '../program.js';
+import type { Budget, CallContext, LawClause, MethodInfo, Module, Program, RuleInfo, RulesResult, RunRefusal, RunResult, Usage, WantInfo } from '../program.js';
 import { emptyRecord, type TypedData } from '../typed.js';
 import { Mismatch, checkBounds, fromTyped, hasBounds, toTyped } from './boundary.js';
 import type { CheckedModule } from './check.js';
@@ -88,7 +86,11 @@ export class CompiledProgram implements Program {
     for (const f of main.fns.values()) if (f.kind === 'def') this.defs.set(f.name, f);
     this.entries = [...this.defs.keys()];
     this.methods = [...main.spells, ...main.views].map(methodInfo);
-    const clause = (c: import('./ir.js').CheckedClause): Clause => ({ info: { name: c.name, reading: c.reading, text: c.text }, ...compileClause(c), cost: clauseCost(c) });
+    const clause = (c: import('./ir.js').CheckedClause): Clause => ({
+      info: { name: c.name, reading: c.reading, text: c.text },
+      ...compileClause(c),
+      cost: clauseCost(c),
+    });
     this.lawC = main.law.map(clause);
     this.wantC = main.wants.map(clause);
     this.ruleC = main.rules.map(clause);
@@ -138,7 +140,8 @@ export class CompiledProgram implements Program {
 
   initial(budget: Budget, ctx: CallContext): RunResult {
     const init = this.main.initial;
-    if (!init || !this.state) return { ok: false, refusal: { class: 'evaluation', reason: `${this.main.name} has no initial(): it programs no card` }, usage: zero };
+    if (!init || !this.state)
+      return { ok: false, refusal: { class: 'evaluation', reason: `${this.main.name} has no initial(): it programs no card` }, usage: zero };
     return this.run(budget, ctx, (rt) => {
       const env = new Array<Value>(init.slots ?? 0);
       rt.depth = 1;
@@ -149,7 +152,11 @@ export class CompiledProgram implements Program {
   call(method: string, self: TypedData, args: TypedData, ctx: CallContext, budget: Budget): RunResult {
     const fn = this.spells.get(method);
     if (!fn || !this.state) {
-      return { ok: false, refusal: { class: 'noMethod', reason: `${this.main.name} has no spell ${method}; its spells: ${[...this.spells.keys()].join(', ') || 'none'}` }, usage: zero };
+      return {
+        ok: false,
+        refusal: { class: 'noMethod', reason: `${this.main.name} has no spell ${method}; its spells: ${[...this.spells.keys()].join(', ') || 'none'}` },
+        usage: zero,
+      };
     }
     const argTy = this.argTypes.get(method)!;
     let argv: Value[];
@@ -247,10 +254,23 @@ export class CompiledProgram implements Program {
 
   runEntry(name: string, args: TypedData[], budget: Budget): RunResult {
     const fn = this.defs.get(name);
-    if (!fn) return { ok: false, refusal: { class: 'noMethod', reason: `${this.main.name} has no def ${name}; its defs: ${this.entries.join(', ') || 'none'}` }, usage: zero };
+    if (!fn)
+      return {
+        ok: false,
+        refusal: { class: 'noMethod', reason: `${this.main.name} has no def ${name}; its defs: ${this.entries.join(', ') || 'none'}` },
+        usage: zero,
+      };
     const sig = `def ${name}(${fn.params.map((p) => `${p.name}: ${showFull(p.ty)}`).join(', ')}) -> ${showFull(fn.ret)}`;
     if (!Array.isArray(args) || args.length !== fn.params.length) {
-      return { ok: false, refusal: { class: 'typeMismatch', reason: `${name} takes ${fn.params.length} argument${fn.params.length === 1 ? '' : 's'}, given ${Array.isArray(args) ? args.length : 0}`, expected: sig }, usage: zero };
+      return {
+        ok: false,
+        refusal: {
+          class: 'typeMismatch',
+          reason: `${name} takes ${fn.params.length} argument${fn.params.length === 1 ? '' : 's'}, given ${Array.isArray(args) ? args.length : 0}`,
+          expected: sig,
+        },
+        usage: zero,
+      };
     }
     let argv: Value[];
     try {

@@ -46,8 +46,10 @@ export function sealedLibrary(): Library {
  * that compiles on its own to a program with a first state. `core` is helpers only.
  */
 export function libraryKinds(library: Library = sealedLibrary()): string[] {
-  return [...library.modules.values()].filter((m) => {
-    const r = compile({ modules: [m] }, library);
-    return r.ok && r.program.card;
-  }).map((m) => m.name);
+  return [...library.modules.values()]
+    .filter((m) => {
+      const r = compile({ modules: [m] }, library);
+      return r.ok && r.program.card;
+    })
+    .map((m) => m.name);
 }

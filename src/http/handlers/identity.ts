@@ -153,7 +153,7 @@ export function identityHandlers(deps: IdentityDeps): Handlers {
       const caller = ctx.state.caller;
       if (!caller) throw new TownError('unauthenticated', 'no credential');
       const rateLimit = ctx.state.rateLimit ?? deps.limiters?.credential.peek(caller.credentialHash);
-      if (!rateLimit) throw new Error('me needs the front\'s credential rate limit: ctx.state.rateLimit or deps.limiters');
+      if (!rateLimit) throw new Error("me needs the front's credential rate limit: ctx.state.rateLimit or deps.limiters");
       const reply = await readMe(caller, {
         store,
         rateLimit: { limit: rateLimit.limit, windowSeconds: rateLimit.windowSeconds, remaining: rateLimit.remaining },

@@ -45,7 +45,6 @@ const liveSettleMs = 1000;
 
 const param = (ctx: TownContext, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
 
-
 export function pagesHandlers(deps: PagesDeps): Handlers {
   const { service, fresh } = deps;
   const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };

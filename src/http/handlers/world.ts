@@ -76,7 +76,12 @@ function hintHref(kind: string | undefined, object: string | undefined, slug: st
 /** The turn reply of spec 2.5 (src/queries/turn-reply.ts) with its `_links`. */
 export function turnReply(d: Decided, object: string, q: { compact?: string; full?: string }): Record<string, unknown> {
   const o: Answer = d.outcome;
-  const reply = outcomeReply(o, { height: d.height, full: q.full === '1', compact: q.compact === '1', ...(d.deliveries ? { deliveries: d.deliveries } : {}) }) as Record<string, unknown>;
+  const reply = outcomeReply(o, {
+    height: d.height,
+    full: q.full === '1',
+    compact: q.compact === '1',
+    ...(d.deliveries ? { deliveries: d.deliveries } : {}),
+  }) as Record<string, unknown>;
   const r: Receipt | undefined = o.kind === 'journal' || o.kind === 'repeat' || o.kind === 'refused' ? o.receipt : undefined;
   const slug = r?.slug;
   const _links = links({

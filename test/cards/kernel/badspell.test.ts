@@ -63,7 +63,7 @@ test('form clauses: unknownField, duplicateField, missingField, badValue, fixed 
   assert.is(({} as { measures?: unknown }).measures, undefined);
 });
 
-test('noAvatar: `me` and `here` need the caster\'s avatar', () => {
+test("noAvatar: `me` and `here` need the caster's avatar", () => {
   const h = Harness.town();
   expectClause(h, ann, 'lamp', 'give to=me note=hi', 'noAvatar');
   expectClause(h, ann, 'lamp', 'give to=here', 'noAvatar');
@@ -72,7 +72,10 @@ test('noAvatar: `me` and `here` need the caster\'s avatar', () => {
   assert.is(r.status, 'done');
   assert.is(h.world.pending.values().next().value!.to, 'avatar-ann');
   h.cast(ann, 'lamp', 'give to=here');
-  assert.equal([...h.world.pending.values()].map((s) => s.to), ['avatar-ann', 'square']);
+  assert.equal(
+    [...h.world.pending.values()].map((s) => s.to),
+    ['avatar-ann', 'square'],
+  );
 });
 
 test('host spell clauses: unknownKind, unknownLaw, noLaw, lawClash, notYours, opener', () => {
@@ -129,7 +132,10 @@ test('an act of a plan that fails refuses the whole plan (no partial writes)', (
 });
 
 test('every badSpell clause of 7.2 was provoked', () => {
-  assert.equal(badSpellClauses.filter((c) => !seen.has(c)), []);
+  assert.equal(
+    badSpellClauses.filter((c) => !seen.has(c)),
+    [],
+  );
 });
 
 test.run();

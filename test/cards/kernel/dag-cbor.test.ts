@@ -82,7 +82,8 @@ function randomText(r: R): string {
 
 function randomKey(r: R): string {
   const roll = r.next();
-  if (roll < 0.6) return r.pick(['a', 'b', 'tag', 'value', 'fields', 'name', 'id', 'version', 'z', 'aa', 'ab', 'ba', 'items', 'label', 'payload', 'receipt', 'height']);
+  if (roll < 0.6)
+    return r.pick(['a', 'b', 'tag', 'value', 'fields', 'name', 'id', 'version', 'z', 'aa', 'ab', 'ba', 'items', 'label', 'payload', 'receipt', 'height']);
   // any ASCII (a lone surrogate would make keys that the reference writes twice over: U+FFFD)
   if (roll < 0.9) return Array.from({ length: 1 + r.int(12) }, () => String.fromCharCode(0x20 + r.int(0x5f))).join('');
   if (roll < 0.95) return r.pick(['é', 'ñandú', 'κλειδί', '鍵', '😀x']);
@@ -106,7 +107,12 @@ function randomValue(r: R, depth: number): unknown {
   const n = r.pick(depth === 0 ? [0, 1, 2, 3, 5, 8, 24] : [0, 1, 2, 3, 5]);
   for (let i = 0; i < n; i++) {
     // defineProperty, so that a key named __proto__ is data, as JSON.parse would make it
-    Object.defineProperty(o, randomKey(r), { value: r.chance(0.1) ? undefined : randomValue(r, depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(o, randomKey(r), {
+      value: r.chance(0.1) ? undefined : randomValue(r, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return o;
 }
@@ -130,7 +136,7 @@ test('map keys: length first, then bytewise, whatever the insertion order; absen
   same({ bb: 1, a: 2, b: 3, aaa: 4, ab: 5 }, 'mixed lengths');
   assert.equal(canonicalBytes({ b: 1, a: 2 }), canonicalBytes({ a: 2, b: 1 }));
   assert.equal(canonicalBytes({ a: 1, gone: undefined }), canonicalBytes({ a: 1 }));
-  same({ 'é': 1, z: 2, 'zz': 3 }, 'a non-ASCII key');
+  same({ é: 1, z: 2, zz: 3 }, 'a non-ASCII key');
   same(JSON.parse('{"__proto__": {"x": 1}, "a": 2}'), 'an own __proto__ key');
   same({ 10: 'a', 2: 'b', x: 'c' }, 'integer-like keys');
 });
@@ -239,7 +245,11 @@ test('requestFingerprint writes the same stable JSON as fingerprinting the reque
       argument: pick([undefined, { tag: 'record', fields: [] }, 7]),
       if: pick([undefined, [], [{ object: 'lamp', version: r.int(5) }]]),
     };
-    assert.is(requestFingerprint(cmd), fingerprint({ object: cmd.object, method: cmd.method, fields: cmd.fields, spell: cmd.spell, argument: cmd.argument, if: cmd.if }), JSON.stringify(cmd));
+    assert.is(
+      requestFingerprint(cmd),
+      fingerprint({ object: cmd.object, method: cmd.method, fields: cmd.fields, spell: cmd.spell, argument: cmd.argument, if: cmd.if }),
+      JSON.stringify(cmd),
+    );
   }
 });
 

@@ -93,7 +93,13 @@ test('the kernel: receipts and card lines show handles; the journal keeps princi
   const gave = h.act(ann, 'lamp', 'give', { fields: { to: note, note: 'hi' } });
   assert.is(gave.line, 'ann.town.test cast give on lamp', 'a turn that says nothing: the receipt line names the guest by handle');
   const send = h.journal.at(-1)!.sends![0]!;
-  assert.equal(send.argument, { tag: 'record', fields: [{ name: 'text', value: label('a lamp from ann.town.test: hi') }, { name: 'post', value: label('') }] });
+  assert.equal(send.argument, {
+    tag: 'record',
+    fields: [
+      { name: 'text', value: label('a lamp from ann.town.test: hi') },
+      { name: 'post', value: label('') },
+    ],
+  });
   assert.is(send.principal, ann, 'the send keeps the principal it runs for');
 });
 

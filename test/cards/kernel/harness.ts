@@ -69,7 +69,12 @@ export class Harness {
     return `i${++this.n}`;
   }
 
-  turn(principal: string, object: string, method: string, body: { fields?: unknown; spell?: string; argument?: unknown; if?: { object: string; version: number }[]; try?: boolean; intent?: string } = {}): Answer {
+  turn(
+    principal: string,
+    object: string,
+    method: string,
+    body: { fields?: unknown; spell?: string; argument?: unknown; if?: { object: string; version: number }[]; try?: boolean; intent?: string } = {},
+  ): Answer {
     const { intent, ...rest } = body;
     return this.run({ kind: 'turn', principal, intent: intent ?? this.fresh(), object, method, ...rest });
   }

@@ -22,7 +22,9 @@ test('deliveries consume sends oldest first, in a live world and in a replayed o
     const acts = Array.from({ length: gives }, (_, i) => `give to=${box} note=r${round}g${i}`).join('; ');
     h.act(r.pick([ann, bob]), 'lamp', 'receive', { spell: gives === 1 ? `give to=${box} note=r${round}` : `plan { ${acts} }` });
     if (r.chance(0.4)) {
-      const expected = pendingSends(h.world).slice(0, 3).map((s) => s.id);
+      const expected = pendingSends(h.world)
+        .slice(0, 3)
+        .map((s) => s.id);
       const o = h.deliver(3);
       assert.is(o.kind, 'journal');
       const consumed = (o as { entries: { consumed?: string }[] }).entries.map((e) => e.consumed);
@@ -32,13 +34,19 @@ test('deliveries consume sends oldest first, in a live world and in a replayed o
   }
   // the queue as iterated is the queue sorted by id, here and after a replay of the journal
   const ids = [...h.world.pending.values()].map((s) => s.id);
-  assert.equal(ids, [...h.world.pending.values()].sort(bySendId).map((s) => s.id));
+  assert.equal(
+    ids,
+    [...h.world.pending.values()].sort(bySendId).map((s) => s.id),
+  );
   const replayed = blankWorld();
   for (const e of h.journal) evolve(replayed, e);
   assert.equal([...replayed.pending.keys()], ids);
   const rest = pendingSends(h.world).map((s) => s.id);
   const o = h.deliver(1000);
-  assert.equal((o as { entries: { consumed?: string }[] }).entries.map((e) => e.consumed), rest);
+  assert.equal(
+    (o as { entries: { consumed?: string }[] }).entries.map((e) => e.consumed),
+    rest,
+  );
   assert.ok(delivered > 5 && rest.length > 5, `${delivered} delivered early, ${rest.length} at the end`);
 });
 

@@ -18,7 +18,14 @@ function annMakes(h: Harness, kind: string): string {
 }
 const withAnnsLamp = (h: Harness) => annMakes(h, 'lamp');
 
-const row = (key: string, text: string) => ({ tag: 'record', fields: [{ name: 'key', value: { tag: 'label', value: key } }, { name: 'text', value: { tag: 'label', value: text } }, { name: 'by', value: { tag: 'label', value: '' } }] });
+const row = (key: string, text: string) => ({
+  tag: 'record',
+  fields: [
+    { name: 'key', value: { tag: 'label', value: key } },
+    { name: 'text', value: { tag: 'label', value: text } },
+    { name: 'by', value: { tag: 'label', value: '' } },
+  ],
+});
 
 test('absentItem: a list edit names an item not present', () => {
   const h = Harness.town();
@@ -34,12 +41,22 @@ test('duplicateKey and keyTaken: keyed rows refuse what a board must not hold', 
   h.act(ann, 'notice-board', 'add', { fields: { key: 'fair', text: 'on sunday' } });
   const r = refusal(h.turn(bob, 'notice-board', 'add', { fields: { key: 'fair', text: 'mine now' } }));
   assert.is(r.class, 'keyTaken');
-  assert.equal((h.state('notice-board') as { rows: { key: string; text: string }[] }).rows.map((x) => [x.key, x.text]), [['fair', 'on sunday']]);
+  assert.equal(
+    (h.state('notice-board') as { rows: { key: string; text: string }[] }).rows.map((x) => [x.key, x.text]),
+    [['fair', 'on sunday']],
+  );
   const board = annMakes(h, 'board');
-  const dup = refusal(h.turn(ann, board, 'put', { argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2'), row('a', '3')] } }] } }));
+  const dup = refusal(
+    h.turn(ann, board, 'put', {
+      argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2'), row('a', '3')] } }] },
+    }),
+  );
   assert.is(dup.class, 'duplicateKey');
   assert.ok(dup.reason!.includes('a'));
-  assert.is(h.act(ann, board, 'put', { argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2')] } }] } }).status, 'done');
+  assert.is(
+    h.act(ann, board, 'put', { argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2')] } }] } }).status,
+    'done',
+  );
 });
 
 test('budget: out of ticks or heap, the whole turn rolls back and the usage is on the receipt', () => {
@@ -66,7 +83,10 @@ test('budgetExhausted: a cascade of sends stops at the depth allowance', () => {
   const o = h.deliver(16);
   assert.is(o.kind, 'journal');
   const receipts = (o as { entries: { receipt: { status: string; class?: string; reason?: string } }[] }).entries.map((e) => e.receipt);
-  assert.equal(receipts.map((r) => r.status), ['done', 'done', 'done', 'refused']);
+  assert.equal(
+    receipts.map((r) => r.status),
+    ['done', 'done', 'done', 'refused'],
+  );
   assert.is(receipts[3]!.class, 'budgetExhausted');
   assert.ok(receipts[3]!.reason!.startsWith('depth'));
   assert.is(h.world.pending.size, 0);
@@ -194,12 +214,35 @@ test('programRefused: stateType, migration, law syntax, compile and packageBytes
   const broken: Programs = {
     ...programs,
     kind: (name) =>
-      name === 'broken' ? { kind: 'broken', modules: [{ name: 'broken', source: 'type X:\n  a: Natural\n\ndef initial() -> X:\n  return X { a: ' }] }
-        : name === 'huge' ? { kind: 'huge', modules: [{ name: 'huge', source: 'x'.repeat(140_000) }] }
-        : name === 'badmigrate' ? { kind: 'badmigrate', modules: [{ name: 'badmigrate', source: 'type T:\n  n: Natural\n\ntype OldLamp:\n  lit: Boolean\n  fuel: Natural\n\ndef initial() -> T:\n  return T { n: 0 }\n\ndef migrate(old: OldLamp) -> T:\n  return T { n: old.fuel - 100 }\n\nspell poke(self: T) -> T:\n  return self\n' }] }
-        : programs.kind(name),
+      name === 'broken'
+        ? { kind: 'broken', modules: [{ name: 'broken', source: 'type X:\n  a: Natural\n\ndef initial() -> X:\n  return X { a: ' }] }
+        : name === 'huge'
+          ? { kind: 'huge', modules: [{ name: 'huge', source: 'x'.repeat(140_000) }] }
+          : name === 'badmigrate'
+            ? {
+                kind: 'badmigrate',
+                modules: [
+                  {
+                    name: 'badmigrate',
+                    source:
+                      'type T:\n  n: Natural\n\ntype OldLamp:\n  lit: Boolean\n  fuel: Natural\n\ndef initial() -> T:\n  return T { n: 0 }\n\ndef migrate(old: OldLamp) -> T:\n  return T { n: old.fuel - 100 }\n\nspell poke(self: T) -> T:\n  return self\n',
+                  },
+                ],
+              }
+            : programs.kind(name),
   };
-  const outcome = (kind: string) => refusal(answerOf(decide(h.world, { kind: 'turn', principal: ann, intent: `pr-${kind}`, object: id, method: 'become', fields: { kind, law: 'none' } }, h.clock, broken, h.options)));
+  const outcome = (kind: string) =>
+    refusal(
+      answerOf(
+        decide(
+          h.world,
+          { kind: 'turn', principal: ann, intent: `pr-${kind}`, object: id, method: 'become', fields: { kind, law: 'none' } },
+          h.clock,
+          broken,
+          h.options,
+        ),
+      ),
+    );
   assert.is(outcome('broken').clause, 'compile');
   assert.is(outcome('huge').clause, 'packageBytes');
   const mig = outcome('badmigrate');
@@ -243,7 +286,16 @@ test('quota: past the turns of the hour the turn refuses with next = the next cl
 
 test('requiredAbsence: create finds the card already present and names it', () => {
   const h = Harness.empty(ann);
-  const create = (intent: string) => h.run({ kind: 'create', principal: ann, intent, object: 'pet', source: 'type Pet:\n  name: Text\n\ndef initial() -> Pet:\n  return Pet { name: "rex" }\n\nspell rename(self: Pet, name: Text 1..20) -> Pet:\n  return self { name: name }\n', entry: 'initial' });
+  const create = (intent: string) =>
+    h.run({
+      kind: 'create',
+      principal: ann,
+      intent,
+      object: 'pet',
+      source:
+        'type Pet:\n  name: Text\n\ndef initial() -> Pet:\n  return Pet { name: "rex" }\n\nspell rename(self: Pet, name: Text 1..20) -> Pet:\n  return self { name: name }\n',
+      entry: 'initial',
+    });
   assert.is(create('c1').kind, 'journal');
   const r = refusal(create('c2'));
   assert.is(r.class, 'requiredAbsence');
@@ -269,23 +321,59 @@ test('typeMismatch: fields that are not an object, an argument of the wrong shap
   const wrong = refusal(h.turn(ann, id, 'load', { argument: { tag: 'record', fields: [{ name: 'names', value: { tag: 'natural', value: 3 } }] } }));
   assert.is(wrong.class, 'typeMismatch');
   assert.ok(wrong.expected!.includes('List Text'), JSON.stringify(wrong));
-  assert.is(h.act(ann, id, 'load', { argument: { tag: 'record', fields: [{ name: 'names', value: { tag: 'list', items: [{ tag: 'label', value: 'x' }] } }] } }).status, 'done');
+  assert.is(
+    h.act(ann, id, 'load', { argument: { tag: 'record', fields: [{ name: 'names', value: { tag: 'list', items: [{ tag: 'label', value: 'x' }] } }] } }).status,
+    'done',
+  );
 });
 
 test('unknownObject: an unseen card is exactly like an absent one', () => {
   const h = Harness.empty(ann);
-  h.run({ kind: 'create', principal: ann, intent: 'c', object: 'secret', source: 'type S:\n  n: Natural\n\ndef initial() -> S:\n  return S { n: 1 }\n\nspell poke(self: S) -> S:\n  return self\n', entry: 'initial' });
+  h.run({
+    kind: 'create',
+    principal: ann,
+    intent: 'c',
+    object: 'secret',
+    source: 'type S:\n  n: Natural\n\ndef initial() -> S:\n  return S { n: 1 }\n\nspell poke(self: S) -> S:\n  return self\n',
+    entry: 'initial',
+  });
   const hidden = refusal(h.turn(bob, 'secret', 'poke', { intent: 'x' }));
   const absent = refusal(h.turn(bob, 'secrex', 'poke', { intent: 'y' }));
   assert.is(hidden.class, 'unknownObject');
-  const strip = (r: object) => JSON.stringify(r).replace(/secre[tx]/g, 'ID').replace(/"(cid|slug|height)":[^,}]*/g, '');
+  const strip = (r: object) =>
+    JSON.stringify(r)
+      .replace(/secre[tx]/g, 'ID')
+      .replace(/"(cid|slug|height)":[^,}]*/g, '');
   assert.is(strip(hidden), strip(absent));
   assert.is(h.act(ann, 'secret', 'poke').status, 'done');
 });
 
 test('every class of 7.2 but staleRoot has a test above', () => {
-  const covered = ['absentItem', 'badSpell', 'budget', 'budgetExhausted', 'capacity', 'cardRefused', 'duplicateIdentity', 'duplicateKey', 'evaluation', 'keyTaken', 'lawRefused', 'moved', 'noMethod', 'programRefused', 'quiet', 'quota', 'requiredAbsence', 'typeMismatch', 'unknownObject'];
-  assert.equal(Object.keys(refusalClasses).filter((c) => !covered.includes(c)), ['staleRoot']);
+  const covered = [
+    'absentItem',
+    'badSpell',
+    'budget',
+    'budgetExhausted',
+    'capacity',
+    'cardRefused',
+    'duplicateIdentity',
+    'duplicateKey',
+    'evaluation',
+    'keyTaken',
+    'lawRefused',
+    'moved',
+    'noMethod',
+    'programRefused',
+    'quiet',
+    'quota',
+    'requiredAbsence',
+    'typeMismatch',
+    'unknownObject',
+  ];
+  assert.equal(
+    Object.keys(refusalClasses).filter((c) => !covered.includes(c)),
+    ['staleRoot'],
+  );
   void plain;
 });
 

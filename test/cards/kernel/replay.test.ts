@@ -71,7 +71,16 @@ function randomCommand(h: Harness, r: R, used: { principal: string; cmd: Command
   if (card && r.chance(0.08)) extra.if = [{ object, version: card.version - (r.chance(0.5) ? 1 : 0) }];
   if (roll < 0.22) {
     const kind = r.pick([...w.kinds.keys(), 'unicorn']);
-    const spell = r.pick([`make ${kind}`, `become ${kind}`, `become ${kind} law none`, 'adopt', `lend ${object} to bob`, `quiet ${r.pick(['ann', 'bob', 'cat'])} until ${h.clock + r.int(5) * 60_000} -- hush`, `plan { make note; {made 1}: write text=hello }`, `plan { make ${kind}; give to={made 1} }`]);
+    const spell = r.pick([
+      `make ${kind}`,
+      `become ${kind}`,
+      `become ${kind} law none`,
+      'adopt',
+      `lend ${object} to bob`,
+      `quiet ${r.pick(['ann', 'bob', 'cat'])} until ${h.clock + r.int(5) * 60_000} -- hush`,
+      `plan { make note; {made 1}: write text=hello }`,
+      `plan { make ${kind}; give to={made 1} }`,
+    ]);
     return { ...base, ...extra, principal: spell.startsWith('quiet') && r.chance(0.7) ? mayor : principal, method: 'receive', spell };
   }
   const pkg = card ? w.packages.get(card.pin) : undefined;
@@ -109,11 +118,13 @@ for (const seed of [1, 2, 3]) {
     const kinds = new Set(h.journal.map((e) => `${e.kind}:${e.receipt.status}`));
     assert.ok(kinds.has('turn:done') && kinds.has('turn:refused') && (kinds.has('delivery:done') || kinds.has('delivery:refused')), [...kinds].join(' '));
     assert.ok(h.decided.some((d) => d.outcome.kind === 'try') && h.decided.some((d) => d.outcome.kind === 'repeat'));
-    const classes = new Set(h.decided.flatMap((d) => {
-      const o = d.outcome;
-      if (o.kind === 'journal') return o.entries.map((e) => e.receipt.class ?? 'done');
-      return o.kind === 'repeat' || o.kind === 'refused' ? [o.receipt.class ?? 'done'] : [];
-    }));
+    const classes = new Set(
+      h.decided.flatMap((d) => {
+        const o = d.outcome;
+        if (o.kind === 'journal') return o.entries.map((e) => e.receipt.class ?? 'done');
+        return o.kind === 'repeat' || o.kind === 'refused' ? [o.receipt.class ?? 'done'] : [];
+      }),
+    );
     if (process.env.VERBOSE) console.log(seed, [...classes].sort().join(' '));
     assert.ok(classes.size >= 8, [...classes].join(' '));
 

@@ -5,7 +5,8 @@ import { evolve, replay } from '../../../src/cards/kernel/evolve.js';
 import { blankWorld, visibleIds } from '../../../src/cards/kernel/world.js';
 import { Harness, ann, bob, mayor, plain, refusal } from './harness.js';
 
-const diary = 'type D:\n  text: Text\n  pages: Natural\n\nlaw:\n  thin: self.pages <= 100 -- "a diary has at most a hundred pages"\n\ndef initial() -> D:\n  return D { text: "", pages: 1 }\n\nspell write(self: D, text: Text 1..80) -> D:\n  say "{caller} writes in the diary"\n  return self { text: text }\n';
+const diary =
+  'type D:\n  text: Text\n  pages: Natural\n\nlaw:\n  thin: self.pages <= 100 -- "a diary has at most a hundred pages"\n\ndef initial() -> D:\n  return D { text: "", pages: 1 }\n\nspell write(self: D, text: Text 1..80) -> D:\n  say "{caller} writes in the diary"\n  return self { text: text }\n';
 
 test('empty: a world with the sealed library and no cards; its opener is the guest who opened it', () => {
   const h = Harness.empty(ann);
@@ -25,15 +26,27 @@ test('create: a card from source + initial + seed, visible only to its creator',
   assert.is(card.owner, ann);
   assert.equal(visibleIds(h.world, bob), []);
   // a typed seed is laid over initial() the same way
-  h.run({ kind: 'create', principal: ann, intent: 'c2', object: 'diary2', source: diary, entry: 'initial', seed: { tag: 'record', fields: [{ name: 'pages', value: { tag: 'natural', value: 9 } }] } });
+  h.run({
+    kind: 'create',
+    principal: ann,
+    intent: 'c2',
+    object: 'diary2',
+    source: diary,
+    entry: 'initial',
+    seed: { tag: 'record', fields: [{ name: 'pages', value: { tag: 'natural', value: 9 } }] },
+  });
   assert.equal(h.state('diary2'), { text: '', pages: 9 });
   // the same intent for the same create is a repeat
-  assert.is(h.run({ kind: 'create', principal: ann, intent: 'c1', object: 'diary', source: diary, entry: 'initial', seed: { text: 'day one', pages: 7 } }).kind, 'repeat');
+  assert.is(
+    h.run({ kind: 'create', principal: ann, intent: 'c1', object: 'diary', source: diary, entry: 'initial', seed: { text: 'day one', pages: 7 } }).kind,
+    'repeat',
+  );
 });
 
 test('create refuses a seed the state does not hold, a seed that breaks the law, and bad requests', () => {
   const h = Harness.empty(ann);
-  const create = (intent: string, extra: object) => h.run({ kind: 'create', principal: ann, intent, object: intent, source: diary, entry: 'initial', ...extra });
+  const create = (intent: string, extra: object) =>
+    h.run({ kind: 'create', principal: ann, intent, object: intent, source: diary, entry: 'initial', ...extra });
   const unknown = refusal(create('a', { seed: { colour: 'red' } }));
   assert.is(unknown.class, 'typeMismatch');
   assert.ok(unknown.expected!.includes('pages'));
@@ -89,7 +102,14 @@ test('fork: a copy of a world as it stood, carrying only what the forker may vie
   // forking the town carries the library, the rooms and the avatars that are visible
   const t = Harness.town();
   t.arrive(ann);
-  const tf = evolve(blankWorld(), (decide(t.world, { kind: 'fork', source: t.world, forker: bob, name: 'scratch/bob/town' }, t.clock, t.programs) as { entries: import('../../../src/cards/kernel/entry.js').Entry[] }).entries[0]!);
+  const tf = evolve(
+    blankWorld(),
+    (
+      decide(t.world, { kind: 'fork', source: t.world, forker: bob, name: 'scratch/bob/town' }, t.clock, t.programs) as {
+        entries: import('../../../src/cards/kernel/entry.js').Entry[];
+      }
+    ).entries[0]!,
+  );
   assert.is(tf.entrance, 'square');
   assert.is(tf.avatars.get(ann), 'avatar-ann');
   assert.is(tf.opener, bob);
@@ -98,19 +118,34 @@ test('fork: a copy of a world as it stood, carrying only what the forker may vie
 
 test('repl: a plain def answers its value; nothing is journaled', () => {
   const h = Harness.empty(ann);
-  const o = h.run({ kind: 'repl', principal: ann, intent: 'r', source: 'def twice(n: Natural) -> Natural:\n  return n * 2\n', entry: 'twice', arguments: [{ tag: 'natural', value: 21 }] });
+  const o = h.run({
+    kind: 'repl',
+    principal: ann,
+    intent: 'r',
+    source: 'def twice(n: Natural) -> Natural:\n  return n * 2\n',
+    entry: 'twice',
+    arguments: [{ tag: 'natural', value: 21 }],
+  });
   assert.is(o.kind, 'value');
   assert.equal((o as { value: unknown }).value, { tag: 'natural', value: 42 });
   assert.is(h.world.height, 1);
-  const bad = h.run({ kind: 'repl', principal: ann, intent: 'r2', source: 'def twice(n: Natural) -> Natural:\n  return n * 2\n', entry: 'twice', arguments: [{ tag: 'label', value: 'x' }] });
+  const bad = h.run({
+    kind: 'repl',
+    principal: ann,
+    intent: 'r2',
+    source: 'def twice(n: Natural) -> Natural:\n  return n * 2\n',
+    entry: 'twice',
+    arguments: [{ tag: 'label', value: 'x' }],
+  });
   assert.is(refusal(bad).class, 'typeMismatch');
   const missing = h.run({ kind: 'repl', principal: ann, intent: 'r3', source: 'def twice(n: Natural) -> Natural:\n  return n * 2\n', entry: 'thrice' });
   assert.is(refusal(missing).class, 'noMethod');
 });
 
-test('repl: an Activity makes (or reprograms) the object from the module and runs as the caller\'s turn', () => {
+test("repl: an Activity makes (or reprograms) the object from the module and runs as the caller's turn", () => {
   const h = Harness.empty(ann);
-  const counter = (step: number) => `type C:\n  n: Natural\n\ndef initial() -> C:\n  return C { n: 0 }\n\nspell bump(self: C, by: Natural 0..9) -> C:\n  return self { n: self.n + by * ${step} }\n`;
+  const counter = (step: number) =>
+    `type C:\n  n: Natural\n\ndef initial() -> C:\n  return C { n: 0 }\n\nspell bump(self: C, by: Natural 0..9) -> C:\n  return self { n: self.n + by * ${step} }\n`;
   const o = h.run({ kind: 'repl', principal: ann, intent: 'a1', source: counter(1), entry: 'bump', fields: { by: 2 } });
   assert.is(o.kind, 'journal', JSON.stringify(o));
   assert.equal(h.state('repl'), { n: 2 });

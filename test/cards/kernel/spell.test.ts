@@ -19,7 +19,14 @@ test('given a filled-in template, when parsed, then method and named fields come
   assert.is(c.method, 'fill');
   assert.equal(c.items, [{ name: 'measures', value: { t: 'natural', text: '3' }, at: 6 }]);
   const s = cast('say text="hello, town" to=lamp-7 mood=glad');
-  assert.equal(s.items.map((i) => [i.name, showValue(i.value)]), [['text', '"hello, town"'], ['to', 'lamp-7'], ['mood', 'glad']]);
+  assert.equal(
+    s.items.map((i) => [i.name, showValue(i.value)]),
+    [
+      ['text', '"hello, town"'],
+      ['to', 'lamp-7'],
+      ['mood', 'glad'],
+    ],
+  );
 });
 
 test('given records, lists, escapes and leading zeros, when parsed, then values are exact', () => {
@@ -29,7 +36,17 @@ test('given records, lists, escapes and leading zeros, when parsed, then values 
     fields: [
       { name: 'key', value: { t: 'word', text: 'apple' } },
       { name: 'n', value: { t: 'natural', text: '7' } },
-      { name: 'tags', value: { t: 'list', items: [{ t: 'word', text: 'a' }, { t: 'word', text: 'b' }, { t: 'text', text: 'c d' }] } },
+      {
+        name: 'tags',
+        value: {
+          t: 'list',
+          items: [
+            { t: 'word', text: 'a' },
+            { t: 'word', text: 'b' },
+            { t: 'text', text: 'c d' },
+          ],
+        },
+      },
     ],
   });
   assert.equal(c.items[1]!.value, { t: 'text', text: 'line\none "q" é 😀' });
@@ -39,7 +56,14 @@ test('given a target prefix, positional values and a reading, when parsed, then 
   const c = cast('lamp-7: light');
   assert.equal(c.target, { t: 'card', id: 'lamp-7' });
   const q = cast('quiet ann until 1700000000000 -- shouting in the square');
-  assert.equal(q.items.map((i) => [i.name, showValue(i.value)]), [[undefined, 'ann'], [undefined, 'until'], [undefined, '1700000000000']]);
+  assert.equal(
+    q.items.map((i) => [i.name, showValue(i.value)]),
+    [
+      [undefined, 'ann'],
+      [undefined, 'until'],
+      [undefined, '1700000000000'],
+    ],
+  );
   assert.is(q.reading, 'shouting in the square');
   assert.is(cast('quiet ann until 5 -- "quoted reading"').reading, 'quoted reading');
 });
@@ -49,7 +73,10 @@ test('given a plan, when parsed, then its acts come out in order with {made N} r
   assert.ok(r.ok);
   const p = (r as { spell: Plan }).spell;
   assert.is(p.kind, 'plan');
-  assert.equal(p.acts.map((a) => a.method), ['make', 'give', 'write']);
+  assert.equal(
+    p.acts.map((a) => a.method),
+    ['make', 'give', 'write'],
+  );
   assert.equal(p.acts[1]!.items[0]!.value, { t: 'made', n: 1 });
   assert.equal(p.acts[2]!.target, { t: 'made', n: 1 });
 });
@@ -90,7 +117,10 @@ test('given bad spells, when parsed, then each gets its badSpell clause and a re
 
 test('given field names that are object keys in JS, when parsed, then they are just names', () => {
   const c = cast('set __proto__=1 constructor=2 toString=x');
-  assert.equal(c.items.map((i) => i.name), ['__proto__', 'constructor', 'toString']);
+  assert.equal(
+    c.items.map((i) => i.name),
+    ['__proto__', 'constructor', 'toString'],
+  );
   assert.is(({} as Record<string, unknown>).polluted, undefined);
 });
 

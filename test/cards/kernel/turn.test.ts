@@ -4,7 +4,17 @@ import { decide, type Receipt } from '../../../src/cards/kernel/decide.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import { actionsOf, cardProgram, drawView, formsOf, lawLines } from '../../../src/cards/kernel/reading.js';
 import { contentId, slugOfCid } from '../../../src/cards/kernel/content-id.js';
-import { cardsIn, newestLines, offersFor, pendingSends, receiptByIntent, receiptsBySlug, turnsLeft, turnsThisHour, visibleIds } from '../../../src/cards/kernel/world.js';
+import {
+  cardsIn,
+  newestLines,
+  offersFor,
+  pendingSends,
+  receiptByIntent,
+  receiptsBySlug,
+  turnsLeft,
+  turnsThisHour,
+  visibleIds,
+} from '../../../src/cards/kernel/world.js';
 import { Harness, T0, ann, bob, mayor, plain, refusal, report } from './harness.js';
 
 test('genesis: a square with a notice board and a lamp, a library, a workshop and a post office joined by doors, and the town card', () => {
@@ -14,7 +24,10 @@ test('genesis: a square with a notice board and a lamp, a library, a workshop an
   assert.is(w.entrance, 'square');
   assert.is(w.opener, mayor);
   for (const id of ['town', 'square', 'library', 'workshop', 'post-office', 'notice-board', 'lamp']) assert.ok(w.cards.has(id), id);
-  assert.equal(cardsIn(w, 'square', ann).map((c) => c.id), ['door-square-library', 'door-square-post-office', 'door-square-workshop', 'lamp', 'notice-board']);
+  assert.equal(
+    cardsIn(w, 'square', ann).map((c) => c.id),
+    ['door-square-library', 'door-square-post-office', 'door-square-workshop', 'lamp', 'notice-board'],
+  );
   for (const room of ['library', 'workshop', 'post-office']) {
     assert.is(w.cards.get(`door-square-${room}`)!.kind, 'door');
     assert.is(w.cards.get(`door-${room}-square`)!.place, room);
@@ -26,7 +39,7 @@ test('genesis: a square with a notice board and a lamp, a library, a workshop an
   assert.is(w.receipts.size, 1);
 });
 
-test('arrival: a guest\'s first arrival makes an avatar in the square; a second does nothing', () => {
+test("arrival: a guest's first arrival makes an avatar in the square; a second does nothing", () => {
   const h = Harness.town();
   const o = h.arrive(ann);
   assert.is(o.kind, 'journal');
@@ -41,7 +54,7 @@ test('arrival: a guest\'s first arrival makes an avatar in the square; a second 
   assert.equal((h.state('square') as { here: string[] }).here, ['avatar-ann'], 'the square hears the avatar come in');
 });
 
-test('avatars move by their own spells and through doors; the kernel\'s place follows the avatar\'s room', () => {
+test("avatars move by their own spells and through doors; the kernel's place follows the avatar's room", () => {
   const h = Harness.town();
   h.arrive(ann);
   h.arrive(bob);
@@ -55,7 +68,10 @@ test('avatars move by their own spells and through doors; the kernel\'s place fo
   h.deliver();
   h.deliver();
   assert.is(h.world.cards.get('avatar-bob')!.place, 'workshop');
-  assert.equal(cardsIn(h.world, 'workshop', ann).map((c) => c.id), ['avatar-bob', 'door-workshop-square']);
+  assert.equal(
+    cardsIn(h.world, 'workshop', ann).map((c) => c.id),
+    ['avatar-bob', 'door-workshop-square'],
+  );
   assert.equal((h.state('workshop') as { here: string[] }).here, ['avatar-bob']);
 });
 
@@ -65,7 +81,7 @@ test('a turn: one entry with receipt, writes, lines and wants; the receipt carri
   const r = h.act(ann, 'lamp', 'light');
   assert.is(r.status, 'done');
   assert.is(r.height, height);
-  assert.is(r.line, 'ann.town.test lights the lamp', 'a card shows the guest\'s handle, not the principal');
+  assert.is(r.line, 'ann.town.test lights the lamp', "a card shows the guest's handle, not the principal");
   assert.ok(r.revealed.includes('rule dark did not fire on lamp'), r.revealed.join('; '));
   assert.ok(r.revealed.includes('lamp stands at version 2'));
   const entry = h.journal.at(-1)!;
@@ -78,7 +94,10 @@ test('a turn: one entry with receipt, writes, lines and wants; the receipt carri
   assert.equal(h.state('lamp'), { lit: true, fuel: 2 });
   assert.equal(newestLines(h.world.cards.get('lamp')!, 8), ['ann.town.test lights the lamp']);
   assert.equal(receiptByIntent(h.world, ann, entry.intent!.intent)!.cid, cid);
-  assert.equal(receiptsBySlug(h.world, slug).map((x) => x.cid), [cid]);
+  assert.equal(
+    receiptsBySlug(h.world, slug).map((x) => x.cid),
+    [cid],
+  );
   assert.is(turnsThisHour(h.world, ann, h.clock), 1);
   assert.equal(turnsLeft(h.world, ann, h.clock, 5), { remaining: 4, next: Date.UTC(2026, 10, 23, 13) });
   // wants open and close as the state moves
@@ -112,9 +131,18 @@ test('try: reports what it would write, offer, fire and open, and the roots it r
   const lamp = h.world.cards.get('lamp');
   const t = report(h.turn(ann, 'lamp', 'receive', { spell: 'plan { light; give to=me note=hi; make note }', try: true, intent: 'trial' }));
   assert.is(t.status, 'done');
-  assert.equal(t.writes.map((w) => [w.object, w.version, plain(w.state)]), [['lamp', 2, { lit: true, fuel: 2 }]]);
-  assert.equal(t.fires.map((f) => [f.to, f.method]), [['avatar-ann', 'receive']]);
-  assert.equal(t.made.map((m) => m.kind), ['note']);
+  assert.equal(
+    t.writes.map((w) => [w.object, w.version, plain(w.state)]),
+    [['lamp', 2, { lit: true, fuel: 2 }]],
+  );
+  assert.equal(
+    t.fires.map((f) => [f.to, f.method]),
+    [['avatar-ann', 'receive']],
+  );
+  assert.equal(
+    t.made.map((m) => m.kind),
+    ['note'],
+  );
   assert.equal(t.offers.length, 1);
   assert.equal(t.roots, [{ object: 'lamp', version: 1 }]);
   assert.is(h.world.height, height);
@@ -138,7 +166,15 @@ test('try: reports what it would write, offer, fire and open, and the roots it r
 
 test('visibility: a card visible to its owner alone is absent for others until it is lent', () => {
   const h = Harness.empty(ann);
-  h.run({ kind: 'create', principal: ann, intent: 'c', object: 'diary', source: 'type D:\n  text: Text\n\ndef initial() -> D:\n  return D { text: "" }\n\nspell write(self: D, text: Text 1..80) -> D:\n  return self { text: text }\n', entry: 'initial' });
+  h.run({
+    kind: 'create',
+    principal: ann,
+    intent: 'c',
+    object: 'diary',
+    source:
+      'type D:\n  text: Text\n\ndef initial() -> D:\n  return D { text: "" }\n\nspell write(self: D, text: Text 1..80) -> D:\n  return self { text: text }\n',
+    entry: 'initial',
+  });
   assert.equal(visibleIds(h.world, ann), ['diary']);
   assert.equal(visibleIds(h.world, bob), []);
   assert.is(refusal(h.turn(bob, 'diary', 'write', { fields: { text: 'hi' } })).class, 'unknownObject');
@@ -154,13 +190,21 @@ test('sends: queued by a turn, listed as pending, delivered as entries of their 
   const box = h.cast(ann, 'lamp', 'make mailbox').offers[0]!;
   for (let i = 0; i < 20; i++) h.act(ann, 'lamp', 'give', { fields: { to: box, note: `n${i}` } });
   assert.is(pendingSends(h.world).length, 20);
-  assert.equal(pendingSends(h.world).slice(0, 2).map((s) => s.to), [box, box]);
+  assert.equal(
+    pendingSends(h.world)
+      .slice(0, 2)
+      .map((s) => s.to),
+    [box, box],
+  );
   const height = h.world.height;
   const o = h.deliver();
   assert.is(o.kind, 'journal');
   const entries = (o as { entries: { kind: string; height: number; consumed?: string; receipt: Receipt }[] }).entries;
   assert.is(entries.length, 16);
-  assert.equal(entries.map((e) => e.height), Array.from({ length: 16 }, (_, i) => height + i));
+  assert.equal(
+    entries.map((e) => e.height),
+    Array.from({ length: 16 }, (_, i) => height + i),
+  );
   assert.ok(entries.every((e) => e.kind === 'delivery' && e.receipt.status === 'done'));
   assert.is(entries[0]!.receipt.line, 'a letter: a lamp from ann.town.test: n0');
   assert.is(pendingSends(h.world).length, 4);
@@ -170,7 +214,7 @@ test('sends: queued by a turn, listed as pending, delivered as entries of their 
   assert.is(h.world.runs.size, 0);
 });
 
-test('a delivered send cannot cast a host spell (a card is no guest\'s deputy)', () => {
+test("a delivered send cannot cast a host spell (a card is no guest's deputy)", () => {
   const h = Harness.town();
   const relay = h.cast(ann, 'lamp', 'make maker').offers[0]!;
   const target = h.cast(ann, 'lamp', 'make lamp').offers[0]!;
@@ -193,16 +237,25 @@ test('offers: cards made for the caller, with the height they were made at', () 
   const maker = h.cast(ann, 'lamp', 'make maker').offers[0]!;
   const r = h.act(ann, maker, 'stash', { fields: { text: 'remember the milk' } });
   const id = r.offers[0]!;
-  assert.equal(offersFor(h.world, ann).map((o) => [o.object, o.kind]), [[maker, 'maker'], [id, 'note']]);
-  assert.equal(offersFor(h.world, ann, r.height! - 1).map((o) => [o.object, o.height]), [[id, r.height]]);
+  assert.equal(
+    offersFor(h.world, ann).map((o) => [o.object, o.kind]),
+    [
+      [maker, 'maker'],
+      [id, 'note'],
+    ],
+  );
+  assert.equal(
+    offersFor(h.world, ann, r.height! - 1).map((o) => [o.object, o.height]),
+    [[id, r.height]],
+  );
   assert.equal(offersFor(h.world, ann, r.height), []);
   assert.equal(h.state(id), { text: 'remember the milk', author: '' });
-  assert.is(h.world.cards.get(id)!.place, 'avatar-ann', 'made things are carried by the maker\'s avatar');
+  assert.is(h.world.cards.get(id)!.place, 'avatar-ann', "made things are carried by the maker's avatar");
   assert.is(h.world.cards.get(id)!.maker, maker);
   assert.equal(offersFor(h.world, bob), []);
 });
 
-test('become: reprograms the owner\'s card, migrating its state when the type changes', () => {
+test("become: reprograms the owner's card, migrating its state when the type changes", () => {
   const h = Harness.town();
   const mine = h.cast(ann, 'lamp', 'make lamp').offers[0]!;
   h.act(ann, mine, 'light');
@@ -230,7 +283,7 @@ test('become: reprograms the owner\'s card, migrating its state when the type ch
   assert.is(refusal(h.turn(ann, third, 'receive', { spell: 'become lamp law lamp' })).clause, 'law syntax');
 });
 
-test('adopt: ownerless or abandoned cards, or anything for the world\'s opener; never the town\'s own', () => {
+test("adopt: ownerless or abandoned cards, or anything for the world's opener; never the town's own", () => {
   const h = Harness.town({ abandonAfter: 3_600_000 });
   const mine = h.cast(ann, 'lamp', 'make lamp').offers[0]!;
   assert.is(refusal(h.turn(bob, mine, 'receive', { spell: 'adopt' })).clause, 'notYours');
@@ -270,7 +323,10 @@ test('decide never changes the world it is given', () => {
     const o = decide(h.world, cmd, h.clock, h.programs, h.options);
     assert.is(o.kind, 'journal');
   }
-  assert.is(JSON.stringify([...h.world.cards], (_, v) => (v instanceof Map ? [...v] : v)), snapshot);
+  assert.is(
+    JSON.stringify([...h.world.cards], (_, v) => (v instanceof Map ? [...v] : v)),
+    snapshot,
+  );
   assert.equal([h.world.height, h.world.pending.size, h.world.runs.size, h.world.receipts.size, h.world.intents.size], sizes);
 });
 
@@ -281,7 +337,10 @@ test('slugs: three words from 128, so they repeat across enough receipts and the
     const { slug } = contentId({ n: i });
     slugs.set(slug, (slugs.get(slug) ?? 0) + 1);
   }
-  assert.ok([...slugs.values()].some((n) => n > 1), 'collisions happen');
+  assert.ok(
+    [...slugs.values()].some((n) => n > 1),
+    'collisions happen',
+  );
   for (let i = 0; i < 5; i++) h.act(ann, 'lamp', 'fill', { fields: { measures: 1 } });
   for (const e of h.journal) assert.ok(receiptsBySlug(h.world, e.slug).some((r) => r.cid === e.cid));
   void T0;
@@ -293,7 +352,10 @@ test('reading a card: _actions, forms, law lines and views, as the service shows
   const program = cardProgram(h.world, h.programs, lamp)!;
   assert.equal(actionsOf(program), { light: 'light', douse: 'douse', fill: 'fill measures=<natural 0..9>', give: 'give to=<object 1..128> note=<text 0..80>' });
   assert.equal(Object.keys(formsOf(program)), ['light', 'douse', 'fill', 'give']);
-  assert.equal(lawLines(program).map((l) => l.split(':')[0]), ['full', 'kept']);
+  assert.equal(
+    lawLines(program).map((l) => l.split(':')[0]),
+    ['full', 'kept'],
+  );
   const paint = drawView(program, lamp, 'paint', ann);
   assert.ok(paint.ok && plain(paint.result) === '( ) a cold lamp, 3 measures of oil');
   assert.not.ok('receive' in actionsOf(cardProgram(h.world, h.programs, h.world.cards.get('town')!)!));

@@ -9,7 +9,13 @@ const head = 'type Lamp:\n  lit: Boolean\n  fuel: Natural\n\ndef initial() -> La
 // Line numbers below count from line 8, where the body under test starts.
 
 test('resolve: an unknown name, with a suggestion', () => {
-  const x = diag(fails(head + 'spell fill(self: Lamp, measures: Natural 0..9) -> Lamp:\n  return self { fuel: self.fuel + measure }\n'), 'resolve', 9, 35, 'unknown name measure');
+  const x = diag(
+    fails(head + 'spell fill(self: Lamp, measures: Natural 0..9) -> Lamp:\n  return self { fuel: self.fuel + measure }\n'),
+    'resolve',
+    9,
+    35,
+    'unknown name measure',
+  );
   assert.is(x.hint, 'did you mean measures?');
 });
 
@@ -20,7 +26,15 @@ test('resolve: an unknown module in use lists the ones there are', () => {
 
 test('resolve: a module cannot use itself, and circles are named', () => {
   diag(fails('use bad\n' + head, { name: 'bad' }), 'resolve', 1, 1, 'cannot use itself');
-  const r = compile({ modules: [{ name: 'a', source: 'use b\ndef f() -> Natural:\n  return 1\n' }, { name: 'b', source: 'use a\ndef g() -> Natural:\n  return 2\n' }] }, sealedLibrary());
+  const r = compile(
+    {
+      modules: [
+        { name: 'a', source: 'use b\ndef f() -> Natural:\n  return 1\n' },
+        { name: 'b', source: 'use a\ndef g() -> Natural:\n  return 2\n' },
+      ],
+    },
+    sealedLibrary(),
+  );
   assert.ok(!r.ok);
   if (!r.ok) {
     assert.is(r.diagnostics[0]!.stage, 'resolve');
@@ -86,7 +100,13 @@ test('resolve: names from a used module are found bare or qualified; ambiguity i
 });
 
 test('type: a mismatch shows both types', () => {
-  const x = diag(fails(head + 'spell fill(self: Lamp, n: Natural 0..9) -> Lamp:\n  return self { fuel: "three" }\n'), 'type', 9, 23, 'the field fuel wants Natural, but this is Text');
+  const x = diag(
+    fails(head + 'spell fill(self: Lamp, n: Natural 0..9) -> Lamp:\n  return self { fuel: "three" }\n'),
+    'type',
+    9,
+    23,
+    'the field fuel wants Natural, but this is Text',
+  );
   assert.ok(x.hint?.includes('natural'));
   diag(fails('def f() -> Natural:\n  return true\n'), 'type', 2, 10, 'f returns wants Natural, but this is Boolean');
   diag(fails('def f(a: Natural, b: Text) -> Natural:\n  return a + b\n'), 'type', 2, 10, '+ joins two texts, not Natural and Text');
@@ -94,32 +114,56 @@ test('type: a mismatch shows both types', () => {
 });
 
 test('type: wrong argument counts show the signature', () => {
-  const x = diag(fails('def g(a: Natural) -> Natural:\n  return a\n\ndef f() -> Natural:\n  return g(1, 2)\n'), 'type', 5, 10, 'g takes 1 argument, but is given 2');
+  const x = diag(
+    fails('def g(a: Natural) -> Natural:\n  return a\n\ndef f() -> Natural:\n  return g(1, 2)\n'),
+    'type',
+    5,
+    10,
+    'g takes 1 argument, but is given 2',
+  );
   assert.is(x.hint, 'def g(a: Natural) -> Natural');
   diag(fails('def f() -> Natural:\n  return length()\n'), 'type', 2, 10, 'length takes 1 argument, but is given 0');
 });
 
 test('type: a path that ends without return is named', () => {
-  const x = diag(fails(head + 'spell light(self: Lamp) -> Lamp:\n  if self.lit:\n    return self\n'), 'type', 8, 7, 'can reach its end without returning the new state');
+  const x = diag(
+    fails(head + 'spell light(self: Lamp) -> Lamp:\n  if self.lit:\n    return self\n'),
+    'type',
+    8,
+    7,
+    'can reach its end without returning the new state',
+  );
   assert.is(x.hint, 'end it with: return self');
   build('def f(a: Natural) -> Natural:\n  if a > 1:\n    return 1\n  elif a == 1:\n    refuse "one" "not one"\n  else:\n    return 0\n');
 });
 
 test('type: a spell takes the state first and returns it', () => {
-  const x = diag(fails(head + 'spell light(n: Natural) -> Lamp:\n  return initial()\n'), 'type', 8, 7, 'the first parameter of spell light is Natural, but the card\'s state is Lamp');
+  const x = diag(
+    fails(head + 'spell light(n: Natural) -> Lamp:\n  return initial()\n'),
+    'type',
+    8,
+    7,
+    "the first parameter of spell light is Natural, but the card's state is Lamp",
+  );
   assert.is(x.hint, 'spell light(self: Lamp) -> Lamp:');
-  diag(fails(head + 'spell light(self: Lamp) -> Natural:\n  return 1\n'), 'type', 8, 7, 'returns Natural, but a spell returns the card\'s new state, Lamp');
+  diag(fails(head + 'spell light(self: Lamp) -> Natural:\n  return 1\n'), 'type', 8, 7, "returns Natural, but a spell returns the card's new state, Lamp");
 });
 
 test('type: a card without initial is refused with the form', () => {
   const x = diag(fails('type Lamp:\n  lit: Boolean\n\nspell light(self: Lamp) -> Lamp:\n  return self\n'), 'type', 4, 7, 'has no def initial()');
   assert.ok(x.hint?.startsWith('def initial() -> State:'));
   diag(fails('def f() -> Natural:\n  return 1\n', { entry: 'start' }), 'type', 1, 5, 'has no def start()');
-  diag(fails('def initial() -> Natural:\n  return 1\n\nview paint(self: Natural, viewer: Principal) -> Text:\n  return ""\n'), 'type', 1, 5, 'state of a card is a record or a variant');
+  diag(
+    fails('def initial() -> Natural:\n  return 1\n\nview paint(self: Natural, viewer: Principal) -> Text:\n  return ""\n'),
+    'type',
+    1,
+    5,
+    'state of a card is a record or a variant',
+  );
 });
 
 test('type: views and receive have fixed shapes', () => {
-  diag(fails(head + 'view paint(self: Lamp) -> Text:\n  return ""\n'), 'type', 8, 6, 'view paint takes the card\'s state and who is looking');
+  diag(fails(head + 'view paint(self: Lamp) -> Text:\n  return ""\n'), 'type', 8, 6, "view paint takes the card's state and who is looking");
   const x = diag(fails(head + 'spell receive(self: Lamp, words: Text) -> Lamp:\n  return self\n'), 'type', 8, 7, 'receive hears what is said');
   assert.is(x.hint, 'spell receive(self: Lamp, text: Text, post: Text) -> Lamp:');
   diag(fails(head + 'spell paint(self: Lamp) -> Lamp:\n  return self\n'), 'type', 8, 7, 'paint is the name of a view');
@@ -127,7 +171,13 @@ test('type: views and receive have fixed shapes', () => {
 
 test('type: effects only in spells', () => {
   diag(fails('def f() -> Natural:\n  say "hi"\n  return 1\n'), 'type', 2, 3, 'say is an effect');
-  diag(fails(head + 'view paint(self: Lamp, viewer: Principal) -> Text:\n  send viewer.receive { text: "x" }\n  return ""\n'), 'type', 9, 3, 'send is an effect');
+  diag(
+    fails(head + 'view paint(self: Lamp, viewer: Principal) -> Text:\n  send viewer.receive { text: "x" }\n  return ""\n'),
+    'type',
+    9,
+    3,
+    'send is an effect',
+  );
 });
 
 test('type: records, tags and lists are checked', () => {
@@ -156,7 +206,13 @@ test('law: clauses are checked as law (stage law)', () => {
 });
 
 test('migration: migrate returns the new state', () => {
-  diag(fails(head + 'type Old:\n  lit: Boolean\n\ndef migrate(old: Old) -> Old:\n  return old\n'), 'migration', 11, 5, 'migrate returns Old, but the new state is Lamp');
+  diag(
+    fails(head + 'type Old:\n  lit: Boolean\n\ndef migrate(old: Old) -> Old:\n  return old\n'),
+    'migration',
+    11,
+    5,
+    'migrate returns Old, but the new state is Lamp',
+  );
 });
 
 test('only the earliest stage is reported', () => {

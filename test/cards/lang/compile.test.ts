@@ -44,7 +44,16 @@ test('the same package compiles once; the cache answers after', () => {
 test('a package of several modules; kind picks the module that programs the card', () => {
   const helper = 'def step() -> Natural:\n  return 5\n';
   const main = 'use helper\n' + counter.replace('self.n + 1', 'self.n + step()');
-  const r = compile({ modules: [{ name: 'helper', source: helper }, { name: 'main', source: main }], kind: 'main' }, sealedLibrary());
+  const r = compile(
+    {
+      modules: [
+        { name: 'helper', source: helper },
+        { name: 'main', source: main },
+      ],
+      kind: 'main',
+    },
+    sealedLibrary(),
+  );
   assert.ok(r.ok);
   if (r.ok) {
     const s = r.program.initial(budget, ctx());
@@ -54,14 +63,39 @@ test('a package of several modules; kind picks the module that programs the card
       assert.ok(out.ok && (plain(out.state) as { n: number }).n === 5);
     }
   }
-  const noKind = compile({ modules: [{ name: 'helper', source: helper }, { name: 'main', source: main }], kind: 'nope' }, sealedLibrary());
+  const noKind = compile(
+    {
+      modules: [
+        { name: 'helper', source: helper },
+        { name: 'main', source: main },
+      ],
+      kind: 'nope',
+    },
+    sealedLibrary(),
+  );
   assert.ok(!noKind.ok && noKind.diagnostics[0]!.message.includes('no module named nope'));
-  const twice = compile({ modules: [{ name: 'a', source: helper }, { name: 'a', source: helper }] }, sealedLibrary());
+  const twice = compile(
+    {
+      modules: [
+        { name: 'a', source: helper },
+        { name: 'a', source: helper },
+      ],
+    },
+    sealedLibrary(),
+  );
   assert.ok(!twice.ok && twice.diagnostics[0]!.message.includes('two modules are named a'));
 });
 
 test('a package module shadows a library module of the same name', () => {
-  const r = compile({ modules: [{ name: 'main', source: 'use core\ndef f() -> Natural:\n  return core.seven()\n' }, { name: 'core', source: 'def seven() -> Natural:\n  return 7\n' }] }, sealedLibrary());
+  const r = compile(
+    {
+      modules: [
+        { name: 'main', source: 'use core\ndef f() -> Natural:\n  return core.seven()\n' },
+        { name: 'core', source: 'def seven() -> Natural:\n  return 7\n' },
+      ],
+    },
+    sealedLibrary(),
+  );
   assert.ok(r.ok);
   if (r.ok) {
     const out = r.program.runEntry('f', [], budget);
@@ -74,7 +108,7 @@ test('entry names the def that makes the first state', () => {
   assert.ok(r.ok && r.program.card);
 });
 
-test('law text beside the package joins the module\'s law', () => {
+test("law text beside the package joins the module's law", () => {
   const r = compile({ modules: [{ name: 'lawful', source: counter }], law: 'small: self.n < 2 -- "it counts to one"' }, sealedLibrary());
   assert.ok(r.ok);
   if (r.ok) {

@@ -36,7 +36,6 @@ const blocks = [...doc.matchAll(/```(card|session|error) (\w+)\n([\s\S]*?)```/g)
 const budget: Budget = { ticks: 1_000_000, heap: 10_000_000, bytes: 100_000 };
 const guest = (name: string) => `guest:town:${name}`;
 
-
 function refusalLine(r: RunRefusal | { class: 'lawRefused'; clause: string; reading: string }): string {
   if (r.class === 'cardRefused' || r.class === 'lawRefused') return `refused: ${r.class} ${r.clause}: ${r.reading}`;
   return `refused: ${r.class} ${r.reason}`;
@@ -187,7 +186,10 @@ blocks
         if (refusal) assert.ok(stated.includes(refusal), `${line}: the page must state the refusal "${refusal}"`);
         for (const s of stated) {
           const kind = s.slice(0, s.indexOf(':'));
-          assert.ok(outputs.includes(s), `${line}\n  page says:  ${s}\n  run gave:   ${outputs.filter((o) => o.startsWith(kind)).join(' | ') || '(nothing of that kind)'}`);
+          assert.ok(
+            outputs.includes(s),
+            `${line}\n  page says:  ${s}\n  run gave:   ${outputs.filter((o) => o.startsWith(kind)).join(' | ') || '(nothing of that kind)'}`,
+          );
         }
       };
       let current = '';

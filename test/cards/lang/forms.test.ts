@@ -64,18 +64,19 @@ test('bounded naturals, objects and texts; lower bound 0 is optional', () => {
 });
 
 test('tags are one of, booleans one of true, false, principals are text', () => {
-  assert.equal(m('name').form!.map((f) => f.form), [
-    { kind: 'text', min: 1, max: 80 },
-    { kind: 'text', min: 1, max: 160 },
-    { kind: 'boolean' },
-    { kind: 'oneOf', options: ['calm', 'cross'] },
-  ]);
+  assert.equal(
+    m('name').form!.map((f) => f.form),
+    [{ kind: 'text', min: 1, max: 80 }, { kind: 'text', min: 1, max: 160 }, { kind: 'boolean' }, { kind: 'oneOf', options: ['calm', 'cross'] }],
+  );
   assert.is(m('name').template, 'name title=<text 1..80> who=<text 1..160> ok=<one of true, false> mood=<one of calm, cross>');
 });
 
 test('parameters without bounds take the widest bounds of their kind', () => {
   assert.is(m('wide').template, 'wide n=<natural 0..9007199254740991> t=<text 0..4096> o=<object 1..128>');
-  assert.equal(m('wide').form!.map((f) => f.optional), [false, true, false]);
+  assert.equal(
+    m('wide').form!.map((f) => f.optional),
+    [false, true, false],
+  );
 });
 
 test('lists, records and tags with fields have no form: the spell takes typed argument', () => {

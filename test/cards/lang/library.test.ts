@@ -80,14 +80,20 @@ test('board: keyTaken, absentItem, duplicateKey, and who may change a row', () =
   const p = program('board');
   let s = start(p);
   s = ok(cast(p, 'add', s, { key: label('market'), text: label('every morning') })).state;
-  assert.equal(refused(cast(p, 'add', s, { key: label('market'), text: label('again') })).refusal, { class: 'keyTaken', reason: 'the key market is held by another row; update it, or add market-2' });
+  assert.equal(refused(cast(p, 'add', s, { key: label('market'), text: label('again') })).refusal, {
+    class: 'keyTaken',
+    reason: 'the key market is held by another row; update it, or add market-2',
+  });
   assert.equal(refused(cast(p, 'update', s, { key: label('fair'), text: label('x') })).refusal, { class: 'absentItem', reason: 'no row has the key fair' });
   assert.equal(refused(cast(p, 'remove', s, { key: label('fair') })).refusal, { class: 'absentItem', reason: 'no row has the key fair' });
   assert.equal(refused(cast(p, 'update', s, { key: label('market'), text: label('x') }, ctx({ caller: bob }))).refusal.class, 'cardRefused');
   s = ok(cast(p, 'update', s, { key: label('market'), text: label('every noon') })).state;
   assert.equal(get(s, 'rows'), [{ key: 'market', text: 'every noon', by: ann }]);
   const row = (key: string) => record({ key: label(key), text: label(''), by: label(ann) });
-  assert.equal(refused(cast(p, 'put', s, { rows: list([row('a'), row('b'), row('a')]) })).refusal, { class: 'duplicateKey', reason: 'the key a is named twice' });
+  assert.equal(refused(cast(p, 'put', s, { rows: list([row('a'), row('b'), row('a')]) })).refusal, {
+    class: 'duplicateKey',
+    reason: 'the key a is named twice',
+  });
   s = ok(cast(p, 'put', s, { rows: list([row('a'), row('b')]) })).state;
   s = ok(cast(p, 'remove', s, { key: label('a') })).state;
   const page = p.view('page', s, ann, budget);
@@ -102,15 +108,22 @@ test('avatar and room: going sends leave and enter; a room lets only the avatar 
   let a = start(av);
   a = ok(cast(av, 'go', a, { room: label('square') }, c)).state;
   const moved = ok(cast(av, 'go', a, { room: label('library') }, c));
-  assert.equal(moved.sends.map((x) => [x.to, x.method, plain(x.argument)]), [
-    ['square', 'leave', { who: 'avatar-ann' }],
-    ['library', 'enter', { who: 'avatar-ann' }],
-  ]);
+  assert.equal(
+    moved.sends.map((x) => [x.to, x.method, plain(x.argument)]),
+    [
+      ['square', 'leave', { who: 'avatar-ann' }],
+      ['library', 'enter', { who: 'avatar-ann' }],
+    ],
+  );
   assert.equal(refused(cast(av, 'go', moved.state, { room: label('library') }, c)).refusal.class, 'cardRefused');
   let r = start(room);
   r = ok(cast(room, 'enter', r, { who: label('avatar-ann') }, ctx({ caller: 'avatar-ann', owner: 'guest:x:host' }))).state;
   assert.equal(get(r, 'here'), ['avatar-ann']);
-  assert.equal(refused(cast(room, 'enter', r, { who: label('avatar-bob') }, ctx({ caller: bob, owner: 'guest:x:host' }))).refusal, { class: 'cardRefused', clause: 'notYou', reading: 'only avatar-bob itself comes into a room' });
+  assert.equal(refused(cast(room, 'enter', r, { who: label('avatar-bob') }, ctx({ caller: bob, owner: 'guest:x:host' }))).refusal, {
+    class: 'cardRefused',
+    clause: 'notYou',
+    reading: 'only avatar-bob itself comes into a room',
+  });
   assert.equal(refused(cast(room, 'leave', r, { who: label('avatar-bob') }, ctx({ caller: 'avatar-bob', owner: 'guest:x:host' }))).refusal.class, 'absentItem');
   // A door moves an avatar: the law lets a card (not a guest) do it.
   const moving = ok(cast(av, 'go', a, { room: label('workshop') }, ctx({ caller: 'door-1', self: 'avatar-ann' }))).state;
@@ -123,7 +136,10 @@ test('door: through sends the avatar to the far side', () => {
   let s = start(p);
   s = ok(cast(p, 'connect', s, { from: label('square'), to: label('library') })).state;
   const there = ok(cast(p, 'through', s, { avatar: label('avatar-ann'), side: label('square') }));
-  assert.equal(there.sends.map((x) => [x.to, x.method, plain(x.argument)]), [['avatar-ann', 'go', { room: 'library' }]]);
+  assert.equal(
+    there.sends.map((x) => [x.to, x.method, plain(x.argument)]),
+    [['avatar-ann', 'go', { room: 'library' }]],
+  );
   const back = ok(cast(p, 'through', s, { avatar: label('avatar-ann'), side: label('library') }));
   assert.equal(plain(back.sends[0]!.argument), { room: 'square' });
   const closed = ok(cast(p, 'close', s)).state;
@@ -159,12 +175,22 @@ test('town: answers prose deterministically, counts and remembers topics', () =>
   assert.is(get(s, 'heard'), 10);
   assert.equal((get(s, 'topics') as string[]).length, 8);
   const hi = ok(cast(p, 'receive', s, { text: label('hello town'), post: label('') }, ctx({ caller: bob })));
-  assert.equal(hi.result, label(`Hello, bob.town.test. I have heard 10 posts so far. Say help to learn what I answer.`), "spec 5.2: the guest's handle, not the principal");
+  assert.equal(
+    hi.result,
+    label(`Hello, bob.town.test. I have heard 10 posts so far. Say help to learn what I answer.`),
+    "spec 5.2: the guest's handle, not the principal",
+  );
   const unknown = ok(cast(p, 'receive', s, { text: label('tell me about the zeppelin'), post: label('') }));
   assert.ok((unknown.result as { value: string }).value.includes('about tell'));
   const empty = ok(cast(p, 'receive', s, { text: label('   '), post: label('') }));
   assert.ok((empty.result as { value: string }).value.startsWith('I heard nothing'));
-  assert.equal(p.methods.map((m) => [m.name, m.kind]), [['receive', 'receive'], ['paint', 'view']]);
+  assert.equal(
+    p.methods.map((m) => [m.name, m.kind]),
+    [
+      ['receive', 'receive'],
+      ['paint', 'view'],
+    ],
+  );
 });
 
 test.run();

@@ -40,7 +40,7 @@ test('an unknown character is refused', () => {
 });
 
 test('single quotes get a hint toward double quotes', () => {
-  const x = diag(fails("def f() -> Text:\n  return 'hi'\n"), 'parse', 2, 10, "\"'\"");
+  const x = diag(fails("def f() -> Text:\n  return 'hi'\n"), 'parse', 2, 10, '"\'"');
   assert.ok(x.hint?.includes('double quotes'));
 });
 
@@ -92,7 +92,13 @@ test('nesting past the limit is refused, not a stack overflow', () => {
 });
 
 test('a text hole is parsed as an expression and its errors point inside the text', () => {
-  diag(fails(lamp('spell light(self: Lamp) -> Lamp:\n  say "x {self.lit +} y"\n  return self\n')), 'parse', 8, 21, 'expected a value, but found the end of the hole');
+  diag(
+    fails(lamp('spell light(self: Lamp) -> Lamp:\n  say "x {self.lit +} y"\n  return self\n')),
+    'parse',
+    8,
+    21,
+    'expected a value, but found the end of the hole',
+  );
   diag(fails(lamp('spell light(self: Lamp) -> Lamp:\n  say "x {} y"\n  return self\n')), 'parse', 8, 10, 'empty {} hole');
 });
 
@@ -115,7 +121,10 @@ test('law text given beside the package is parsed as law, one clause a line', ()
   const src = lamp('spell light(self: Lamp) -> Lamp:\n  return self { lit: true }\n');
   diag(fails(src, { law: 'dark: not self.lit -- "stays dark"\nbroken self.lit\n' }), 'law', 2, 8, 'expected ":"');
   const p = build(src, { law: 'law:\n  dark: not self.lit -- "it stays dark"\n' });
-  assert.equal(p.law.map((l) => l.name), ['dark']);
+  assert.equal(
+    p.law.map((l) => l.name),
+    ['dark'],
+  );
   assert.is(p.law[0]!.text, 'dark: not self.lit -- "it stays dark"');
 });
 

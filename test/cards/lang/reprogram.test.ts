@@ -5,9 +5,15 @@ import { checkReprogram, reprogram } from '../../../src/cards/compile.js';
 import { bool, natural, record } from '../../../src/cards/typed.js';
 import { budget, build, ctx, plain } from './helpers.js';
 
-const v1 = build('type Lamp:\n  lit: Boolean\n\ndef initial() -> Lamp:\n  return Lamp { lit: false }\n\nspell light(self: Lamp) -> Lamp:\n  return self { lit: true }\n');
-const same = build('type Torch:\n  lit: Boolean\n\ndef initial() -> Torch:\n  return Torch { lit: true }\n\nspell douse(self: Torch) -> Torch:\n  return self { lit: false }\n');
-const noMigrate = build('type Lamp:\n  lit: Boolean\n  fuel: Natural\n\ndef initial() -> Lamp:\n  return Lamp { lit: false, fuel: 3 }\n\nspell light(self: Lamp) -> Lamp:\n  return self { lit: true }\n');
+const v1 = build(
+  'type Lamp:\n  lit: Boolean\n\ndef initial() -> Lamp:\n  return Lamp { lit: false }\n\nspell light(self: Lamp) -> Lamp:\n  return self { lit: true }\n',
+);
+const same = build(
+  'type Torch:\n  lit: Boolean\n\ndef initial() -> Torch:\n  return Torch { lit: true }\n\nspell douse(self: Torch) -> Torch:\n  return self { lit: false }\n',
+);
+const noMigrate = build(
+  'type Lamp:\n  lit: Boolean\n  fuel: Natural\n\ndef initial() -> Lamp:\n  return Lamp { lit: false, fuel: 3 }\n\nspell light(self: Lamp) -> Lamp:\n  return self { lit: true }\n',
+);
 const v2Src = `type Old:
   lit: Boolean
 

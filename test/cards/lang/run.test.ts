@@ -30,15 +30,27 @@ test('naturals stay exact above 2^53, both ways across the boundary', () => {
 test('going below zero, dividing by zero and indexing past the end refuse evaluation', () => {
   const r = refused(entry('def f(a: Natural) -> Natural:\n  return a - 5\n', 'f', [natural(3)]));
   assert.equal(r.refusal, { class: 'evaluation', reason: 'a natural cannot go below zero: 3 - 5' });
-  assert.equal(refused(entry('def f(a: Natural) -> Natural:\n  return 7 / a\n', 'f', [natural(0)])).refusal, { class: 'evaluation', reason: 'division by zero: 7 / 0' });
+  assert.equal(refused(entry('def f(a: Natural) -> Natural:\n  return 7 / a\n', 'f', [natural(0)])).refusal, {
+    class: 'evaluation',
+    reason: 'division by zero: 7 / 0',
+  });
   assert.equal(refused(entry('def f(a: Natural) -> Natural:\n  return 7 % a\n', 'f', [natural(0)])).refusal.class, 'evaluation');
-  assert.equal(refused(entry('def f() -> Natural:\n  return [1, 2, 3][3]\n', 'f')).refusal, { class: 'evaluation', reason: 'index 3 is past the end of a list of 3' });
-  assert.equal(refused(entry('def f() -> Natural:\n  let xs: List Natural = []\n  return first(xs)\n', 'f')).refusal, { class: 'evaluation', reason: 'first of an empty list' });
+  assert.equal(refused(entry('def f() -> Natural:\n  return [1, 2, 3][3]\n', 'f')).refusal, {
+    class: 'evaluation',
+    reason: 'index 3 is past the end of a list of 3',
+  });
+  assert.equal(refused(entry('def f() -> Natural:\n  let xs: List Natural = []\n  return first(xs)\n', 'f')).refusal, {
+    class: 'evaluation',
+    reason: 'first of an empty list',
+  });
   assert.is(value('use core\ndef f() -> Natural:\n  return core.minus(3, 5)\n', 'f'), 0);
 });
 
 test('text: holes, joins, lengths in characters', () => {
-  assert.is(value('def f(n: Natural, ok: Boolean) -> Text:\n  return "n={n} ok={ok} list={[1, 2]} rec={ {a: 1, b: "x"} }"\n', 'f', [natural(4), bool(true)]), 'n=4 ok=true list=[1, 2] rec={ a: 1, b: "x" }');
+  assert.is(
+    value('def f(n: Natural, ok: Boolean) -> Text:\n  return "n={n} ok={ok} list={[1, 2]} rec={ {a: 1, b: "x"} }"\n', 'f', [natural(4), bool(true)]),
+    'n=4 ok=true list=[1, 2] rec={ a: 1, b: "x" }',
+  );
   assert.is(value('def f() -> Natural:\n  return length("héllo ☃")\n', 'f'), 7);
   assert.equal(value('def f() -> List Text:\n  return words("  a  b\\nc ")\n', 'f'), ['a', 'b', 'c']);
   assert.is(value('def f() -> Text:\n  return join(["a", "b"], ", ") + upper("x") + slice("hello", 1, 3)\n', 'f'), 'a, bXel');
@@ -81,13 +93,41 @@ def f() -> Outer:
   const r = entry(src, 'f');
   assert.ok(r.ok);
   if (r.ok) {
-    assert.equal(r.result, record([['inner', record({ n: natural(11) })], ['__proto__', natural(3)], ['constructor', label('c')]]));
+    assert.equal(
+      r.result,
+      record([
+        ['inner', record({ n: natural(11) })],
+        ['__proto__', natural(3)],
+        ['constructor', label('c')],
+      ]),
+    );
   }
   // Typed data naming __proto__ comes in as data too.
   const p = build(src + '\ndef g(o: Outer) -> Natural:\n  return o.__proto__ + o.inner.n\n');
-  const g = p.runEntry('g', [record([['inner', record({ n: natural(1) })], ['__proto__', natural(41)], ['constructor', label('')]])], budget);
+  const g = p.runEntry(
+    'g',
+    [
+      record([
+        ['inner', record({ n: natural(1) })],
+        ['__proto__', natural(41)],
+        ['constructor', label('')],
+      ]),
+    ],
+    budget,
+  );
   assert.ok(g.ok && plain(g.result) === 42);
-  const bad = p.runEntry('g', [record([['inner', record({ n: natural(1) })], ['__proto__', natural(41)], ['constructor', label('')], ['toString', natural(1)]])], budget);
+  const bad = p.runEntry(
+    'g',
+    [
+      record([
+        ['inner', record({ n: natural(1) })],
+        ['__proto__', natural(41)],
+        ['constructor', label('')],
+        ['toString', natural(1)],
+      ]),
+    ],
+    budget,
+  );
   assert.ok(!bad.ok && bad.refusal.class === 'typeMismatch' && bad.refusal.reason.includes('no field "toString"'));
 });
 
@@ -191,7 +231,7 @@ test('a card: initial, spells, says, sends, makes, result, views', () => {
   assert.equal(plain(s0), { lit: false, fuel: 3 });
   const lit = ok(cast(p, 'light', s0));
   assert.equal(plain(lit.state), { lit: true, fuel: 2 });
-  assert.equal(lit.says, ['ann.town.test lights the lamp'], 'a principal reads as the guest\'s handle in text');
+  assert.equal(lit.says, ['ann.town.test lights the lamp'], "a principal reads as the guest's handle in text");
   assert.equal(lit.result, record([]));
   const given = ok(cast(p, 'give', lit.state, { to: label('box-7'), note: label('enjoy') }));
   assert.equal(given.sends, [{ to: 'box-7', method: 'receive', argument: record({ text: label('a lamp from ann.town.test: enjoy'), post: label('') }) }]);
@@ -245,7 +285,13 @@ test('law: first broken clause; before is the state itself on creation', () => {
   assert.is(p.checkLaw(lit, out, ctx({ caller: bob }))?.name, 'kept');
   assert.is(p.checkLaw(lit, out, ctx({ caller: ann })), undefined);
   assert.is(p.checkLaw(undefined, out, ctx({ caller: bob })), undefined);
-  assert.equal(p.law.map((l) => [l.name, l.reading]), [['full', 'a lamp holds ten measures of oil'], ['kept', 'only its owner puts it out']]);
+  assert.equal(
+    p.law.map((l) => [l.name, l.reading]),
+    [
+      ['full', 'a lamp holds ten measures of oil'],
+      ['kept', 'only its owner puts it out'],
+    ],
+  );
   assert.is(p.law[1]!.text, 'kept: self.lit or not before.lit or caller == owner -- "only its owner puts it out"');
 });
 
@@ -273,7 +319,10 @@ test('rules fire after an act when their condition holds, and say so', () => {
   }
   const r2 = p.runRules(s0, lit, ctx(), budget);
   assert.ok(r2.ok && r2.says[0] === 'it shines with 2 left');
-  assert.equal(p.rules.map((x) => x.name), ['dark', 'bright']);
+  assert.equal(
+    p.rules.map((x) => x.name),
+    ['dark', 'bright'],
+  );
   const broke = p.runRules(s0, lit, ctx(), { ticks: 1, heap: 100, bytes: 100 });
   assert.ok(!broke.ok && broke.refusal.class === 'budget');
 });
@@ -300,7 +349,10 @@ spell receive(self: Box, text: Text, post: Text) -> Box:
   assert.equal(refused(cast(p, 'receive', s, { text: label('missing'), post: label('') })).refusal, { class: 'absentItem', reason: 'nothing called missing' });
   assert.equal(refused(cast(p, 'receive', s, { text: label('twice'), post: label('') })).refusal, { class: 'duplicateKey', reason: 'named twice' });
   assert.equal(refused(cast(p, 'receive', s, { text: label('hi@p1'), post: label('') })).refusal, { class: 'keyTaken', reason: 'hi@p1 is taken' });
-  assert.equal(p.methods.map((m) => m.kind), ['receive']);
+  assert.equal(
+    p.methods.map((m) => m.kind),
+    ['receive'],
+  );
 });
 
 test('context: caller, owner, this and now', () => {

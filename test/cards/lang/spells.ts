@@ -19,4 +19,3 @@ export function readSpell(text: string, methods: MethodInfo[]): { method: string
   }
   return { method: method.name, args: record(fields) };
 }
-
