@@ -7,8 +7,8 @@
 import type * as t from 'io-ts';
 import { acceptReasons, arriveReasons } from '../contract/errors.js';
 import { limits } from '../contract/limits.js';
-import * as b from './bodies.js';
-import { FieldsType } from './codec.js';
+import * as b from '../contract/bodies.js';
+import { FieldsType } from '../contract/codec.js';
 
 export type Auth = 'none' | 'bearer' | 'cookie' | 'optional';
 /**

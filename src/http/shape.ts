@@ -7,8 +7,8 @@
 import * as t from 'io-ts';
 import { TypedDataC } from '../cards/typed.js';
 import type { ErrorClass } from '../contract/errors.js';
-import { moduleTooLargeMessage } from './bodies.js';
-import { CheckedType, FieldsType, unknownField } from './codec.js';
+import { moduleTooLargeMessage } from '../contract/bodies.js';
+import { CheckedType, FieldsType, unknownField } from '../contract/codec.js';
 
 export type Shape = string | Shape[] | { [key: string]: Shape };
 

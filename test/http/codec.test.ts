@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type * as t from 'io-ts';
 import { emptyRecord, label } from '../../src/cards/typed.js';
 import { limits } from '../../src/contract/limits.js';
-import * as b from '../../src/http/bodies.js';
+import * as b from '../../src/contract/bodies.js';
 import { explain, rulesOf, shapeOf, shapeText } from '../../src/http/shape.js';
 
 const refusal = (codec: t.Type<any, any, unknown>, value: unknown, where: 'body' | 'query' = 'body') => {

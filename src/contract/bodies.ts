@@ -4,7 +4,7 @@
  * handler receives `ctx.state.body` already of the type below (`t.TypeOf<typeof XBody>`).
  */
 import * as t from 'io-ts';
-import { limits } from '../contract/limits.js';
+import { limits } from './limits.js';
 import { TypedDataC, emptyRecord, type TypedData } from '../cards/typed.js';
 import { checked, fields, openFields, pattern } from './codec.js';
 
