@@ -8,7 +8,7 @@
  * read is served from (the read side), in this process by default or as workers
  * (`npm run projector -- <name>`) when TOWN_PROJECTORS=workers or MONGO_URL is set.
  */
-import type { Handlers } from './http/handler.js';
+import { type RoomTable, unbuilt } from './http/route-types.js';
 import type { TownConfig } from './contract/town-config.js';
 import type { Clock } from './contract/clock.js';
 import { pagesHandlers } from './http/handlers/pages.js';
@@ -162,10 +162,27 @@ export async function openTown(options: TownOptions): Promise<Town> {
     closers.push(() => arrivals.close());
 
     const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
-    const handlers: Handlers = {
+    // Every row of the route table is bound here or stated as not built: a route left out, or a
+    // key no row has, does not compile.
+    const handlers: RoomTable = {
       ...identityHandlers({ store: events, config, clock, limiters, arrivalBits: options.arrivalBits, turns: turnsLeft(deps) }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
+      ...unbuilt(
+        'scratch',
+        'scratchObjects',
+        'repl',
+        'check',
+        'cite',
+        'feed',
+        'feedPost',
+        'xrpc',
+        'xrpcProcedure',
+        'didDocument',
+        'feedPage',
+        'feedPagePost',
+        'book',
+      ),
     };
     const app = createApp({
       config,

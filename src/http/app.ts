@@ -10,33 +10,32 @@
  * limit counts a request while it is being worked on, not while a stream (SSE) is being sent.
  */
 import { randomBytes } from 'node:crypto';
-import { Stream } from 'node:stream';
 import Router from '@koa/router';
 import Koa from 'koa';
-import type * as t from 'io-ts';
-import { limits } from '../contract/limits.js';
-import { buildCatalogue } from './catalogue.js';
-import { envelope, errorPage, xrpcError, XrpcFailure } from './envelope.js';
-import { examplesText, guideText } from './guide.js';
-import { sessionCookie, type Handler, type Handlers, type TownContext, type TownState } from './handler.js';
-import { TownError } from '../contract/town-error.js';
-import type { Authenticator, Caller } from '../contract/caller.js';
+import type { Authenticator } from '../contract/caller.js';
 import type { Clock } from '../contract/clock.js';
-import type { TownConfig } from '../contract/town-config.js';
-import { replyLinks, selfLinksJson, type Links } from './links.js';
+import { limits } from '../contract/limits.js';
 import { defaultLimiters, type Limiters } from '../contract/rate-limit.js';
+import type { TownConfig } from '../contract/town-config.js';
+import { TownError } from '../contract/town-error.js';
+import { authenticate } from './front/authenticate.js';
+import { type BodyReader, decodeBody, decodeQuery } from './front/decode.js';
+import { errorText, type Logger, replyFailure, stderrLogger } from './front/failure.js';
+import { frontHandlers } from './front/own-routes.js';
+import { spendRate } from './front/rate.js';
+import { finishReply, jsonReply } from './front/reply.js';
+import type { AnyHandler, TownContext, TownState } from './handler.js';
 import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';
-import { routesFor, type Route } from './routes.js';
-import { explain, shapeOf, shapeText } from './shape.js';
+import { notBuilt, type SomeHandlers } from './route-types.js';
+import { type Route, routesFor } from './routes.js';
 
-export interface Logger {
-  error(message: string, fields: Record<string, unknown>): void;
-}
+export type { Logger } from './front/failure.js';
 
 export interface AppOptions {
   config: TownConfig;
-  handlers: Handlers;
+  /** The rooms' handlers by route name (a table that leaves a route out answers it 501). */
+  handlers: SomeHandlers;
   authenticator: Authenticator;
   clock: Clock;
   logger?: Logger;
@@ -63,15 +62,11 @@ interface Entry {
   route: Route;
   /** The handler's name: the route's, or for a scratch variant its base route's. */
   name: string;
-  handler: Handler | undefined;
-  read: ((ctx: TownContext) => Promise<Record<string, unknown> | undefined>) | undefined;
+  handler: AnyHandler | undefined;
+  read: BodyReader | undefined;
   /** Reached through /AGENTS.md/scratch/{name}/… */
   inScratch: boolean;
 }
-
-const stderrLogger: Logger = {
-  error: (message, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
-};
 
 /** Methods some route takes; any other method is 501 whatever the path (spec 7.1). */
 const takenMethods = new Set(['GET', 'HEAD', 'POST']);
@@ -84,48 +79,18 @@ export function createApp(options: AppOptions): TownApp {
   const townOpen = options.townOpen ?? (() => config.open);
   const table = routesFor(true);
 
-  // The catalogue and the guide are made once per town mode and kept as bytes (so that neither
-  // koa nor the reply-size guard measures tens of kilobytes of text on every request).
-  const made = new Map<string, Buffer>();
-  const once = (key: string, make: () => string): Buffer => {
-    let bytes = made.get(key);
-    if (bytes === undefined) made.set(key, (bytes = Buffer.from(make())));
-    return bytes;
-  };
-  const catalogue = (open: boolean, self: string) =>
-    once(`catalogue ${open} ${self}`, () => {
-      const listed = routesFor(open);
-      return JSON.stringify(
-        buildCatalogue({ ...config, open }, listed, (r) => Boolean(handlers[r.base ?? r.name]), self),
-        null,
-        2,
-      );
-    });
-  const examples = Buffer.from(examplesText());
-  // The front's own routes, which a room may still replace by passing a handler of that name.
-  const handlers: Handlers = {
-    guide: async (ctx) => {
-      ctx.vary('Accept');
-      const open = await townOpen();
-      if (ctx.accepts('text/plain', 'application/json') === 'application/json') {
-        ctx.type = 'application/json';
-        ctx.body = catalogue(open, '/AGENTS.md');
-      } else {
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = once(`guide ${open}`, () => guideText(open, (name) => Boolean(handlers[name])));
-      }
-    },
-    api: async (ctx) => {
-      ctx.type = 'application/json';
-      ctx.body = catalogue(await townOpen(), '/AGENTS.md/api');
-    },
-    examples: async (ctx) => {
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = examples;
-    },
-    health: async () => ({ status: 'ok' }),
+  // Each row's handler as the front calls it: a room's (typed by its row in route-types.ts) or
+  // the front's own; a row stated `notBuilt`, or left out of a partial table, has none.
+  // The cast forgets each handler's row type: the front calls a handler only for its own row,
+  // after that row's codecs decoded the body and query.
+  const given = {
+    ...frontHandlers(config, townOpen, (name) => handlerOf(name) !== undefined),
     ...options.handlers,
-  };
+  } as unknown as Record<string, AnyHandler | typeof notBuilt | undefined>;
+  function handlerOf(name: string): AnyHandler | undefined {
+    const h = given[name];
+    return h === notBuilt ? undefined : h;
+  }
 
   const app = new Koa<TownState>() as TownApp;
   app.townRoutes = table;
@@ -146,7 +111,7 @@ export function createApp(options: AppOptions): TownApp {
     entries.set(router.stack[router.stack.length - 1], {
       route: r,
       name: r.base ?? r.name,
-      handler: handlers[r.base ?? r.name],
+      handler: handlerOf(r.base ?? r.name),
       read: r.method === 'POST' ? readBody(r) : undefined,
       inScratch: r.path.startsWith('/AGENTS.md/scratch/:name'),
     });
@@ -198,7 +163,7 @@ export function createApp(options: AppOptions): TownApp {
       }
       if (!measured) finishReply(ctx as TownContext);
     } catch (err) {
-      fail(ctx as TownContext, err, route);
+      replyFailure(ctx as TownContext, err, route, logger);
     }
   });
 
@@ -227,52 +192,10 @@ export function createApp(options: AppOptions): TownApp {
     }
     if (inScratch) state.scratch = (ctx.params as Record<string, string> | undefined)?.name;
 
-    if (r.auth === 'bearer') {
-      const token = bearerToken(ctx);
-      if (token === undefined) {
-        throw new TownError('unauthenticated', 'this route needs the header `Authorization: Bearer <credential>`', {
-          headers: { 'WWW-Authenticate': 'Bearer realm="town"' },
-          hintHref: '/AGENTS.md',
-        });
-      }
-      const caller = await authenticator.bearer(token);
-      if (!caller) {
-        throw new TownError('unauthenticated', 'the credential is not one this town issued, or it was revoked', {
-          headers: { 'WWW-Authenticate': 'Bearer realm="town", error="invalid_token"' },
-          hintHref: '/AGENTS.md',
-        });
-      }
-      state.caller = caller;
-    } else if (r.auth === 'optional') {
-      // /xrpc also carries service JWTs the front cannot verify: an unverified bearer is left
-      // to the handler, never refused here.
-      const token = bearerToken(ctx);
-      if (token !== undefined) state.caller = await authenticator.bearer(token);
-    } else if (r.auth === 'cookie') {
-      const session = ctx.cookies.get(sessionCookie);
-      if (session) state.caller = await authenticator.session(session);
-      if (!state.caller && r.signedOut === 'enter') {
-        ctx.status = 303;
-        ctx.redirect(`/enter?next=${encodeURIComponent(ctx.originalUrl)}`);
-        ctx.status = 303;
-        return false;
-      }
-    }
+    if (!(await authenticate(ctx, r, authenticator))) return false;
+    spendRate(ctx, r, limiters);
 
-    const caller: Caller | undefined = state.caller;
-    const budget = caller ? 'credential' : r.rate;
-    if (budget !== 'none') {
-      const d = limiters[budget].take(caller ? caller.credentialHash : state.address);
-      state.rateLimit = { limit: d.limit, windowSeconds: d.windowSeconds, remaining: d.remaining };
-      if (!d.ok) {
-        const whose = caller ? 'this credential' : 'this address';
-        throw new TownError('rateLimited', `over the rate limit: ${d.limit} calls in ${d.windowSeconds} s for ${whose}; retry after ${d.retryAfterSeconds} s`, {
-          headers: { 'Retry-After': String(d.retryAfterSeconds) },
-        });
-      }
-    }
-
-    state.body = read || r.body ? await input(ctx, r, read) : undefined;
+    state.body = read || r.body ? await decodeBody(ctx, r, read) : undefined;
     state.query = decodeQuery(ctx, r);
 
     if (!handler) {
@@ -290,114 +213,5 @@ export function createApp(options: AppOptions): TownApp {
     return true;
   }
 
-  function fail(ctx: TownContext, err: unknown, route: Route | undefined) {
-    let failure: TownError | XrpcFailure;
-    if (err instanceof TownError || err instanceof XrpcFailure) failure = err;
-    else {
-      logger.error('the front failed', { requestId: ctx.state.requestId, method: ctx.method, url: ctx.originalUrl, route: route?.name, error: errorText(err) });
-      failure = new TownError('internal', 'the front failed; nothing was decided', { fields: { requestId: ctx.state.requestId } });
-    }
-    if (ctx.headerSent || !ctx.writable) return;
-    for (const name of ctx.res.getHeaderNames()) if (name !== 'x-request-id') ctx.res.removeHeader(name);
-    if (failure instanceof TownError && route?.reply === 'html' && ctx.accepts('json', 'html') === 'html') {
-      const page = errorPage(failure);
-      ctx.set(page.headers);
-      ctx.status = page.status;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = page.html;
-      return;
-    }
-    const rendered = failure instanceof XrpcFailure || route?.reply === 'xrpc' ? xrpcError(failure, ctx.originalUrl) : envelope(failure, ctx.originalUrl);
-    ctx.set(rendered.headers);
-    ctx.status = rendered.status;
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(rendered.body);
-  }
-
   return app;
-}
-
-/** The token of `Authorization: Bearer <token>`, or undefined for any other form. */
-function bearerToken(ctx: TownContext): string | undefined {
-  const header = ctx.req.headers.authorization ?? '';
-  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return m ? m[1] : undefined;
-}
-
-async function input(ctx: TownContext, r: Route, read: ((ctx: TownContext) => Promise<Record<string, unknown> | undefined>) | undefined) {
-  const raw = read ? await read(ctx) : undefined;
-  if (!r.body) return raw;
-  if (raw === undefined) {
-    throw new TownError('badJson', `this route takes a JSON object body: ${shapeText(shapeOf(r.body))}`, { hintHref: '/AGENTS.md/api' });
-  }
-  return decode(r.body, raw, 'body');
-}
-
-function decodeQuery(ctx: TownContext, r: Route): Record<string, string | undefined> {
-  if (!r.query && ctx.querystring === '') return {};
-  const q = ctx.query as Record<string, string | string[] | undefined>;
-  if (r.query) return decode(r.query, q, 'query') as Record<string, string | undefined>;
-  const flat: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(q)) flat[k] = Array.isArray(v) ? v[0] : v;
-  return flat;
-}
-
-function decode(codec: t.Type<any, any, unknown>, value: unknown, where: 'body' | 'query'): unknown {
-  const r = codec.decode(value);
-  if (r._tag === 'Right') return r.right;
-  const { cls, message } = explain(r.left, where, codec);
-  throw new TownError(cls, message, { hintHref: '/AGENTS.md/api' });
-}
-
-/** Serialise a JSON reply (once) and refuse one over the reply limit. Streams are not measured. */
-function finishReply(ctx: TownContext) {
-  const body: unknown = ctx.body;
-  if (body == null || body instanceof Stream) return;
-  let size: number;
-  if (typeof body === 'string') size = Buffer.byteLength(body);
-  else if (Buffer.isBuffer(body)) size = body.length;
-  else {
-    const text = JSON.stringify(body);
-    ctx.body = text;
-    size = Buffer.byteLength(text);
-  }
-  measure(size);
-}
-
-function measure(size: number) {
-  if (size > limits.replyBytes) {
-    throw new TownError('replyTooLarge', `the reply would be ${size} bytes, over the limit of ${limits.replyBytes}; ask for less (compact=1, a page)`);
-  }
-}
-
-const jsonType = 'application/json; charset=utf-8';
-
-/**
- * A handler's object as the reply: its fields, then `_links` (self, api, then the handler's
- * own), serialised once and measured. The same bytes and headers as setting `ctx.body` to the
- * object and letting koa serialise it, without building the object twice.
- */
-function jsonReply(ctx: TownContext, out: Record<string, unknown>) {
-  let text: string;
-  const proto: unknown = Object.getPrototypeOf(out);
-  if ((proto !== Object.prototype && proto !== null) || '_links' in out || 'toJSON' in out) {
-    const { _links, ...rest } = out as { _links?: Links };
-    text = JSON.stringify({ ...rest, _links: replyLinks(ctx.originalUrl, _links) });
-  } else {
-    // `{...out, _links}` serialises as `out` with `_links` last: splice it into out's text.
-    const own = JSON.stringify(out);
-    const links = selfLinksJson(ctx.originalUrl);
-    text = own.length === 2 ? `{"_links":${links}}` : `${own.slice(0, -1)},"_links":${links}}`;
-  }
-  measure(Buffer.byteLength(text));
-  // As koa does for an object body: no stale length, a JSON type unless one is set.
-  const response = ctx.response;
-  response.remove('Content-Length');
-  const type = response.type;
-  if (!type || !/\bjson\b/i.test(type)) response.set('Content-Type', jsonType);
-  ctx.body = text;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

@@ -3,7 +3,7 @@
  * limits) and the rooms that own behaviour (identity, world, scratch, feed, pages).
  *
  * A room exports a factory that takes its dependencies and returns handlers keyed by route
- * name (names are those of the route table in src/http/routes.ts). A handler either returns a
+ * name, typed by route-types.ts from the route table (src/http/routes.ts). A handler either returns a
  * JSON-able object, which the machinery sends with status 200 (or `ctx.status` if the handler
  * set one) and `_links` merged in; or sets `ctx.body` itself (text, HTML, SSE) and returns
  * undefined. Failures are thrown as TownError and become the spec 2.10 envelope.
@@ -35,5 +35,8 @@ export interface TownState {
 export const sessionCookie = 'town_session';
 
 export type TownContext = ParameterizedContext<TownState>;
-export type Handler = (ctx: TownContext) => Promise<unknown>;
-export type Handlers = Record<string, Handler>;
+/**
+ * A handler as the front holds it, whatever its route: each is written against its own row's
+ * types (route-types.ts) and the front calls it only for that row, after decoding.
+ */
+export type AnyHandler = (ctx: TownContext) => Promise<unknown>;

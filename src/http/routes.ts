@@ -52,14 +52,19 @@ type Decl = Omit<Route, 'bodyLimit' | 'rate' | 'reply'> & Partial<Pick<Route, 'b
 const defaultRate: Record<Auth, RateClass> = { none: 'none', bearer: 'credential', cookie: 'page', optional: 'xrpc' };
 const defaultReply: Record<Auth, Reply> = { none: 'json', bearer: 'json', cookie: 'html', optional: 'xrpc' };
 
-function route(d: Decl): Route {
+/**
+ * A row with the table's defaults. `const D` keeps each row's literal name, path, auth and codecs
+ * in its type, so route-types.ts can give each route's handler its own body, query, params and
+ * caller types, and a handler key that names no row does not compile.
+ */
+function route<const D extends Decl>(d: D): D & Pick<Route, 'bodyLimit' | 'rate' | 'reply'> {
   return { bodyLimit: limits.bodyBytes, rate: defaultRate[d.auth], reply: defaultReply[d.auth], ...d };
 }
 /** The unauthenticated arrival/identity calls: smaller bodies, per-address identity budget. */
 const identityCall = { auth: 'none', bodyLimit: limits.bodyBytesUnauthenticated, rate: 'identity' } as const;
 const page = { auth: 'cookie', signedOut: 'serve' } as const;
 
-export const routes: readonly Route[] = [
+export const routes = [
   // 4.1 guide and entry
   route({
     name: 'guide',
@@ -377,22 +382,33 @@ export const routes: readonly Route[] = [
 
   // Not in the spec: our operators' probe.
   route({ name: 'health', method: 'GET', path: '/health', auth: 'none', does: "the front's liveness probe (not in the spec)" }),
-];
+] as const;
+
+/** One row of the table, with its literal types. */
+export type RouteRow = (typeof routes)[number];
+/** The name of a route of the table: the key its handler is bound by. */
+export type RouteName = RouteRow['name'];
+/** The routes that also run under /AGENTS.md/scratch/{name}/… */
+export type ScratchBase = Extract<RouteRow, { scratch: true }>['name'];
+/** A generated scratch variant's name: `scratch.world` reaches the `world` handler. */
+export type ScratchRouteName = `scratch.${ScratchBase}`;
 
 export const scratchPrefix = '/AGENTS.md/scratch/:name';
 
 /** The scratch variants of spec 4.3, generated: `scratch.world` reaches the `world` handler. */
-export const scratchRoutes: readonly Route[] = routes
+export const scratchRoutes: readonly Route[] = (routes as readonly Route[])
   .filter((r) => r.scratch)
   .map((r) => ({ ...r, name: `scratch.${r.name}`, path: scratchPrefix + r.path.slice('/AGENTS.md'.length), scratch: undefined, base: r.name }));
 
 /** Every route the front answers on a town of this kind (an invited town has no arrive routes). */
 export function routesFor(open: boolean): Route[] {
-  return [...routes, ...scratchRoutes].filter((r) => open || !r.openOnly);
+  return [...(routes as readonly Route[]), ...scratchRoutes].filter((r) => open || !r.openOnly);
 }
 
+export function routeNamed(name: RouteName | ScratchRouteName): Route | undefined;
+export function routeNamed(name: string): Route | undefined;
 export function routeNamed(name: string): Route | undefined {
-  return routes.find((r) => r.name === name) ?? scratchRoutes.find((r) => r.name === name);
+  return (routes as readonly Route[]).find((r) => r.name === name) ?? scratchRoutes.find((r) => r.name === name);
 }
 
 /** The catalogue form of a path: `/AGENTS.md/world/{object}`, plus required query fields. */
@@ -406,7 +422,7 @@ export function hrefTemplate(r: Route): string {
  * A concrete href for a route, for handlers' `_links`: hrefOf('card', {object: 'a/b'}) is
  * `/AGENTS.md/world/a%2Fb/card` (a `/` inside an id travels as %2F).
  */
-export function hrefOf(name: string, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
+export function hrefOf(name: RouteName | ScratchRouteName, params: Record<string, string> = {}, query: Record<string, string | undefined> = {}): string {
   // Handlers build a few hrefs on every reply: each route's path is split into its literal
   // pieces and parameter names once (`/a/:b/c` → ['/a/', 'b', '/c']), not searched and
   // rewritten by a regular expression on every call.

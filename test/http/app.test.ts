@@ -6,14 +6,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emptyRecord } from '../../src/cards/typed.js';
 import { limits } from '../../src/contract/limits.js';
-import type { Handlers, TownState } from '../../src/http/handler.js';
+import type { TownState } from '../../src/http/handler.js';
+import type { SomeHandlers } from '../../src/http/route-types.js';
 import { TownError } from '../../src/contract/town-error.js';
 import { hrefOf } from '../../src/http/routes.js';
 import { links } from '../../src/http/links.js';
 import { config, startTown, type Town } from './helpers.js';
 
 const seen: TownState[] = [];
-const record: Handlers = {
+const record: SomeHandlers = {
   me: async (ctx) => {
     seen.push({ ...ctx.state });
     return { principal: ctx.state.caller?.principal, rateLimit: ctx.state.rateLimit };

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hrefTemplate, routes, routesFor, scratchRoutes } from '../../src/http/routes.js';
+import { hrefTemplate, type Route, routes, routesFor, scratchRoutes } from '../../src/http/routes.js';
 import { config, startTown, type Town } from './helpers.js';
 
 /** Spec 7.1: class -> [HTTP, status]. */
@@ -164,7 +164,7 @@ test('the route table has every route name, once', () => {
 
 test('the catalogue lists every route of the table, with auth, does, href, method, name', () => {
   const listed = new Map<string, any>(catalogue.routes.map((r: any) => [r.name, r]));
-  for (const r of routes) {
+  for (const r of routes as readonly Route[]) {
     const c = listed.get(r.name);
     assert.ok(c, `${r.name} is listed`);
     assert.equal([c.method, c.href, c.auth, c.does], [r.method, hrefTemplate(r), r.auth, r.does]);

@@ -6,14 +6,15 @@ import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { limits } from '../../src/contract/limits.js';
-import type { Handlers, TownContext } from '../../src/http/handler.js';
+import type { TownContext } from '../../src/http/handler.js';
+import type { SomeHandlers } from '../../src/http/route-types.js';
 import { assertEnvelope, assertServing, raw, req, sleep, startTown, type Town } from './helpers.js';
 
 const bearer = { Authorization: 'Bearer ada-credential' };
 const json = { 'Content-Type': 'application/json' };
 
 /** Test handlers that report what reached them. */
-const echo: Handlers = {
+const echo: SomeHandlers = {
   accept: async (ctx) => ({ bytes: (ctx.state.body as { code: string }).code.length }),
   turn: async (ctx) => ({ object: ctx.params.object, method: ctx.params.method, scratch: ctx.state.scratch ?? null, body: ctx.state.body }),
   deliver: async (ctx) => ({ received: ctx.state.body !== undefined }),

@@ -2,7 +2,7 @@
 import net from 'node:net';
 import * as assert from 'uvu/assert';
 import { createApp, type AppOptions, type Logger, type TownApp } from '../../src/http/app.js';
-import type { Handlers } from '../../src/http/handler.js';
+import type { SomeHandlers } from '../../src/http/route-types.js';
 import type { Authenticator, Caller } from '../../src/contract/caller.js';
 import type { TownConfig } from '../../src/contract/town-config.js';
 import { createLimiters } from '../../src/contract/rate-limit.js';
@@ -51,7 +51,7 @@ export interface Town {
   close(): Promise<void>;
 }
 
-export async function startTown(o: Partial<AppOptions> & { handlers?: Handlers; serve?: Partial<ServeOptions>; limited?: boolean } = {}): Promise<Town> {
+export async function startTown(o: Partial<AppOptions> & { handlers?: SomeHandlers; serve?: Partial<ServeOptions>; limited?: boolean } = {}): Promise<Town> {
   const logged: Town['logged'] = [];
   const logger: Logger = { error: (message, fields) => logged.push({ message, fields }) };
   const clock = o.clock ?? Date.now;

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { limits } from '../../src/contract/limits.js';
-import { RequestScanner, type Verdict } from '../../src/http/wire.js';
+import { RequestScanner, type Verdict } from '../../src/http/request-scanner.js';
 
 /** Feed `text` in slices of `size` bytes; the first verdict, and the scanner. */
 function scan(text: string | Buffer, size = Infinity) {

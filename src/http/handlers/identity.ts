@@ -12,7 +12,8 @@ import { IdentityService, sessionLifetimeMs, type Admission } from '../../identi
 import { readTownOpen } from '../../identity/town.js';
 import { readMe, type ScratchSummary, type TurnsLeft } from '../../queries/me.js';
 import type { EventStore } from '../../stores/event-store.js';
-import type { Handlers, TownContext } from '../handler.js';
+import type { TownContext } from '../handler.js';
+import type { RoomHandlers, RouteContext } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Clock } from '../../contract/clock.js';
 import type { TownConfig } from '../../contract/town-config.js';
@@ -57,7 +58,10 @@ function field(body: unknown, name: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 }
 
-export function identityHandlers(deps: IdentityDeps): Handlers {
+/** The identity routes of spec 4.1, 4.4 and the guest door of 4.6. */
+export type IdentityRoute = 'accept' | 'arriveChallenge' | 'arrive' | 'me' | 'revoke' | 'enterPage' | 'enter' | 'leavePage' | 'leave';
+
+export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute> {
   const { store, config, clock } = deps;
   const service = deps.service ?? new IdentityService({ store, config, clock, arrivalBits: deps.arrivalBits });
   const arrivals = arrivalLimits(clock);
@@ -78,7 +82,7 @@ export function identityHandlers(deps: IdentityDeps): Handlers {
   }
 
   /** POST /enter: an invitation, a key, or (open town) a solved challenge. */
-  async function enter(ctx: TownContext): Promise<unknown> {
+  async function enter(ctx: RouteContext<'enter'>): Promise<object | undefined> {
     checkSameOrigin(ctx, config);
     const body = ctx.state.body;
     const json = wantsJson(ctx);
@@ -120,7 +124,7 @@ export function identityHandlers(deps: IdentityDeps): Handlers {
   }
 
   /** The new key, shown once: as the credential reply, or as a page. */
-  function admitted(ctx: TownContext, admission: Admission, json: boolean): unknown {
+  function admitted(ctx: TownContext, admission: Admission, json: boolean): object | undefined {
     ctx.set('Cache-Control', 'no-store');
     if (json) return credentialReply(admission);
     ctx.type = 'html';
@@ -130,7 +134,7 @@ export function identityHandlers(deps: IdentityDeps): Handlers {
 
   return {
     async accept(ctx) {
-      const admission = await service.accept(field(ctx.state.body, 'code'), field(ctx.state.body, 'name'));
+      const admission = await service.accept(ctx.state.body.code, ctx.state.body.name);
       if (admission.named) await signBrowserIn(ctx, admission.credentialHash);
       ctx.set('Cache-Control', 'no-store');
       return credentialReply(admission);
@@ -144,14 +148,13 @@ export function identityHandlers(deps: IdentityDeps): Handlers {
 
     async arrive(ctx) {
       await requireOpen(ctx);
-      const admission = await arrive(ctx, field(ctx.state.body, 'name'), field(ctx.state.body, 'proof'));
+      const admission = await arrive(ctx, ctx.state.body.name, ctx.state.body.proof);
       ctx.set('Cache-Control', 'no-store');
       return credentialReply(admission);
     },
 
     async me(ctx) {
       const caller = ctx.state.caller;
-      if (!caller) throw new TownError('unauthenticated', 'no credential');
       const rateLimit = ctx.state.rateLimit ?? deps.limiters?.credential.peek(caller.credentialHash);
       if (!rateLimit) throw new Error("me needs the front's credential rate limit: ctx.state.rateLimit or deps.limiters");
       const reply = await readMe(caller, {
@@ -166,7 +169,6 @@ export function identityHandlers(deps: IdentityDeps): Handlers {
 
     async revoke(ctx) {
       const caller = ctx.state.caller;
-      if (!caller) throw new TownError('unauthenticated', 'no credential');
       await service.revoke(caller.credentialHash);
       return { status: 'revoked', principal: caller.principal };
     },

@@ -26,7 +26,7 @@ import { freshIntent, outcomeSection, playPage, playRequest } from '../../pages/
 import { assetNamed } from '../../pages/static.js';
 import { stylePage } from '../../pages/style-page.js';
 import { townPage } from '../../pages/town-page.js';
-import type { Handlers, TownContext } from '../handler.js';
+import type { RoomHandlers } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { TownConfig } from '../../contract/town-config.js';
@@ -43,9 +43,28 @@ export interface PagesDeps extends Omit<WorldDeps, 'options'> {
 /** How long a live page waits for the read models to reach the journal's height. */
 const liveSettleMs = 1000;
 
-const param = (ctx: TownContext, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
+/** The pages for people of spec 4.6 (but the guest door, which the identity room serves). */
+export type PagesRoute =
+  | 'playHome'
+  | 'home'
+  | 'cardPage'
+  | 'town'
+  | 'inspect'
+  | 'kinds'
+  | 'library'
+  | 'libraryPage'
+  | 'lib'
+  | 'libModule'
+  | 'history'
+  | 'map'
+  | 'play'
+  | 'playPost'
+  | 'style'
+  | 'static'
+  | 'liveObject'
+  | 'live';
 
-export function pagesHandlers(deps: PagesDeps): Handlers {
+export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   const { service, fresh } = deps;
   const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
   const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
@@ -65,15 +84,9 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
     if (position !== undefined) for (const p of projections) await fresh.waits.wait(p, position, liveSettleMs);
     return height;
   };
-  const play = (ctx: TownContext): Caller => {
-    const caller = ctx.state.caller;
-    if (!caller) throw new TownError('unauthenticated', 'sign in to play', { hintHref: '/enter' });
-    return caller;
-  };
-
   return {
     async playHome(ctx) {
-      const avatar = service.current.avatars.get(play(ctx).principal);
+      const avatar = service.current.avatars.get(ctx.state.caller.principal);
       ctx.redirect(avatar === undefined ? '/' : `/play/${encodeURIComponent(avatar)}`);
       ctx.status = 303;
     },
@@ -83,7 +96,7 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
     },
 
     async cardPage(ctx) {
-      const id = spellableId(param(ctx, 'object'));
+      const id = spellableId(ctx.params.object);
       await settled(ctx.state.caller, 'cards', 'receipts');
       sendPage(ctx, await cardPage(r, id, ctx.state.caller, ctx.state.query.show));
     },
@@ -94,7 +107,7 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
     },
 
     async inspect(ctx) {
-      const id = spellableId(param(ctx, 'object'));
+      const id = spellableId(ctx.params.object);
       const height = await drawnAt('cards', 'receipts');
       sendPage(ctx, await inspectPage(r, id, ctx.state.caller, height));
     },
@@ -109,7 +122,7 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
     },
 
     async libraryPage(ctx) {
-      sendPage(ctx, libraryPage(param(ctx, 'name'), ctx.state.caller));
+      sendPage(ctx, libraryPage(ctx.params.name, ctx.state.caller));
     },
 
     async lib(ctx) {
@@ -119,7 +132,7 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
 
     async libModule(ctx) {
       await settled(ctx.state.caller, 'cards');
-      sendPage(ctx, await libModulePage(r, param(ctx, 'name'), ctx.state.query.cid, ctx.state.caller));
+      sendPage(ctx, await libModulePage(r, ctx.params.name, ctx.state.query.cid, ctx.state.caller));
     },
 
     async history(ctx) {
@@ -133,20 +146,20 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
     },
 
     async play(ctx) {
-      const caller = play(ctx);
-      const id = spellableId(param(ctx, 'object'));
+      const caller = ctx.state.caller;
+      const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
       sendPage(ctx, await playPage(r, id, caller, ctx.state.query.say));
     },
 
     async playPost(ctx) {
       checkSameOrigin(ctx, deps.config);
-      const caller = play(ctx);
-      const id = spellableId(param(ctx, 'object'));
+      const caller = ctx.state.caller;
+      const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
       // A card the guest may not see is refused as absent before any intent is spent.
       const { pkg } = await shownCard(r, id, caller.principal);
-      const asked = playRequest(ctx.state.body as Record<string, unknown>, pkg);
+      const asked = playRequest(ctx.state.body, pkg);
       const decided = await castTurn(service, caller, id, asked.method, { intent: freshIntent(), fields: asked.fields });
       fresh.note(caller.principal, decided.position);
       await settled(caller, 'cards', 'offers');
@@ -159,15 +172,15 @@ export function pagesHandlers(deps: PagesDeps): Handlers {
     },
 
     async static(ctx) {
-      const asset = assetNamed(param(ctx, 'file'));
-      if (!asset) throw new TownError('unknownRoute', `no file ${JSON.stringify(param(ctx, 'file').slice(0, 80))} here; there are town.css and town.js`);
+      const asset = assetNamed(ctx.params.file);
+      if (!asset) throw new TownError('unknownRoute', `no file ${JSON.stringify(ctx.params.file.slice(0, 80))} here; there are town.css and town.js`);
       ctx.type = asset.type;
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = asset.body;
     },
 
     async liveObject(ctx) {
-      channels.view(ctx, spellableId(param(ctx, 'object')));
+      channels.view(ctx, spellableId(ctx.params.object));
     },
 
     async live(ctx) {

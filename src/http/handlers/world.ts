@@ -12,7 +12,7 @@ import type { KernelOptions } from '../../cards/kernel/options.js';
 import type { Programs } from '../../cards/kernel/programs.js';
 import { hourMs, hourOf } from '../../cards/kernel/world.js';
 import { limits } from '../../contract/limits.js';
-import { castTurn, type TurnRequest } from '../../commands/turn.js';
+import { castTurn } from '../../commands/turn.js';
 import type { Decided, WorldService } from '../../commands/world-service.js';
 import { cardReply, objectReply } from '../../queries/card.js';
 import type { ReadYourWrites } from '../../queries/fresh.js';
@@ -25,7 +25,8 @@ import { spellableId, type WorldReads } from '../../queries/world-reads.js';
 import { guestsCollection, type GuestDoc } from '../../projections/guests.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import type { EventStore } from '../../stores/event-store.js';
-import type { Handlers, TownContext } from '../handler.js';
+import type { TownContext } from '../handler.js';
+import type { RoomHandlers } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Clock } from '../../contract/clock.js';
@@ -43,19 +44,11 @@ export interface WorldDeps {
   options: () => KernelOptions;
 }
 
-function callerOf(ctx: TownContext): Caller {
-  const caller = ctx.state.caller;
-  if (!caller) throw new TownError('unauthenticated', 'this route needs a credential');
-  return caller;
-}
-
 function noScratch(ctx: TownContext): void {
   if (ctx.state.scratch !== undefined) {
     throw new TownError('notImplemented', 'scratch worlds are not built yet; the same routes work on the town at /AGENTS.md/…', { hintHref: '/AGENTS.md/api' });
   }
 }
-
-const param = (ctx: TownContext, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
 
 /** Where a refusal's hint kind (spec 7.2) points next. */
 function hintHref(kind: string | undefined, object: string | undefined, slug: string | undefined): string | undefined {
@@ -93,7 +86,10 @@ export function turnReply(d: Decided, object: string, q: { compact?: string; ful
   return { ...reply, _links };
 }
 
-export function worldHandlers(deps: WorldDeps): Handlers {
+/** The routes of spec 4.2, each reached on the town and (by its scratch tail) in a scratch world. */
+export type WorldRoute = 'world' | 'object' | 'card' | 'source' | 'turn' | 'receipt' | 'receiptByIntent' | 'offers' | 'pending' | 'deliver';
+
+export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const { service, fresh } = deps;
   const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
 
@@ -103,7 +99,7 @@ export function worldHandlers(deps: WorldDeps): Handlers {
   return {
     async world(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
+      const caller = ctx.state.caller;
       const q = ctx.state.query;
       await settled(caller, 'cards');
       const page = await listWorld(r, caller.principal, { after: q.after, prefix: q.prefix });
@@ -112,8 +108,8 @@ export function worldHandlers(deps: WorldDeps): Handlers {
 
     async object(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
-      const id = spellableId(param(ctx, 'object'));
+      const caller = ctx.state.caller;
+      const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
       const reply = await objectReply(r, id, caller.principal);
       return { ...reply, _links: links({ card: hrefOf('card', { object: id }), source: hrefOf('source', { object: id }) }) };
@@ -121,8 +117,8 @@ export function worldHandlers(deps: WorldDeps): Handlers {
 
     async card(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
-      const id = spellableId(param(ctx, 'object'));
+      const caller = ctx.state.caller;
+      const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
       const reply = await cardReply(r, id, caller.principal);
       return { ...reply, _links: links({ object: hrefOf('object', { object: id }), source: hrefOf('source', { object: id }) }) };
@@ -130,8 +126,8 @@ export function worldHandlers(deps: WorldDeps): Handlers {
 
     async source(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
-      const id = spellableId(param(ctx, 'object'));
+      const caller = ctx.state.caller;
+      const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
       const reply = await sourceReply(r, id, caller.principal, ctx.state.query.full === '1');
       return { ...reply, _links: links({ object: hrefOf('object', { object: id }) }) };
@@ -139,31 +135,31 @@ export function worldHandlers(deps: WorldDeps): Handlers {
 
     async turn(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
-      const object = spellableId(param(ctx, 'object'));
-      const method = param(ctx, 'method');
-      const decided = await castTurn(service, caller, object, method, ctx.state.body as TurnRequest);
+      const caller = ctx.state.caller;
+      const object = spellableId(ctx.params.object);
+      const method = ctx.params.method;
+      const decided = await castTurn(service, caller, object, method, ctx.state.body);
       fresh.note(caller.principal, decided.position);
       return turnReply(decided, object, ctx.state.query);
     },
 
     async receipt(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
+      const caller = ctx.state.caller;
       await settled(caller, 'receipts');
-      return receiptBySlug(r, param(ctx, 'slug'), caller.principal, ctx.state.query.full === '1');
+      return receiptBySlug(r, ctx.params.slug, caller.principal, ctx.state.query.full === '1');
     },
 
     async receiptByIntent(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
+      const caller = ctx.state.caller;
       await settled(caller, 'receipts');
-      return receiptByIntent(r, ctx.state.query.intent!, caller.principal, ctx.state.query.full === '1');
+      return receiptByIntent(r, ctx.state.query.intent, caller.principal, ctx.state.query.full === '1');
     },
 
     async offers(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
+      const caller = ctx.state.caller;
       const q = ctx.state.query;
       await settled(caller, 'offers');
       const after = q.after !== undefined ? Number(q.after) : undefined;
@@ -175,14 +171,14 @@ export function worldHandlers(deps: WorldDeps): Handlers {
 
     async pending(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
+      const caller = ctx.state.caller;
       await settled(caller, 'pending');
       return { ...(await pendingReply(r, caller.principal)), _links: links({ deliver: hrefOf('deliver') }) };
     },
 
     async deliver(ctx) {
       noScratch(ctx);
-      const caller = callerOf(ctx);
+      const caller = ctx.state.caller;
       const decided = await service.submit({ kind: 'deliver', max: limits.deliverPerCall });
       fresh.note(caller.principal, decided.position);
       const o = decided.outcome;

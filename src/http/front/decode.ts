@@ -1,0 +1,37 @@
+/**
+ * The decode step: the body read (request-body.ts: size, depth, JSON) and the query, each
+ * decoded by the route's io-ts codec. A value the codec refuses is the spec's class for it
+ * (`badJson`, `hostRequest`, `moduleTooLarge`: shape.ts explains which and where).
+ */
+import type * as t from 'io-ts';
+import { TownError } from '../../contract/town-error.js';
+import type { TownContext } from '../handler.js';
+import type { Route } from '../routes.js';
+import { explain, shapeOf, shapeText } from '../shape.js';
+
+export type BodyReader = (ctx: TownContext) => Promise<Record<string, unknown> | undefined>;
+
+export async function decodeBody(ctx: TownContext, r: Route, read: BodyReader | undefined): Promise<unknown> {
+  const raw = read ? await read(ctx) : undefined;
+  if (!r.body) return raw;
+  if (raw === undefined) {
+    throw new TownError('badJson', `this route takes a JSON object body: ${shapeText(shapeOf(r.body))}`, { hintHref: '/AGENTS.md/api' });
+  }
+  return decode(r.body, raw, 'body');
+}
+
+export function decodeQuery(ctx: TownContext, r: Route): Record<string, string | undefined> {
+  if (!r.query && ctx.querystring === '') return {};
+  const q = ctx.query as Record<string, string | string[] | undefined>;
+  if (r.query) return decode(r.query, q, 'query') as Record<string, string | undefined>;
+  const flat: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(q)) flat[k] = Array.isArray(v) ? v[0] : v;
+  return flat;
+}
+
+function decode(codec: t.Type<any, any, unknown>, value: unknown, where: 'body' | 'query'): unknown {
+  const r = codec.decode(value);
+  if (r._tag === 'Right') return r.right;
+  const { cls, message } = explain(r.left, where, codec);
+  throw new TownError(cls, message, { hintHref: '/AGENTS.md/api' });
+}

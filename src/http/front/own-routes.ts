@@ -1,0 +1,55 @@
+/**
+ * The front's own routes: the guide, the catalogue, the worked examples and the liveness probe.
+ * They are generated from the route table and the contract's tables, so they describe exactly
+ * what the town answers; each is made once per town mode and kept as bytes, so neither koa nor
+ * the reply guard measures tens of kilobytes of text on every request.
+ */
+import type { TownConfig } from '../../contract/town-config.js';
+import { buildCatalogue } from '../catalogue.js';
+import { examplesText, guideText } from '../guide.js';
+import type { RoomHandlers } from '../route-types.js';
+import { type Route, routesFor } from '../routes.js';
+
+export type FrontRoute = 'guide' | 'api' | 'examples' | 'health';
+
+/** `built(name)`: whether the route of that name has a handler in this town. */
+export function frontHandlers(config: TownConfig, townOpen: () => boolean | Promise<boolean>, built: (name: string) => boolean): RoomHandlers<FrontRoute> {
+  const made = new Map<string, Buffer>();
+  const once = (key: string, make: () => string): Buffer => {
+    let bytes = made.get(key);
+    if (bytes === undefined) made.set(key, (bytes = Buffer.from(make())));
+    return bytes;
+  };
+  const catalogue = (open: boolean, self: string) =>
+    once(`catalogue ${open} ${self}`, () =>
+      JSON.stringify(
+        buildCatalogue({ ...config, open }, routesFor(open), (r: Route) => built(r.base ?? r.name), self),
+        null,
+        2,
+      ),
+    );
+  const examples = Buffer.from(examplesText());
+
+  return {
+    guide: async (ctx) => {
+      ctx.vary('Accept');
+      const open = await townOpen();
+      if (ctx.accepts('text/plain', 'application/json') === 'application/json') {
+        ctx.type = 'application/json';
+        ctx.body = catalogue(open, '/AGENTS.md');
+      } else {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = once(`guide ${open}`, () => guideText(open, built));
+      }
+    },
+    api: async (ctx) => {
+      ctx.type = 'application/json';
+      ctx.body = catalogue(await townOpen(), '/AGENTS.md/api');
+    },
+    examples: async (ctx) => {
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = examples;
+    },
+    health: async () => ({ status: 'ok' }),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The reply step: a handler's object becomes the JSON reply with `_links`, serialised once and
+ * measured against the reply limit (spec 8); a body a handler set itself is measured the same
+ * way. Streams (SSE) are not measured: they are sent as they come.
+ */
+import { Stream } from 'node:stream';
+import { limits } from '../../contract/limits.js';
+import { TownError } from '../../contract/town-error.js';
+import type { TownContext } from '../handler.js';
+import { type Links, replyLinks, selfLinksJson } from '../links.js';
+
+/** Serialise a JSON reply (once) and refuse one over the reply limit. Streams are not measured. */
+export function finishReply(ctx: TownContext): void {
+  const body: unknown = ctx.body;
+  if (body == null || body instanceof Stream) return;
+  let size: number;
+  if (typeof body === 'string') size = Buffer.byteLength(body);
+  else if (Buffer.isBuffer(body)) size = body.length;
+  else {
+    const text = JSON.stringify(body);
+    ctx.body = text;
+    size = Buffer.byteLength(text);
+  }
+  measure(size);
+}
+
+function measure(size: number): void {
+  if (size > limits.replyBytes) {
+    throw new TownError('replyTooLarge', `the reply would be ${size} bytes, over the limit of ${limits.replyBytes}; ask for less (compact=1, a page)`);
+  }
+}
+
+const jsonType = 'application/json; charset=utf-8';
+
+/**
+ * A handler's object as the reply: its fields, then `_links` (self, api, then the handler's
+ * own), serialised once and measured. The same bytes and headers as setting `ctx.body` to the
+ * object and letting koa serialise it, without building the object twice.
+ */
+export function jsonReply(ctx: TownContext, out: Record<string, unknown>): void {
+  let text: string;
+  const proto: unknown = Object.getPrototypeOf(out);
+  if ((proto !== Object.prototype && proto !== null) || '_links' in out || 'toJSON' in out) {
+    const { _links, ...rest } = out as { _links?: Links };
+    text = JSON.stringify({ ...rest, _links: replyLinks(ctx.originalUrl, _links) });
+  } else {
+    // `{...out, _links}` serialises as `out` with `_links` last: splice it into out's text.
+    const own = JSON.stringify(out);
+    const links = selfLinksJson(ctx.originalUrl);
+    text = own.length === 2 ? `{"_links":${links}}` : `${own.slice(0, -1)},"_links":${links}}`;
+  }
+  measure(Buffer.byteLength(text));
+  // As koa does for an object body: no stale length, a JSON type unless one is set.
+  const response = ctx.response;
+  response.remove('Content-Length');
+  const type = response.type;
+  if (!type || !/\bjson\b/i.test(type)) response.set('Content-Type', jsonType);
+  ctx.body = text;
+}
