@@ -4,13 +4,14 @@
  */
 import type { Programs } from '../cards/kernel/programs.js';
 import { cardsProjection } from './cards.js';
+import { feedProjection } from './feed.js';
 import { guestsProjection } from './guests.js';
 import { offersProjection } from './offers.js';
 import { pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
 import { receiptsProjection } from './receipts.js';
 
-export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests'] as const;
+export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests', 'feed'] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 
 export function allProjections(programs: Programs): Record<ProjectionName, Projection> {
@@ -20,6 +21,7 @@ export function allProjections(programs: Programs): Record<ProjectionName, Proje
     offers: offersProjection(),
     pending: pendingProjection(),
     guests: guestsProjection(),
+    feed: feedProjection(),
   };
 }
 
