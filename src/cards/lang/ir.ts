@@ -65,7 +65,7 @@ export interface FnSym {
   slots?: number;
   /** Filled by the compiler: runs the body on a frame whose first slots hold the arguments. */
   exec?: (env: Value[], rt: Rt) => Value;
-  /** What one call counts toward the call depth limit (see compiler.callWeight). */
+  /** What one call counts toward the call depth limit (see callWeight in compiler/cost.ts). */
   weight?: number;
 }
 
