@@ -17,6 +17,9 @@ import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
+import { mcpHandlers } from './http/handlers/mcp.js';
+import { mcpRoom } from './mcp/room.js';
+import { stderrLogger } from './http/front/failure.js';
 import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
@@ -182,7 +185,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
     // Every row of the route table is bound here or stated as not built: a route left out, or a
     // key no row has, does not compile.
-    const handlers: RoomTable = {
+    const rooms = {
       ...identityHandlers({
         store: events,
         config,
@@ -209,6 +212,18 @@ export async function openTown(options: TownOptions): Promise<Town> {
         'book',
       ),
     };
+    // The MCP room's tools call the other rooms' handlers, so it is made from them.
+    const mcp = mcpRoom({
+      handlers: rooms,
+      events,
+      world,
+      waits: fresh.waits,
+      origin: config.origin,
+      townOpen: () => open,
+      logger: options.logger ?? stderrLogger,
+    });
+    closers.push(() => mcp.close());
+    const handlers: RoomTable = { ...rooms, ...mcpHandlers(mcp, config) };
     const app = createApp({
       config,
       handlers,

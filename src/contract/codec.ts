@@ -103,12 +103,24 @@ export function checked<A, B = A>(
   return new CheckedType(base, rule, check);
 }
 
-/** A text matching a pattern; the name is what the catalogue and refusals call it. */
-export function pattern(name: string, re: RegExp, min = 0, max = Infinity): t.Type<string, string, unknown> {
-  return new t.Type<string, string, unknown>(
-    name,
-    (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max && re.test(u),
-    (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max && re.test(u) ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  );
+/**
+ * A text matching a pattern, between `min` and `max` characters. It keeps its parts (as FieldsType
+ * does) so src/http/json-schema.ts can state them to MCP clients; the name is what the catalogue
+ * and refusals call it.
+ */
+export class PatternType extends t.Type<string, string, unknown> {
+  readonly _tag = 'PatternType' as const;
+  constructor(
+    name: string,
+    readonly re: RegExp,
+    readonly min: number,
+    readonly max: number,
+  ) {
+    const ok = (u: unknown): u is string => typeof u === 'string' && u.length >= min && u.length <= max && re.test(u);
+    super(name, ok, (u, c) => (ok(u) ? t.success(u) : t.failure(u, c)), t.identity);
+  }
+}
+
+export function pattern(name: string, re: RegExp, min = 0, max = Infinity): PatternType {
+  return new PatternType(name, re, min, max);
 }

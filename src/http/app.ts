@@ -70,6 +70,11 @@ interface Entry {
 
 /** Methods some route takes; any other method is 501 whatever the path (spec 7.1). */
 const takenMethods = new Set(['GET', 'HEAD', 'POST']);
+/**
+ * DELETE is taken only on the paths of the rows that take it (ending an MCP session at /mcp);
+ * on any other path it stays 501, as spec 7.1 has it, not 405.
+ */
+const onlyWhereRouted = 'DELETE';
 
 export function createApp(options: AppOptions): TownApp {
   const { config, authenticator, clock } = options;
@@ -107,6 +112,7 @@ export function createApp(options: AppOptions): TownApp {
     // Never called: the front runs the route's work itself (routeWork).
     const unused = async () => {};
     if (r.method === 'GET') router.get(r.name, r.path, unused);
+    else if (r.method === 'DELETE') router.delete(r.name, r.path, unused);
     else router.post(r.name, r.path, unused);
     entries.set(router.stack[router.stack.length - 1], {
       route: r,
@@ -144,14 +150,12 @@ export function createApp(options: AppOptions): TownApp {
       let measured: boolean;
       try {
         const method = ctx.method;
-        if (!takenMethods.has(method)) {
-          throw new TownError('notImplemented', `no route takes the method ${method}; routes take GET, HEAD and POST`, { hintHref: '/AGENTS.md/api' });
-        }
+        if (!takenMethods.has(method) && method !== onlyWhereRouted) throw notImplemented(method);
         const path = ctx.path;
         // The table's first route for this path and method answers (as the router's chain would:
         // a route's work never passes the request on).
         const { layer, onPath } = index.match(path, method);
-        if (!layer) throw unmatched(ctx as TownContext, onPath);
+        if (!layer) throw method === onlyWhereRouted ? notImplemented(method) : unmatched(ctx as TownContext, onPath);
         const entry = entries.get(layer) as Entry;
         route = entry.route;
         const params = layer.params(path, layer.captures(path));
@@ -166,6 +170,14 @@ export function createApp(options: AppOptions): TownApp {
       replyFailure(ctx as TownContext, err, route, logger);
     }
   });
+
+  /** A method no route takes (DELETE: none on this path). */
+  const deletePaths = table.filter((r) => r.method === onlyWhereRouted).map((r) => r.path);
+  const taken = `GET, HEAD and POST${deletePaths.length ? ` (and DELETE on ${deletePaths.join(', ')})` : ''}`;
+  function notImplemented(method: string): TownError {
+    const where = method === onlyWhereRouted ? ' on this path' : '';
+    return new TownError('notImplemented', `no route takes the method ${method}${where}; routes take ${taken}`, { hintHref: '/AGENTS.md/api' });
+  }
 
   /** Nothing matched: 405 when the path is a route's under another method, else 404. */
   function unmatched(ctx: TownContext, onPath: readonly { methods: string[] }[]): TownError {

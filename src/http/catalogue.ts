@@ -58,6 +58,7 @@ export function catalogueRoutes(table: readonly Route[], built: (r: Route) => bo
 }
 
 export function buildCatalogue(config: TownConfig, table: readonly Route[], built: (r: Route) => boolean, self: string) {
+  const mcp = table.find((r) => r.name === 'mcp');
   return {
     _links: replyLinks(self, links({ guide: '/AGENTS.md', examples: '/AGENTS.md/examples' })),
     arrival: {
@@ -98,6 +99,11 @@ export function buildCatalogue(config: TownConfig, table: readonly Route[], buil
       bodies: `Request bodies are JSON objects (send Content-Type: application/json), at most ${limits.bodyBytes} bytes (${limits.bodyBytesUnauthenticated} for the unauthenticated arrival/identity calls), nested at most ${limits.bodyDepth} deep; anything else is 400 badJson. A field a route does not take, or a field of the wrong shape, is 400 hostRequest naming the field. Pages' forms may also arrive urlencoded.`,
       rateLimits: `Per credential ${limits.ratePerCredential[0]} calls in ${limits.ratePerCredential[1]} s (GET /AGENTS.md/me shows what is left); per address ${limits.ratePerAddressOnChallengeAndVerify[0]} in ${limits.ratePerAddressOnChallengeAndVerify[1]} s for accept, arrive and POST /enter, ${limits.ratePerAddressOnPagesWithoutLogin[0]} in ${limits.ratePerAddressOnPagesWithoutLogin[1]} s for pages without login and for /xrpc without a credential. Over a limit: 429 rateLimited with Retry-After (seconds).`,
       busy: `At most ${limits.workers} requests are worked on at once; beyond that 503 busy with Retry-After.`,
+      ...(mcp && built(mcp)
+        ? {
+            mcp: 'The town is also a Model Context Protocol server at /mcp (Streamable HTTP, protocol 2025-06-18 or later), with the same bearer credential, rate limit and in-flight limit. Every bearer route under /AGENTS.md is a tool named as its route here, taking the path parameters, query fields and body fields side by side (JSON Schema from the same codecs) and answering the same JSON; a refusal is a normal result, an HTTP error an isError result carrying the envelope. The cards you may see are resources (town://world/{object}) you may subscribe to; the prompt act-in-town is this guide. GET /llms.txt sums it up.',
+          }
+        : {}),
     },
     envelope: {
       status: '`error` or `refused` (as listed under `errors`)',

@@ -24,7 +24,8 @@ export type Reply = 'json' | 'text' | 'html' | 'sse' | 'xrpc';
 
 export interface Route {
   name: string;
-  method: 'GET' | 'POST';
+  /** DELETE only where a protocol needs it (ending an MCP session); app.ts answers it 501 elsewhere. */
+  method: 'GET' | 'POST' | 'DELETE';
   /** koa-router syntax, e.g. `/AGENTS.md/world/:object`. */
   path: string;
   auth: Auth;
@@ -82,6 +83,14 @@ export const routes = [
     auth: 'none',
     reply: 'text',
     does: 'worked sessions as real request/response pairs (text/plain)',
+  }),
+  route({
+    name: 'llmsTxt',
+    method: 'GET',
+    path: '/llms.txt',
+    auth: 'none',
+    reply: 'text',
+    does: "the guide's summary in the llms.txt shape, linking the guide, the catalogue and /mcp (not in the spec)",
   }),
   route({
     name: 'accept',
@@ -386,6 +395,25 @@ export const routes = [
     query: b.LiveQuery,
     does: `server-sent \`moved\` events as the journal moves (held ${limits.liveStreamSeconds} s)`,
   }),
+
+  // Not in the spec: the town as a Model Context Protocol server (Streamable HTTP, src/mcp). Every
+  // bearer route above is one of its tools; the session is the transport's, the credential ours.
+  route({
+    name: 'mcp',
+    method: 'POST',
+    path: '/mcp',
+    auth: 'bearer',
+    does: 'Model Context Protocol over Streamable HTTP: one JSON-RPC message; every agent route is a tool, every card you may see a resource (not in the spec)',
+  }),
+  route({
+    name: 'mcpStream',
+    method: 'GET',
+    path: '/mcp',
+    auth: 'bearer',
+    reply: 'sse',
+    does: `an MCP session's stream of messages from the town (resource updates), held ${limits.liveStreamSeconds} s (not in the spec)`,
+  }),
+  route({ name: 'mcpEnd', method: 'DELETE', path: '/mcp', auth: 'bearer', does: 'end an MCP session (not in the spec)' }),
 
   // Not in the spec: our operators' probe.
   route({ name: 'health', method: 'GET', path: '/health', auth: 'none', does: "the front's liveness probe (not in the spec)" }),

@@ -29,7 +29,8 @@ export function decodeQuery(ctx: TownContext, r: Route): Record<string, string |
   return flat;
 }
 
-function decode(codec: t.Type<any, any, unknown>, value: unknown, where: 'body' | 'query'): unknown {
+/** A value decoded by a codec, or the refusal the front gives for it (also what MCP tools give). */
+export function decode(codec: t.Type<any, any, unknown>, value: unknown, where: 'body' | 'query'): unknown {
   const r = codec.decode(value);
   if (r._tag === 'Right') return r.right;
   const { cls, message } = explain(r.left, where, codec);

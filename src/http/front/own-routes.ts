@@ -1,5 +1,6 @@
 /**
- * The front's own routes: the guide, the catalogue, the worked examples and the liveness probe.
+ * The front's own routes: the guide, the catalogue, the worked examples, llms.txt and the liveness
+ * probe.
  * They are generated from the route table and the contract's tables, so they describe exactly
  * what the town answers; each is made once per town mode and kept as bytes, so neither koa nor
  * the reply guard measures tens of kilobytes of text on every request.
@@ -7,10 +8,11 @@
 import type { TownConfig } from '../../contract/town-config.js';
 import { buildCatalogue } from '../catalogue.js';
 import { examplesText, guideText } from '../guide.js';
+import { llmsText } from '../llms-txt.js';
 import type { RoomHandlers } from '../route-types.js';
 import { type Route, routesFor } from '../routes.js';
 
-export type FrontRoute = 'guide' | 'api' | 'examples' | 'health';
+export type FrontRoute = 'guide' | 'api' | 'examples' | 'llmsTxt' | 'health';
 
 /** `built(name)`: whether the route of that name has a handler in this town. */
 export function frontHandlers(config: TownConfig, townOpen: () => boolean | Promise<boolean>, built: (name: string) => boolean): RoomHandlers<FrontRoute> {
@@ -49,6 +51,11 @@ export function frontHandlers(config: TownConfig, townOpen: () => boolean | Prom
     examples: async (ctx) => {
       ctx.type = 'text/plain; charset=utf-8';
       ctx.body = examples;
+    },
+    llmsTxt: async (ctx) => {
+      const open = await townOpen();
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = once(`llms ${open}`, () => llmsText(config.origin, routesFor(open), (r: Route) => built(r.base ?? r.name)));
     },
     health: async () => ({ status: 'ok' }),
   };

@@ -33,6 +33,19 @@ function measure(size: number): void {
 const jsonType = 'application/json; charset=utf-8';
 
 /**
+ * A handler's object as the reply's JSON value: its fields, then `_links` (self, api, then the
+ * handler's own). `JSON.stringify` of it is the text jsonReply sends; the MCP tools (src/mcp)
+ * answer with it, so a tool's result is the HTTP reply.
+ */
+export function replyObject(self: string, out: Record<string, unknown>): Record<string, unknown> {
+  const { _links, ...rest } = out as { _links?: Links };
+  return { ...rest, _links: replyLinks(self, _links) };
+}
+
+/** Refuses a reply of `size` bytes over the reply limit (replyTooLarge). */
+export const measureReply = measure;
+
+/**
  * A handler's object as the reply: its fields, then `_links` (self, api, then the handler's
  * own), serialised once and measured. The same bytes and headers as setting `ctx.body` to the
  * object and letting koa serialise it, without building the object twice.

@@ -1,0 +1,32 @@
+/**
+ * Handlers of /mcp (not in the spec): the town as a Model Context Protocol server. The room
+ * (src/mcp/room.ts) holds the sessions and answers through the SDK's transport, which writes the
+ * reply itself; here each route is bound to it, after the same-origin check MCP asks of
+ * Streamable HTTP servers (a page of another site cannot drive a session).
+ */
+import type { TownConfig } from '../../contract/town-config.js';
+import type { McpRoom } from '../../mcp/room.js';
+import type { RoomHandlers } from '../route-types.js';
+import { checkSameOrigin } from '../same-origin.js';
+
+export type McpRoute = 'mcp' | 'mcpStream' | 'mcpEnd';
+
+export function mcpHandlers(room: McpRoom, config: Pick<TownConfig, 'origin'>): RoomHandlers<McpRoute> {
+  return {
+    async mcp(ctx) {
+      checkSameOrigin(ctx, config);
+      await room.post(ctx);
+      return undefined;
+    },
+    async mcpStream(ctx) {
+      checkSameOrigin(ctx, config);
+      await room.stream(ctx);
+      return undefined;
+    },
+    async mcpEnd(ctx) {
+      checkSameOrigin(ctx, config);
+      await room.end(ctx);
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The MCP room: the town as a Model Context Protocol server at /mcp (Streamable HTTP). Its tools
+ * are the agent routes of the route table (tools.ts), its resources the cards the caller may see
+ * (server.ts, card-watch.ts), its prompt the guide (prompt.ts). The front has authenticated the
+ * bearer credential, spent its rate budget and read the body before the room sees a request;
+ * the room finds the request's session (sessions.ts) and lets the SDK's transport answer.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../contract/caller.js';
+import { limits } from '../contract/limits.js';
+import type { Logger } from '../http/front/failure.js';
+import { projectRoot } from '../http/guide.js';
+import type { AnyHandler, TownContext } from '../http/handler.js';
+import { type Route, routes } from '../http/routes.js';
+import type { EventStore } from '../stores/event-store.js';
+import type { CheckpointWaits } from '../queries/fresh.js';
+import { CardWatch, type WatchedWorld } from './card-watch.js';
+import { instructions, promptText } from './prompt.js';
+import type { TownMcp } from './server.js';
+import { answer, jsonRpcError, sessionGone } from './session.js';
+import { type McpLimits, McpSessions } from './sessions.js';
+import { agentTools } from './tools.js';
+
+/** Our choices (spec 8 has no MCP): docs/decisions.md says why each. */
+export const mcpLimits: McpLimits = {
+  sessionsPerCredential: 4,
+  sessions: 512,
+  idleMs: 30 * 60_000,
+  holdMs: limits.liveStreamSeconds * 1000,
+  replay: 64,
+};
+
+export interface McpRoomDeps {
+  /** The rooms' handlers by route name: what the tools call (a route without one has no tool). */
+  handlers: Readonly<Record<string, unknown>>;
+  events: EventStore;
+  world: WatchedWorld;
+  /** The read models' checkpoints: an update is announced once the cards read model shows it. */
+  waits: CheckpointWaits;
+  origin: string;
+  townOpen: () => boolean;
+  logger: Logger;
+  limits?: Partial<McpLimits>;
+}
+
+export interface McpRoom {
+  /** POST /mcp: one JSON-RPC message. */
+  post(ctx: TownContext): Promise<void>;
+  /** GET (and HEAD) /mcp: the session's stream. */
+  stream(ctx: TownContext): Promise<void>;
+  /** DELETE /mcp: the session ends. */
+  end(ctx: TownContext): Promise<void>;
+  readonly sessions: McpSessions;
+  readonly town: TownMcp;
+  close(): Promise<void>;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function mcpRoom(deps: McpRoomDeps): McpRoom {
+  const handlerOf = (name: string) => (typeof deps.handlers[name] === 'function' ? (deps.handlers[name] as AnyHandler) : undefined);
+  const built = (r: Route) => handlerOf(r.name) !== undefined;
+  const tools = agentTools(routes as readonly Route[], built, handlerOf('scratch') !== undefined);
+  const prompts = new Map<boolean, string>();
+  const town: TownMcp = {
+    tools: new Map(tools.map((t) => [t.tool.name, t])),
+    toolList: tools.map((t) => t.tool),
+    handler(name) {
+      const h = handlerOf(name);
+      if (!h) throw new Error(`route ${name} has no handler`);
+      return h;
+    },
+    watch: new CardWatch(deps.world, deps.waits),
+    logger: deps.logger,
+    instructions: instructions(tools),
+    prompt() {
+      const open = deps.townOpen();
+      let text = prompts.get(open);
+      if (text === undefined) prompts.set(open, (text = promptText(open, (name) => handlerOf(name) !== undefined, tools)));
+      return text;
+    },
+    version: packageVersion(),
+  };
+  const sessions = new McpSessions({ events: deps.events, town, origin: deps.origin, limits: { ...mcpLimits, ...deps.limits }, logger: deps.logger });
+
+  /** The session a request names, or the answer for one that names none of this caller's. */
+  const named = (ctx: TownContext) => {
+    const id = ctx.get('mcp-session-id');
+    if (!id) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    return sessions.find(id, ctx.state.caller as Caller) ?? sessionGone();
+  };
+
+  return {
+    sessions,
+    town,
+    async post(ctx) {
+      if (ctx.get('mcp-session-id') || !isInitializeRequest(ctx.state.body)) {
+        const s = named(ctx);
+        return s instanceof Response ? answer(ctx, s) : s.handle(ctx);
+      }
+      const s = await sessions.open(ctx.state.caller as Caller);
+      await s.handle(ctx);
+    },
+    async stream(ctx) {
+      const s = named(ctx);
+      if (s instanceof Response) return answer(ctx, s);
+      // HEAD asks whether the stream would open, not for one: it must not hold the session's.
+      if (ctx.method === 'HEAD') return answer(ctx, new Response(null, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
+      await s.handle(ctx);
+    },
+    async end(ctx) {
+      const s = named(ctx);
+      return s instanceof Response ? answer(ctx, s) : s.handle(ctx);
+    },
+    close: () => sessions.close(),
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * One MCP session: the SDK's Streamable HTTP transport (its web-standard form) and the session's
+ * server, owned by one credential. The front has already authenticated, rate-limited and read
+ * the request (its body limits and checks); here the koa request becomes the transport's
+ * `Request` and the transport's `Response` is written back to the socket:
+ *
+ *   POST    one JSON-RPC message; the answer is JSON (the transport's JSON mode), or 202 for a
+ *           notification. The request counts against the front's in-flight limit until answered.
+ *   GET     the session's stream of messages from the town (resource updates). It is written as
+ *           it comes, not counted in flight (as /live), and held `holdMs`; the client then
+ *           reconnects with Last-Event-ID and hears what it missed (the last `replay` messages).
+ *   DELETE  ends the session.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  type EventId,
+  type EventStore,
+  type StreamId,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../contract/caller.js';
+import type { TownContext } from '../http/handler.js';
+import type { Subscriber } from './card-watch.js';
+import { cardUri } from './prompt.js';
+import type { Calling } from './route-call.js';
+import { type TownMcp, townServer } from './server.js';
+
+export interface SessionOptions {
+  /** The town's origin: requests are named by it for the transport. */
+  origin: string;
+  /** How long a GET stream is held before it is ended (the client reconnects). */
+  holdMs: number;
+  /** Messages of the GET stream kept for a client that reconnects. */
+  replay: number;
+  /** The session's id is set: the transport initialised it. */
+  initialized(session: McpSession): void;
+  /** The session is over (ended, revoked, idle, or the town closing). */
+  closed(session: McpSession): void;
+}
+
+/** The headers the transport reads; nothing else of the request reaches it. */
+const passed = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'] as const;
+
+/**
+ * The last messages of a session's GET stream, for a client that reconnects with Last-Event-ID.
+ * Only the GET stream stores messages (POST answers are JSON, never resumed).
+ */
+class RecentMessages implements EventStore {
+  private readonly kept: { id: number; message: JSONRPCMessage }[] = [];
+  private count = 0;
+  private stream: StreamId | undefined;
+  constructor(private readonly max: number) {}
+
+  async storeEvent(stream: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    this.stream ??= stream;
+    this.kept.push({ id: ++this.count, message });
+    if (this.kept.length > this.max) this.kept.shift();
+    return String(this.count);
+  }
+
+  async replayEventsAfter(lastEventId: EventId, { send }: { send: (id: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+    const after = Number(lastEventId);
+    for (const e of this.kept) if (e.id > after) await send(String(e.id), e.message);
+    // A client holds an id only if a message was stored, and with it the stream's name.
+    return this.stream ?? '_GET_stream';
+  }
+}
+
+export class McpSession implements Subscriber {
+  readonly principal: string;
+  readonly credentialHash: string;
+  readonly server: Server;
+  private readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** Date.now() of the last request (idle sessions are ended). */
+  lastUsed = Date.now();
+  /** A GET stream is open. */
+  streaming = false;
+  private inFlight = 0;
+  private ending = false;
+  private closing: Promise<void> | undefined;
+  private over!: () => void;
+  /** Resolves when the session is over: a POST still waiting for its answer is then let go. */
+  private readonly ended = new Promise<undefined>((resolve) => {
+    this.over = () => resolve(undefined);
+  });
+
+  private constructor(
+    caller: Caller,
+    town: TownMcp,
+    private readonly o: SessionOptions,
+  ) {
+    this.principal = caller.principal;
+    this.credentialHash = caller.credentialHash;
+    this.transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
+      eventStore: new RecentMessages(o.replay),
+      onsessioninitialized: () => o.initialized(this),
+    });
+    this.server = townServer(town, this);
+    this.server.onclose = () => {
+      this.over();
+      o.closed(this);
+    };
+  }
+
+  static async open(caller: Caller, town: TownMcp, o: SessionOptions): Promise<McpSession> {
+    const s = new McpSession(caller, town, o);
+    await s.server.connect(s.transport);
+    return s;
+  }
+
+  get id(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** Subscriber: a card this session subscribed to moved. */
+  moved(object: string): void {
+    this.server.sendResourceUpdated({ uri: cardUri(object) }).catch(() => {
+      // The session ended meanwhile: nobody is left to tell.
+    });
+  }
+
+  /** Answers one /mcp request of this session (or the initialising request that makes it). */
+  async handle(ctx: TownContext): Promise<void> {
+    this.lastUsed = Date.now();
+    const state = ctx.state;
+    const caller = state.caller as Caller;
+    const calling: Calling = { caller, requestId: state.requestId, address: state.address, ...(state.rateLimit ? { rateLimit: state.rateLimit } : {}) };
+    const headers = new Headers();
+    for (const name of passed) {
+      const v = ctx.req.headers[name];
+      if (typeof v === 'string') headers.set(name, v);
+    }
+    const request = new Request(`${this.o.origin}${ctx.originalUrl}`, { method: ctx.method, headers });
+    const answered = this.transport.handleRequest(request, {
+      parsedBody: ctx.method === 'POST' ? state.body : undefined,
+      authInfo: { token: '', clientId: caller.principal, scopes: [], extra: { calling } },
+    });
+    this.inFlight++;
+    let response: Response | undefined;
+    try {
+      // A session ended while a POST waits (revoked, closing) never answers it: let it go.
+      response = ctx.method === 'POST' ? await Promise.race([answered, this.ended]) : await answered;
+    } finally {
+      this.inFlight--;
+      if (this.ending && this.inFlight === 0) void this.close();
+    }
+    if (!response) response = sessionGone();
+    if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) this.stream(ctx, response);
+    else await answer(ctx, response);
+  }
+
+  /** Writes the GET stream as it comes, holds it `holdMs`, and lets the reader go when either side ends. */
+  private stream(ctx: TownContext, response: Response): void {
+    const res = ctx.res;
+    ctx.respond = false;
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    res.writeHead(response.status, headersOf(response.headers));
+    res.flushHeaders();
+    ctx.req.socket.setNoDelay(true);
+    this.streaming = true;
+    const hold = setTimeout(() => this.transport.closeStandaloneSSEStream(), this.o.holdMs);
+    res.on('close', () => {
+      clearTimeout(hold);
+      reader.cancel().catch(() => {});
+    });
+    void (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          res.write(value);
+        }
+      } catch {
+        // The reader left: the normal end of a stream.
+      } finally {
+        clearTimeout(hold);
+        this.streaming = false;
+        if (!res.writableEnded) res.end();
+      }
+    })();
+  }
+
+  /** Ends the session once the requests it is answering are answered (its credential was revoked). */
+  endWhenAnswered(): void {
+    this.ending = true;
+    if (this.inFlight === 0) void this.close();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.ending = true;
+      this.over();
+      await this.server.close();
+    })();
+    return this.closing;
+  }
+}
+
+function headersOf(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  h.forEach((v, k) => {
+    out[k] = v;
+  });
+  return out;
+}
+
+/** A whole answer of the transport (JSON, or none) written to the socket: koa must not rewrite it (a 202 has no body). */
+export async function answer(ctx: TownContext, response: Response): Promise<void> {
+  const text = response.body ? await response.text() : '';
+  ctx.respond = false;
+  const res: ServerResponse = ctx.res;
+  res.writeHead(response.status, { ...headersOf(response.headers), 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/** What the transport itself answers for a session it no longer has. */
+export function sessionGone(): Response {
+  return jsonRpcError(404, -32001, 'Session not found');
+}
+
+/** A JSON-RPC error as the transport writes its own (id null: no message was taken). */
+export function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+}
