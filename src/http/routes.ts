@@ -85,14 +85,6 @@ export const routes = [
     does: 'worked sessions as real request/response pairs (text/plain)',
   }),
   route({
-    name: 'llmsTxt',
-    method: 'GET',
-    path: '/llms.txt',
-    auth: 'none',
-    reply: 'text',
-    does: "the guide's summary in the llms.txt shape, linking the guide, the catalogue and /mcp (not in the spec)",
-  }),
-  route({
     name: 'accept',
     method: 'POST',
     path: '/AGENTS.md/accept',
@@ -394,6 +386,16 @@ export const routes = [
     reply: 'sse',
     query: b.LiveQuery,
     does: `server-sent \`moved\` events as the journal moves (held ${limits.liveStreamSeconds} s)`,
+  }),
+
+  // Not in the spec: the guide's summary for agents that look for /llms.txt first.
+  route({
+    name: 'llmsTxt',
+    method: 'GET',
+    path: '/llms.txt',
+    auth: 'none',
+    reply: 'text',
+    does: "the guide's summary in the llms.txt shape, linking the guide, the catalogue and /mcp (not in the spec)",
   }),
 
   // Not in the spec: the town as a Model Context Protocol server (Streamable HTTP, src/mcp). Every

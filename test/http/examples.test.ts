@@ -29,7 +29,7 @@ async function buildTown(dataDir: string): Promise<{ app: Koa<any, any>; session
   return { app: town.app, session: { invitation: town.firstInvitation }, close: () => town.close() };
 }
 
-const shownHeaders = ['content-type', 'allow', 'retry-after', 'www-authenticate', 'location', 'set-cookie'];
+const shownHeaders = ['content-type', 'allow', 'retry-after', 'www-authenticate', 'location', 'set-cookie', 'mcp-session-id'];
 
 async function record(): Promise<{ text: string; served: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
@@ -43,6 +43,7 @@ async function record(): Promise<{ text: string; served: string }> {
       [
         [session.credential, '<CREDENTIAL>'],
         [session.invitation, '<INVITATION>'],
+        [session.mcpSession, '<SESSION>'],
       ].filter(([v]) => v) as [string, string][];
     const scrub = (s: string) => {
       let out = s;
@@ -52,7 +53,7 @@ async function record(): Promise<{ text: string; served: string }> {
 
     const out: string[] = [
       'Worked sessions with Town, recorded from a real server by test/http/examples.test.ts.',
-      'Values that differ from run to run are written <CREDENTIAL>, <INVITATION>, <TIME>, <CHALLENGE>.',
+      'Values that differ from run to run are written <CREDENTIAL>, <INVITATION>, <TIME>, <CHALLENGE>, <SESSION>.',
       'Lines starting ">" are sent, lines starting "<" are received, then the body.',
       '',
     ];
@@ -71,7 +72,7 @@ async function record(): Promise<{ text: string; served: string }> {
         reply = /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
         if (!step.settle || step.settle(reply, session) || Date.now() > until) break;
       }
-      step.keep?.(reply, session);
+      step.keep?.(reply, session, res.headers);
       const shown = step.show && typeof reply === 'object' ? step.show(reply) : reply;
 
       out.push(`## ${++n}. ${step.title}`, '', step.say, '');

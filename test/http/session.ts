@@ -19,6 +19,8 @@ export interface Session {
   intent?: string;
   /** The URI of a post made to the feed. */
   post?: string;
+  /** The MCP session the town opened (its Mcp-Session-Id). */
+  mcpSession?: string;
 }
 
 export interface Exchange {
@@ -41,8 +43,8 @@ export interface Step {
    * later): the request is repeated, for up to ten seconds, until this holds.
    */
   settle?(reply: any, s: Session): boolean;
-  /** Keep from the reply what later steps need. */
-  keep?(reply: any, s: Session): void;
+  /** Keep from the reply (and its headers) what later steps need. */
+  keep?(reply: any, s: Session, headers: Headers): void;
   /** Show less of a long reply (the page is for reading). */
   show?(reply: any): unknown;
 }
@@ -151,6 +153,39 @@ export const steps: Step[] = [
     needs: ['credential', 'post'],
     request: (s) => ({ method: 'GET', path: `/AGENTS.md/feed?thread=${encodeURIComponent(s.post ?? '')}`, headers: bearer(s) }),
     settle: (r) => r.threads?.[0]?.replies?.some((p: { town: boolean }) => p.town) === true,
+  },
+  {
+    title: 'Attach over MCP',
+    say: 'The same town is a Model Context Protocol server at /mcp, with the same credential. An\nMCP client does this for you: it initialises a session and sends its id on every request.',
+    route: 'mcp',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...bearer(s), ...json, Accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ada', version: '1.0' } } },
+    }),
+    keep: (_r, s, headers) => {
+      s.mcpSession = headers.get('mcp-session-id') ?? undefined;
+    },
+  },
+  {
+    title: 'Cast a turn through a tool',
+    say: "Every agent route is a tool named as the catalogue names it; the result carries the route's\nreply as structure and as text. The intent is the one of the turn above: the same turn, the\nsame receipt.",
+    route: 'mcp',
+    needs: ['credential', 'mcpSession', 'card', 'method'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...bearer(s), ...json, Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': s.mcpSession ?? '', 'Mcp-Protocol-Version': '2025-06-18' },
+      body: {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'turn', arguments: { object: s.card, method: s.method, intent: 'ada-first-turn', fields: { room: 'library' } } },
+      },
+    }),
+    show: (r) => ({ ...r, result: { ...r.result, content: [{ type: 'text', text: '(the same JSON as structuredContent, as text)' }] } }),
   },
   {
     title: 'Send a body that is not JSON',
