@@ -18,7 +18,8 @@ import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
 import { mcpHandlers } from './http/handlers/mcp.js';
-import { mcpRoom } from './mcp/room.js';
+import { type McpRoom, mcpRoom } from './mcp/room.js';
+import type { McpLimits } from './mcp/sessions.js';
 import { stderrLogger } from './http/front/failure.js';
 import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
@@ -56,6 +57,8 @@ export interface Town {
   projectors: ProjectorHandle[];
   fresh: ReadYourWrites;
   programs: Programs;
+  /** The MCP room (its sessions), for the tests and the bench. */
+  mcp: McpRoom;
   /** The first open invitation, present only when this start founded the town. */
   firstInvitation?: string;
   /** Milliseconds from openTown's start until the town could serve. */
@@ -90,6 +93,8 @@ export interface TownOptions {
    * that answers requests (what programs without library modules need).
    */
   projectorThread?: boolean;
+  /** The MCP sessions' limits (tests hold streams for less). */
+  mcp?: Partial<McpLimits>;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
@@ -221,6 +226,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       origin: config.origin,
       townOpen: () => open,
       logger: options.logger ?? stderrLogger,
+      limits: options.mcp,
     });
     closers.push(() => mcp.close());
     const handlers: RoomTable = { ...rooms, ...mcpHandlers(mcp, config) };
@@ -245,6 +251,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       projectors,
       fresh,
       programs,
+      mcp,
       firstInvitation,
       startMs: performance.now() - started,
       close: () =>

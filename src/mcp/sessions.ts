@@ -40,6 +40,11 @@ export class McpSessions {
     return this.byId.size;
   }
 
+  /** The sessions held now. */
+  list(): McpSession[] {
+    return [...this.byId.values()];
+  }
+
   /** The session `id` if `caller`'s credential owns it. */
   find(id: string, caller: Caller): McpSession | undefined {
     const s = this.byId.get(id);

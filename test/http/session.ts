@@ -163,7 +163,12 @@ export const steps: Step[] = [
       method: 'POST',
       path: '/mcp',
       headers: { ...bearer(s), ...json, Accept: 'application/json, text/event-stream' },
-      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ada', version: '1.0' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ada', version: '1.0' } },
+      },
     }),
     keep: (_r, s, headers) => {
       s.mcpSession = headers.get('mcp-session-id') ?? undefined;
@@ -177,7 +182,13 @@ export const steps: Step[] = [
     request: (s) => ({
       method: 'POST',
       path: '/mcp',
-      headers: { ...bearer(s), ...json, Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': s.mcpSession ?? '', 'Mcp-Protocol-Version': '2025-06-18' },
+      headers: {
+        ...bearer(s),
+        ...json,
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': s.mcpSession ?? '',
+        'Mcp-Protocol-Version': '2025-06-18',
+      },
       body: {
         jsonrpc: '2.0',
         id: 2,

@@ -261,13 +261,16 @@ mcp('a session ends on DELETE, and is only ever its credential’s', async ({ t,
   await c.client.close();
 });
 
-mcp('revoking the credential ends its sessions (and their streams)', async ({ t }) => {
+mcp('revoking the credential ends its sessions (and their streams), through a tool or over HTTP', async ({ t }) => {
+  const held = (g: Guest) => t.town.mcp.sessions.list().filter((s) => s.principal === g.principal);
   const cy = await t.guest('cy');
   const c = await connect(t, cy.token);
   const id = c.transport.sessionId!;
+  assert.is(held(cy).length, 1);
   const r = await c.client.callTool({ name: 'revoke', arguments: {} });
-  assert.is((r.structuredContent as any).status, 'revoked');
-  // The session is gone: the same credential is refused outright, and the id names nothing.
+  assert.is((r.structuredContent as any).status, 'revoked', 'the revoking call is answered');
+  await eventually(() => (held(cy).length === 0 ? true : undefined), 5000, 'the session ended');
+  // The session is gone: the same credential is refused outright.
   const after = await request(t.base, 'POST', '/mcp', {
     token: cy.token,
     json: { jsonrpc: '2.0', id: 9, method: 'tools/list' },
@@ -275,6 +278,58 @@ mcp('revoking the credential ends its sessions (and their streams)', async ({ t 
   });
   assert.is(after.status, 401);
   await c.client.close();
+
+  // Revoked over HTTP (as through any front): the journal's event ends the session and its stream.
+  const dee = await t.guest('dee');
+  const d = await connect(t, dee.token);
+  await eventually(() => (held(dee)[0]?.streaming ? true : undefined), 5000, 'the GET stream open');
+  const revoked = await t.post('/AGENTS.md/revoke', dee.token, {});
+  assert.is(revoked.status, 200);
+  await eventually(() => (held(dee).length === 0 ? true : undefined), 5000, 'the session ended');
+  await d.client.close();
+});
+
+mcp('a tool spends the credential budget the HTTP routes spend', async ({ t, ann }) => {
+  const c = await connect(t, ann.token);
+  try {
+    const viaMcp = ((await c.client.callTool({ name: 'me', arguments: {} })).structuredContent as any).rateLimit.remaining;
+    const viaHttp = (await t.get('/AGENTS.md/me', ann.token)).json.rateLimit.remaining;
+    assert.is(viaHttp, viaMcp - 1, 'one budget: the /mcp request spent one, the HTTP one the next');
+  } finally {
+    await c.close();
+  }
+});
+
+mcp('sessions: HEAD, a request without one, another credential, DELETE only on /mcp', async ({ t, ann }) => {
+  const c = await connect(t, ann.token);
+  try {
+    const id = c.transport.sessionId!;
+    const head = await request(t.base, 'HEAD', '/mcp', { token: ann.token, headers: { 'mcp-session-id': id } });
+    assert.is(head.status, 200);
+    assert.match(String(head.headers['content-type']), 'text/event-stream');
+    const none = await request(t.base, 'POST', '/mcp', {
+      token: ann.token,
+      json: { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    assert.is(none.status, 400);
+    assert.match(none.json.error.message, 'Mcp-Session-Id');
+    const noStream = await request(t.base, 'GET', '/mcp', { token: ann.token, headers: { accept: 'text/event-stream' } });
+    assert.is(noStream.status, 400);
+    const elsewhere = await request(t.base, 'DELETE', '/AGENTS.md/world', { token: ann.token });
+    assert.is(elsewhere.status, 501, 'DELETE is taken on /mcp only');
+    assert.is(elsewhere.json.class, 'notImplemented');
+    const put = await request(t.base, 'PUT', '/mcp', { token: ann.token });
+    assert.is(put.status, 501);
+    const crossSite = await request(t.base, 'POST', '/mcp', {
+      token: ann.token,
+      json: { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream', 'mcp-session-id': id, origin: 'https://evil.example' },
+    });
+    assert.is(crossSite.status, 403, 'a page of another site cannot drive a session');
+  } finally {
+    await c.close();
+  }
 });
 
 mcp('/llms.txt links the guide, the catalogue and /mcp; the guide and catalogue mention /mcp', async ({ t }) => {
