@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   ticks: './ticks.js',
   kernel: './kernel.js',
   turns: './turns.js',
+  mcp: './mcp.js',
 };
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Caller } from '../contract/caller.js';
 import { limits } from '../contract/limits.js';
 import type { Logger } from '../http/front/failure.js';
@@ -88,6 +89,7 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
       return text;
     },
     version: packageVersion(),
+    validator: new AjvJsonSchemaValidator(),
   };
   const sessions = new McpSessions({ events: deps.events, town, origin: deps.origin, limits: { ...mcpLimits, ...deps.limits }, logger: deps.logger });
 

@@ -6,6 +6,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -40,6 +41,8 @@ export interface TownMcp {
   instructions: string;
   prompt(): string;
   version: string;
+  /** One validator for every session (the SDK would make an Ajv instance per session). */
+  validator: jsonSchemaValidator;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -67,7 +70,7 @@ export function toolResult(reply: RouteReply): CallToolResult {
 export function townServer(town: TownMcp, session: Subscriber): Server {
   const server = new Server(
     { name: 'town', title: 'Town', version: town.version },
-    { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} }, instructions: town.instructions },
+    { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} }, instructions: town.instructions, jsonSchemaValidator: town.validator },
   );
   const tool = (name: string): TownTool => {
     const t = town.tools.get(name);

@@ -20,7 +20,7 @@ import {
   type StreamId,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../contract/caller.js';
 import type { TownContext } from '../http/handler.js';
 import type { Subscriber } from './card-watch.js';
@@ -80,6 +80,14 @@ export class McpSession implements Subscriber {
   streaming = false;
   private inFlight = 0;
   private ending = false;
+  /**
+   * The answers the server sent, by request id: a POST's reply is written from the message as
+   * sent (the text the transport's Response holds), not read back out of that Response's
+   * stream, which costs a turn through MCP more than the rest of the transport's work.
+   */
+  private readonly answers = new Map<RequestId, JSONRPCMessage>();
+  /** Ids of the requests being answered through handle(). */
+  private readonly asked = new Set<RequestId>();
   private closing: Promise<void> | undefined;
   private over!: () => void;
   /** Resolves when the session is over: a POST still waiting for its answer is then let go. */
@@ -100,6 +108,12 @@ export class McpSession implements Subscriber {
       eventStore: new RecentMessages(o.replay),
       onsessioninitialized: () => o.initialized(this),
     });
+    const send = this.transport.send.bind(this.transport);
+    this.transport.send = (message, options) => {
+      if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message) && this.asked.has(message.id))
+        this.answers.set(message.id, message);
+      return send(message, options);
+    };
     this.server = townServer(town, this);
     this.server.onclose = () => {
       this.over();
@@ -136,21 +150,31 @@ export class McpSession implements Subscriber {
       if (typeof v === 'string') headers.set(name, v);
     }
     const request = new Request(`${this.o.origin}${ctx.originalUrl}`, { method: ctx.method, headers });
+    const body = ctx.method === 'POST' ? (state.body as { id?: unknown; method?: unknown } | undefined) : undefined;
+    const id = body !== undefined && typeof body.method === 'string' && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : undefined;
+    if (id !== undefined) this.asked.add(id);
     const answered = this.transport.handleRequest(request, {
-      parsedBody: ctx.method === 'POST' ? state.body : undefined,
+      parsedBody: body,
       authInfo: { token: '', clientId: caller.principal, scopes: [], extra: { calling } },
     });
     this.inFlight++;
     let response: Response | undefined;
+    let sent: JSONRPCMessage | undefined;
     try {
       // A session ended while a POST waits (revoked, closing) never answers it: let it go.
       response = ctx.method === 'POST' ? await Promise.race([answered, this.ended]) : await answered;
     } finally {
       this.inFlight--;
+      if (id !== undefined) {
+        this.asked.delete(id);
+        sent = this.answers.get(id);
+        this.answers.delete(id);
+      }
       if (this.ending && this.inFlight === 0) void this.close();
     }
     if (!response) response = sessionGone();
     if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) this.stream(ctx, response);
+    else if (sent !== undefined && response.status === 200) write(ctx, response, JSON.stringify(sent));
     else await answer(ctx, response);
   }
 
@@ -211,7 +235,11 @@ function headersOf(h: Headers): Record<string, string> {
 
 /** A whole answer of the transport (JSON, or none) written to the socket: koa must not rewrite it (a 202 has no body). */
 export async function answer(ctx: TownContext, response: Response): Promise<void> {
-  const text = response.body ? await response.text() : '';
+  write(ctx, response, response.body ? await response.text() : '');
+}
+
+/** The transport's answer with `text` as its body (the text its Response holds). */
+function write(ctx: TownContext, response: Response, text: string): void {
   ctx.respond = false;
   const res: ServerResponse = ctx.res;
   res.writeHead(response.status, { ...headersOf(response.headers), 'content-length': String(Buffer.byteLength(text)) });
