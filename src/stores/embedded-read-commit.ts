@@ -1,6 +1,7 @@
 /**
- * Committing a unit of the embedded read store: the unit's overlay (read-store-unit.ts) and its
- * checkpoints written as ONE abortable LMDB transaction, durably (fsync) or not at all.
+ * Committing a unit of the embedded read store: the unit's overlay (read-store-unit.ts), its
+ * checkpoints and versions written as ONE abortable LMDB transaction, durably (fsync) or not at
+ * all.
  */
 import type { Key as LmdbKey } from 'lmdb';
 import { DuplicateKey, type Doc } from './read-store.js';
@@ -10,7 +11,7 @@ import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-rea
 import { committedOwners } from './embedded-read-indexes.js';
 
 /**
- * Writes a unit's overlay and checkpoints as ONE LMDB transaction. Everything is decided
+ * Writes a unit's overlay, checkpoints and versions as ONE LMDB transaction. Everything is decided
  * first, synchronously, against the committed state (units are serialised, and one process
  * owns the directory, so it cannot change meanwhile): what each document replaces, its stale
  * and new index entries, unique keys. Then every put and remove is queued in one event turn,
@@ -91,6 +92,7 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
   for (const collection of added) done.add(meta.put(['collection', collection], 1));
   for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
   for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
+  for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
   await Promise.all(done);
   for (const def of flagged.keys()) def.plain = false;
   for (const collection of added) lmdb.collections.add(collection);

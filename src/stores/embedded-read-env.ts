@@ -10,6 +10,7 @@
  *                   ['collection', name]                   -> 1
  *                   ['index', collection, name]            -> IndexDef
  *                   ['checkpoint', projection]             -> position (decimal string)
+ *                   ['version', projection]                -> the fold version it was built with
  * Plans (embedded-read-plan.ts) speak of keys that start with the collection's name; the
  * collection's own databases are keyed without it.
  *

@@ -2,7 +2,7 @@
  * The embedded ReadStore adapter: MongoDB-shaped collections kept in an LMDB environment in
  * the process (`<dataDir>/read`), with filters and updates meaning what they mean on MongoDB
  * (evaluated by mingo, see read-store-documents.ts). This module is the adapter's front: units,
- * the gate, checkpoints, drops; the parts it is made of each do one job:
+ * the gate, checkpoints and versions, drops; the parts it is made of each do one job:
  *   embedded-read-env.ts         the LMDB layout, opening it, its catalogue, compaction
  *   embedded-read-scan.ts        committed reads (planned by embedded-read-plan.ts)
  *   embedded-read-indexes.ts     index builds and unique keys (entries: embedded-read-keys.ts)
@@ -14,7 +14,7 @@
  * (embedded-read-plan.ts) and every candidate is tested against the whole filter.
  *
  * Units: writes are buffered in an overlay (read-store-unit.ts) while `work` runs, then applied
- * in ONE abortable LMDB transaction that also writes the checkpoints; it commits durably (fsync)
+ * in ONE abortable LMDB transaction that also writes the checkpoints (and versions); it commits durably (fsync)
  * or not at all. Units, single writes, index builds and drops are serialised by one gate, so
  * a unit's reads of the committed state cannot change under it. Reads outside units never wait:
  * each runs synchronously against one LMDB snapshot.
@@ -114,15 +114,24 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     return typeof value === 'string' ? BigInt(value) : undefined;
   }
 
+  async version(projection: string): Promise<number | undefined> {
+    this.assertOpen();
+    const value = this.lmdb.meta.get(['version', checkProjectionName(projection)]);
+    return typeof value === 'number' ? value : undefined;
+  }
+
   async drop(prefix = ''): Promise<void> {
     this.assertOpen();
     return this.gate.exclusive(async () => {
       const { lmdb } = this;
       const doomed = [...lmdb.collections].filter((c) => c.startsWith(prefix));
+      // The checkpoints and versions of the projections named with the prefix.
       const checkpoints: Key[] = [];
-      for (const key of lmdb.meta.getKeys({ start: ['checkpoint', prefix], end: ['checkpoint', MAX] })) {
-        if (typeof key[1] === 'string' && key[1].startsWith(prefix)) checkpoints.push(key);
-        else break;
+      for (const kind of ['checkpoint', 'version']) {
+        for (const key of lmdb.meta.getKeys({ start: [kind, prefix], end: [kind, MAX] })) {
+          if (typeof key[1] === 'string' && key[1].startsWith(prefix)) checkpoints.push(key);
+          else break;
+        }
       }
       // One transaction; LMDB frees a dropped database's pages itself: no key passes through JS.
       lmdb.env.transactionSync(() => {

@@ -521,7 +521,40 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     assert.is(await store.checkpoint(`${p}proj`), big * 1000n + 1n);
   });
 
-  test('reopening keeps documents, indexes and checkpoints', async (ctx) => {
+  test('versions are kept beside checkpoints, set with or without one, and refused when not integers', async ({ store, p }) => {
+    assert.is(await store.version(`${p}proj`), undefined);
+    await store.unit(async (u) => u.setVersion(`${p}proj`, 3));
+    assert.is(await store.version(`${p}proj`), 3);
+    assert.is(await store.checkpoint(`${p}proj`), undefined, 'a version alone sets no checkpoint');
+    await store.unit(async (u) => {
+      u.setCheckpoint(`${p}proj`, 12n);
+      u.setVersion(`${p}other`, 0);
+    });
+    assert.is(await store.version(`${p}proj`), 3, 'a checkpoint leaves the version as it was');
+    assert.is(await store.checkpoint(`${p}proj`), 12n);
+    assert.is(await store.version(`${p}other`), 0);
+    assert.is(await store.checkpoint(`${p}other`), undefined);
+    await store.unit(async (u) => {
+      u.setVersion(`${p}proj`, 4);
+      u.setCheckpoint(`${p}proj`, 13n);
+    });
+    assert.is(await store.version(`${p}proj`), 4);
+    assert.is(await store.checkpoint(`${p}proj`), 13n);
+    for (const bad of [-1, 1.5, Number.NaN, '2' as never]) await rejects(store.unit(async (u) => u.setVersion(`${p}proj`, bad)));
+    assert.is(await store.version(`${p}proj`), 4);
+  });
+
+  test('a unit that throws records no version', async ({ store, p }) => {
+    await rejects(
+      store.unit(async (u) => {
+        u.setVersion(`${p}proj`, 2);
+        throw new Error('no');
+      }),
+    );
+    assert.is(await store.version(`${p}proj`), undefined);
+  });
+
+  test('reopening keeps documents, indexes, checkpoints and versions', async (ctx) => {
     const { p } = ctx;
     const name = `${p}keep`;
     const c = ctx.store.collection(name);
@@ -530,17 +563,19 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     await ctx.store.unit(async (u) => {
       for (let i = 0; i < 20; i++) await u.collection(name).insertOne({ _id: `d${i}`, email: `${i}@x`, world: i % 2 ? 'odd' : 'even', n: i });
       u.setCheckpoint(`${p}proj`, 77n);
+      u.setVersion(`${p}proj`, 5);
     });
     await ctx.store.close();
     ctx.store = await ctx.sut.reopen();
     const again = ctx.store.collection(name);
     assert.is(await again.count({}), 20);
     assert.is(await ctx.store.checkpoint(`${p}proj`), 77n);
+    assert.is(await ctx.store.version(`${p}proj`), 5);
     assert.equal(ids(await again.find({ world: 'odd', n: { $gt: 12 } }, { sort: { n: 1 } })), ['d13', 'd15', 'd17', 'd19']);
     await duplicate(again.insertOne({ _id: 'new', email: '3@x' }), name);
   });
 
-  test('drop(prefix) removes those collections, their indexes and checkpoints only', async ({ store, p }) => {
+  test('drop(prefix) removes those collections, their indexes, checkpoints and versions only', async ({ store, p }) => {
     const a = store.collection(`${p}cards.all`);
     const b = store.collection(`${p}cards.byOwner`);
     const keep = store.collection(`${p}feed.threads`);
@@ -551,6 +586,8 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     await store.unit(async (u) => {
       u.setCheckpoint(`${p}cards`, 5n);
       u.setCheckpoint(`${p}feed`, 6n);
+      u.setVersion(`${p}cards`, 2);
+      u.setVersion(`${p}feed`, 7);
     });
     await store.drop(`${p}cards`);
     assert.is(await a.count({}), 0);
@@ -558,6 +595,8 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     assert.is(await keep.count({}), 1);
     assert.is(await store.checkpoint(`${p}cards`), undefined);
     assert.is(await store.checkpoint(`${p}feed`), 6n);
+    assert.is(await store.version(`${p}cards`), undefined);
+    assert.is(await store.version(`${p}feed`), 7);
     // The unique index went with the collection.
     await a.insertOne({ _id: '1', tag: 't' });
     await a.insertOne({ _id: '2', tag: 't' });
