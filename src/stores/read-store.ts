@@ -1,8 +1,8 @@
 /**
  * The ReadStore port: Mongo-shaped collections of JSON documents that projections write and
  * queries read. Filters, sorts and update operators mean exactly what they mean on MongoDB
- * (the embedded adapter evaluates them with `mingo`). Both adapters must pass
- * test/stores/read-store.contract.ts.
+ * (the embedded adapter evaluates them with `mingo`). Both adapters must pass the contract,
+ * test/stores/read-store.contract.ts and read-store-units.contract.ts.
  */
 
 export type Doc = Record<string, unknown> & { _id: string };
