@@ -37,6 +37,7 @@ import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js
 import { allProjections, projectionNames } from './projections/index.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
+import { rebuildStale } from './projections/versions.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
 
@@ -133,6 +134,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const projectors: ProjectorHandle[] = [];
     if (settings.inProcessProjectors) {
       const projections = Object.values(allProjections(programs));
+      // Read models built by another version of their fold are rebuilt from the journal (with
+      // the progress bar on stderr) before a projector resumes them or a read is served.
+      await rebuildStale(events, reads, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
       await ensureIndexes(reads, projections);
       const modules = programs.libraryModules;

@@ -3,9 +3,10 @@
  * many projections fold it), and a batch of documents read once and written once per unit.
  */
 import type { RecordedEvent } from '../stores/event-store.js';
-import type { Collection, Doc, IndexSpec, Unit } from '../stores/read-store.js';
+import type { Doc, IndexSpec, Unit } from '../stores/read-store.js';
 import { storedEntryOf, worldEntryType, WorldEntryEvent, worldOfStream, type StoredEntry } from '../events/world.js';
 import type { Projection } from './projection.js';
+import type { Docs } from './read-model.js';
 
 const decoded = new WeakMap<RecordedEvent, StoredEntry | null>();
 
@@ -38,6 +39,8 @@ export interface WorldProjectionSpec {
   name: string;
   collections: string[];
   indexes?: { collection: string; spec: IndexSpec }[];
+  /** The version of `fold` (Projection.version): bump it when the fold changes. */
+  version: number;
   /** Folds entries (in journal order) into the unit; must be idempotent. */
   fold(entries: StoredEntry[], unit: Unit): Promise<void>;
 }
@@ -47,6 +50,7 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
   const entries = (events: RecordedEvent[]) => events.map(entryOf).filter((e): e is StoredEntry => e !== undefined);
   return {
     name: spec.name,
+    version: spec.version,
     collections: spec.collections,
     indexes: spec.indexes,
     handles: (type) => type === worldEntryType,
@@ -66,7 +70,7 @@ export class DocBatch<D extends Doc = Doc> {
   /** Ids absent when loaded: deleting one the batch made and unmade needs no store call. */
   private readonly absent = new Set<string>();
 
-  constructor(private readonly collection: Collection) {}
+  constructor(private readonly collection: Docs<D>) {}
 
   async load(ids: Iterable<string>): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.docs.has(id));
@@ -78,7 +82,7 @@ export class DocBatch<D extends Doc = Doc> {
         this.absent.add(id);
       }
       for (const doc of found) {
-        this.docs.set(doc._id, doc as D);
+        this.docs.set(doc._id, doc);
         this.absent.delete(doc._id);
       }
     }

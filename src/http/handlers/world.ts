@@ -22,7 +22,8 @@ import { receiptByIntent, receiptBySlug } from '../../queries/receipt.js';
 import { sourceReply } from '../../queries/source.js';
 import { listWorld } from '../../queries/world.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
-import { guestsCollection, type GuestDoc } from '../../projections/guests.js';
+import { guestDocs, type GuestDoc } from '../../projections/guests.js';
+import type { ProjectionName } from '../../projections/index.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import type { EventStore } from '../../stores/event-store.js';
 import type { TownContext } from '../handler.js';
@@ -94,7 +95,7 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
 
   /** Read-your-writes: the projection a read uses shows the caller's own latest turn. */
-  const settled = (caller: Caller, projection: string) => fresh.settle(caller.principal, projection);
+  const settled = (caller: Caller, projection: ProjectionName) => fresh.settle(caller.principal, projection);
 
   return {
     async world(ctx) {
@@ -198,7 +199,7 @@ export function turnsLeft(deps: Pick<WorldDeps, 'reads' | 'clock' | 'fresh' | 'o
   return async (principal: string) => {
     const quota = deps.options().turnQuota ?? 0;
     await deps.fresh.settle(principal, 'guests');
-    const doc = (await deps.reads.collection(guestsCollection).findOne({ _id: principal })) as GuestDoc | null;
+    const doc = (await deps.reads.collection(guestDocs.name).findOne({ _id: principal })) as GuestDoc | null;
     const now = deps.clock();
     const used = doc && doc.hour === hourOf(now) ? doc.count : 0;
     return { remaining: Math.max(0, quota - used), next: new Date((hourOf(now) + 1) * hourMs).toISOString() };
