@@ -8,7 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { refusalClasses } from '../../../src/contract/errors.js';
-import { answerOf, decide } from '../../../src/cards/kernel/decide.js';
+import { decide } from '../../../src/cards/kernel/decide.js';
+import { answerOf } from '../../../src/cards/kernel/outcome.js';
 import { refused } from '../../support/given.js';
 import { given, Harness, ann, bob, journaledRefusal, mayor, plain, refusal, turn } from './harness.js';
 import { fixturePrograms } from './fixtures.js';

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, type Receipt } from '../../../src/cards/kernel/decide.js';
+import { decide } from '../../../src/cards/kernel/decide.js';
+import type { Receipt } from '../../../src/cards/kernel/outcome.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import { actionsOf, cardProgram, drawView, formsOf, lawLines } from '../../../src/cards/kernel/reading.js';
 import { contentId, slugOfCid } from '../../../src/cards/kernel/content-id.js';

@@ -48,6 +48,7 @@ export function decideTurn(world: World, cmd: TurnCommand, clock: number, progra
   if (spent) return spent;
   const held = quietOrQuota(world, principal, clock, options, object, method);
   if (held) return held;
+  //    From visibility on, a refusal is journaled: the entry it is sealed in, and the working set.
   const entry: EntryBody = {
     height: world.height,
     clock,
