@@ -65,6 +65,11 @@ export interface WorldServiceOptions {
   world?: string;
   /** Genesis of a world whose stream is empty. */
   genesis: { host: string; opener: string; layout?: TownLayout };
+  /**
+   * The first entry of a world whose stream is empty, when it is not the genesis town: a scratch
+   * world's `empty` or `fork` (the fork's source already replayed to the height asked for).
+   */
+  first?: () => Extract<Command, { kind: 'genesis' | 'empty' | 'fork' }>;
   snapshots?: SnapshotStore;
   /** Committed entries between snapshots. */
   snapshotEvery?: number;
@@ -442,7 +447,8 @@ export class WorldService {
   }
 
   private async found(): Promise<void> {
-    const outcome = decide(this.base, { kind: 'genesis', name: this.world, ...this.o.genesis }, this.o.clock(), this.o.programs, this.o.options());
+    const first = this.o.first?.() ?? { kind: 'genesis', name: this.world, ...this.o.genesis };
+    const outcome = decide(this.base, first, this.o.clock(), this.o.programs, this.o.options());
     if (outcome.kind !== 'journal') throw new Error(`genesis of ${this.world} decided ${outcome.kind}`);
     try {
       await this.o.events.append(

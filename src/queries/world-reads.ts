@@ -16,7 +16,10 @@ export interface WorldReads {
   /** The journal: a receipt's whole entry is read from it by height. */
   events: EventStore;
   programs: Programs;
+  /** The world's id, as its journal and read models are kept under. */
   world: string;
+  /** The world as the caller names it, when that differs from its id (`scratch/<name>`). */
+  label?: string;
   /** Milliseconds since the epoch: the clock views and wants are read at. */
   clock: () => number;
 }

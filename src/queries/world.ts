@@ -36,7 +36,7 @@ export async function listWorld(r: WorldReads, principal: string, q: { after?: s
     projection: { id: 1, methods: 1 },
   })) as Pick<CardDoc, 'id' | 'methods'>[];
   const page = docs.slice(0, limits.idsPerPage);
-  const out: WorldPage = { world: r.world, cards: page.map((d) => ({ id: d.id, methods: d.methods })) };
+  const out: WorldPage = { world: r.label ?? r.world, cards: page.map((d) => ({ id: d.id, methods: d.methods })) };
   if (docs.length > limits.idsPerPage) out.next = page[page.length - 1]!.id;
   return out;
 }
