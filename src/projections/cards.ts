@@ -208,7 +208,9 @@ export function cardsProjection(programs: Programs): Projection {
       { collection: cardDocs.name, spec: { keys: { world: 1, place: 1 }, name: 'world_place' } },
     ],
     // Bump when `fold` (or cardDoc, written, packageDoc) changes what it writes.
-    version: 1,
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [cardDocs.name],
     fold,
   });
 }

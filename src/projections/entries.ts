@@ -43,19 +43,48 @@ export interface WorldProjectionSpec {
   version: number;
   /** Folds entries (in journal order) into the unit; must be idempotent. */
   fold(entries: StoredEntry[], unit: Unit): Promise<void>;
+  /**
+   * Collections whose documents carry their `world`: when a scratch world expires (ScratchExpired,
+   * on its guest's registry stream) its documents there are deleted, so an expired world's read
+   * models are reclaimed by the journal itself and a rebuild agrees.
+   */
+  perWorld?: string[];
 }
+
+const expiredType = 'ScratchExpired';
 
 /** A projection of journal entries (events of type WorldEntry on `world-*` streams). */
 export function worldProjection(spec: WorldProjectionSpec): Projection {
   const entries = (events: RecordedEvent[]) => events.map(entryOf).filter((e): e is StoredEntry => e !== undefined);
+  const perWorld = spec.perWorld ?? [];
+  const forget = async (event: RecordedEvent, unit: Unit) => {
+    const world = (event.data as { world?: unknown } | null)?.world;
+    if (typeof world !== 'string' || !world.startsWith('scratch.')) return;
+    for (const c of perWorld) await unit.collection(c).deleteMany({ world });
+  };
+  // Entries folded in runs between expiries, in journal order, so an expiry never meets entries
+  // of its world that come after it in the batch.
+  const foldAll = async (events: RecordedEvent[], unit: Unit) => {
+    let run: RecordedEvent[] = [];
+    for (const event of events) {
+      if (event.type !== expiredType) {
+        run.push(event);
+        continue;
+      }
+      if (run.length) await spec.fold(entries(run), unit);
+      run = [];
+      await forget(event, unit);
+    }
+    if (run.length) await spec.fold(entries(run), unit);
+  };
   return {
     name: spec.name,
     version: spec.version,
     collections: spec.collections,
     indexes: spec.indexes,
-    handles: (type) => type === worldEntryType,
-    apply: (event, unit) => spec.fold(entries([event]), unit),
-    applyBatch: (events, unit) => spec.fold(entries(events), unit),
+    handles: (type) => type === worldEntryType || (perWorld.length > 0 && type === expiredType),
+    apply: (event, unit) => foldAll([event], unit),
+    applyBatch: foldAll,
   };
 }
 

@@ -60,7 +60,9 @@ export function offersProjection(): Projection {
     collections: [offerDocs.name],
     indexes: [{ collection: offerDocs.name, spec: { keys: { principal: 1, world: 1, height: 1 }, name: 'principal_world_height' } }],
     // Bump when `fold` changes what it writes.
-    version: 1,
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [offerDocs.name],
     fold,
   });
 }

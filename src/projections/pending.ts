@@ -50,7 +50,9 @@ export function pendingProjection(): Projection {
     collections: [pendingDocs.name],
     indexes: [{ collection: pendingDocs.name, spec: { keys: { world: 1, queuedAt: 1, n: 1 }, name: 'world_queue' } }],
     // Bump when `fold` changes what it writes.
-    version: 1,
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [pendingDocs.name],
     fold,
   });
 }

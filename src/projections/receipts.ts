@@ -72,7 +72,9 @@ export function receiptsProjection(): Projection {
       { collection: receiptDocs.name, spec: { keys: { principal: 1, intent: 1 }, name: 'principal_intent' } },
     ],
     // Bump when `fold` (or receiptDoc) changes what it writes.
-    version: 1,
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [receiptDocs.name],
     fold,
   });
 }

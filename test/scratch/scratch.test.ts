@@ -6,6 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { limits } from '../../src/contract/limits.js';
+import { cardDocs } from '../../src/projections/cards.js';
+import { receiptDocs } from '../../src/projections/receipts.js';
 import { type Guest, startTestTown, type TestTown } from '../world/support.js';
 
 const lamp = `use core
@@ -232,10 +234,21 @@ test('me lists open worlds; six hours after the last turn a world expires: it st
   ]);
   t.clock.advance(6 * 3_600_000 - 1000);
   assert.is((await t.get('/AGENTS.md/scratch/a/world', ann.token)).status, 200, 'still open a second before');
+  assert.ok((await cardDocs.in(t.town.reads).count({ world: 'scratch.ann.a.1' })) > 0, 'the world has read models');
   t.clock.advance(1000);
   const gone = await t.get('/AGENTS.md/scratch/a/world', ann.token);
   assert.is(gone.status, 404, gone.text);
   assert.equal((await t.get('/AGENTS.md/me', ann.token)).json.scratches, []);
+  // Its read models are reclaimed as the projections fold its expiry.
+  const left = async () => {
+    let n = 0;
+    for (const c of [cardDocs, receiptDocs]) n += await c.in(t.town.reads).count({ world: 'scratch.ann.a.1' });
+    return n;
+  };
+  for (const until = Date.now() + 3000; (await left()) > 0; ) {
+    assert.ok(Date.now() < until, 'the expired world’s read models are deleted');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   assert.is((await t.post('/AGENTS.md/scratch', ann.token, { name: 'a' })).status, 200, 'the name opens again, a new world');
   assert.equal((await t.get('/AGENTS.md/scratch/a/world', ann.token)).json.cards, [], 'nothing of the expired world');
   assert.is((await t.post('/AGENTS.md/scratch', ann.token, { name: 'b' })).status, 200, 'the slot was freed');
