@@ -37,9 +37,10 @@ mcp('connects, names the town and lists the agent routes as tools', async ({ t, 
     for (const name of ['world', 'object', 'card', 'source', 'turn', 'receipt', 'receiptByIntent', 'offers', 'pending', 'deliver', 'me', 'feed', 'feedPost']) {
       assert.ok(names.includes(name), `tool ${name}`);
     }
-    for (const name of ['scratch', 'repl', 'check', 'cite', 'scratchObjects']) assert.not.ok(names.includes(name), `${name} is not built: no tool`);
+    for (const name of ['scratch', 'scratchObjects', 'repl', 'check', 'cite']) assert.ok(names.includes(name), `scratch is built: tool ${name}`);
     const turn = tools.find((x) => x.name === 'turn')!;
     assert.equal(turn.inputSchema.required, ['object', 'method', 'intent']);
+    assert.ok('scratch' in (turn.inputSchema.properties ?? {}), 'a world route takes `scratch`');
     assert.ok(turn.annotations?.idempotentHint, 'a turn named by its intent is idempotent');
   } finally {
     await c.close();
@@ -69,6 +70,39 @@ mcp('a turn through a tool: the HTTP reply as structure and text; the same inten
     const viaMcp = await c.client.callTool({ name: 'receiptByIntent', arguments: { intent: j } });
     assert.not.ok(viaMcp.isError, JSON.stringify(viaMcp));
     assert.is((viaMcp.structuredContent as any).slug ?? (viaMcp.structuredContent as any).receipt?.slug, viaHttp.json.receipt.slug);
+  } finally {
+    await c.close();
+  }
+});
+
+mcp('a scratch world through tools: open it, make a card, cast on it there, as over HTTP', async ({ t, bob }) => {
+  const c = await connect(t, bob.token);
+  try {
+    const opened = await c.client.callTool({ name: 'scratch', arguments: { name: 'lab', from: { world: 'town' } } });
+    assert.not.ok(opened.isError, JSON.stringify(opened.structuredContent));
+    const made = await c.client.callTool({
+      name: 'scratchObjects',
+      arguments: {
+        name: 'lab',
+        object: 'counter',
+        source:
+          'type Counter:\n  n: Natural\n\ndef initial() -> Counter:\n  return Counter { n: 0 }\n\nspell bump(self: Counter, by: Natural 1..9) -> Counter:\n  return self { n: self.n + by }\n',
+        entry: 'initial',
+        intent: 'mcp-make-counter',
+      },
+    });
+    assert.not.ok(made.isError, JSON.stringify(made.structuredContent));
+    const bumped = await c.client.callTool({
+      name: 'turn',
+      arguments: { scratch: 'lab', object: 'counter', method: 'bump', intent: 'mcp-bump-1', fields: { by: 3 } },
+    });
+    const j = bumped.structuredContent as any;
+    assert.is(j.status, 'done', JSON.stringify(j));
+    assert.is(j._links.self.href, '/AGENTS.md/scratch/lab/world/counter/bump');
+    const again = await t.post('/AGENTS.md/scratch/lab/world/counter/bump', bob.token, { intent: 'mcp-bump-1', fields: { by: 3 } });
+    assert.equal(again.json.receipt, j.receipt, 'the same intent over HTTP in the same scratch world is the same turn');
+    const inTown = await c.client.callTool({ name: 'object', arguments: { object: 'counter' } });
+    assert.is((inTown.structuredContent as any).class, 'unknown', 'nothing done there reaches the town');
   } finally {
     await c.close();
   }
