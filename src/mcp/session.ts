@@ -8,7 +8,8 @@
  *           notification. The request counts against the front's in-flight limit until answered.
  *   GET     the session's stream of messages from the town (resource updates). It is written as
  *           it comes, not counted in flight (as /live), and held `holdMs`; the client then
- *           reconnects with Last-Event-ID and hears what it missed (the last `replay` messages).
+ *           reconnects and hears what it missed (the last `replay` messages): replayed by the
+ *           transport after its Last-Event-ID, or sent again here when it had none.
  *   DELETE  ends the session.
  */
 import { randomUUID } from 'node:crypto';
@@ -76,8 +77,15 @@ export class McpSession implements Subscriber {
   private readonly transport: WebStandardStreamableHTTPServerTransport;
   /** Date.now() of the last request (idle sessions are ended). */
   lastUsed = Date.now();
-  /** A GET stream is open. */
-  streaming = false;
+  /** The GET stream open now (a reconnecting client's new one may open as the old one ends). */
+  private openStream: object | undefined;
+  /**
+   * Messages for the GET stream sent while none was open. The transport keeps them only for a
+   * client that resumes with Last-Event-ID; a client whose stream had carried nothing yet comes
+   * back without one, so they are sent again on its new stream.
+   */
+  private readonly unsent: JSONRPCMessage[] = [];
+  private readonly sendNow: (message: JSONRPCMessage) => Promise<void>;
   private inFlight = 0;
   private ending = false;
   /**
@@ -109,9 +117,14 @@ export class McpSession implements Subscriber {
       onsessioninitialized: () => o.initialized(this),
     });
     const send = this.transport.send.bind(this.transport);
+    this.sendNow = (message) => send(message);
     this.transport.send = (message, options) => {
-      if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message) && this.asked.has(message.id))
-        this.answers.set(message.id, message);
+      if ('id' in message) {
+        if (message.id !== undefined && ('result' in message || 'error' in message) && this.asked.has(message.id)) this.answers.set(message.id, message);
+      } else if (options?.relatedRequestId === undefined && !this.streaming) {
+        this.unsent.push(message);
+        if (this.unsent.length > o.replay) this.unsent.shift();
+      }
       return send(message, options);
     };
     this.server = townServer(town, this);
@@ -129,6 +142,11 @@ export class McpSession implements Subscriber {
 
   get id(): string | undefined {
     return this.transport.sessionId;
+  }
+
+  /** A GET stream is open. */
+  get streaming(): boolean {
+    return this.openStream !== undefined;
   }
 
   /** Subscriber: a card this session subscribed to moved. */
@@ -173,8 +191,12 @@ export class McpSession implements Subscriber {
       if (this.ending && this.inFlight === 0) void this.close();
     }
     if (!response) response = sessionGone();
-    if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) this.stream(ctx, response);
-    else if (sent !== undefined && response.status === 200) write(ctx, response, JSON.stringify(sent));
+    if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      this.stream(ctx, response);
+      // A client resuming hears what it missed from the transport's replay; any other, here.
+      const missed = this.unsent.splice(0);
+      if (ctx.req.headers['last-event-id'] === undefined) for (const m of missed) this.sendNow(m).catch(() => {});
+    } else if (sent !== undefined && response.status === 200) write(ctx, response, JSON.stringify(sent));
     else await answer(ctx, response);
   }
 
@@ -186,9 +208,18 @@ export class McpSession implements Subscriber {
     res.writeHead(response.status, headersOf(response.headers));
     res.flushHeaders();
     ctx.req.socket.setNoDelay(true);
-    this.streaming = true;
-    const hold = setTimeout(() => this.transport.closeStandaloneSSEStream(), this.o.holdMs);
+    const mine = {};
+    this.openStream = mine;
+    // Marked closed before it closes: a message sent from then on waits for the next stream.
+    const ended = () => {
+      if (this.openStream === mine) this.openStream = undefined;
+    };
+    const hold = setTimeout(() => {
+      ended();
+      this.transport.closeStandaloneSSEStream();
+    }, this.o.holdMs);
     res.on('close', () => {
+      ended();
       clearTimeout(hold);
       reader.cancel().catch(() => {});
     });
@@ -202,8 +233,8 @@ export class McpSession implements Subscriber {
       } catch {
         // The reader left: the normal end of a stream.
       } finally {
+        ended();
         clearTimeout(hold);
-        this.streaming = false;
         if (!res.writableEnded) res.end();
       }
     })();

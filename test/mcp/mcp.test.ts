@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestTown, request, type Guest, type TestTown } from '../world/support.js';
-import { connect, eventually, mcpTransport, rejects } from './support.js';
+import { connect, eventually, mcpTransport, rejects, shown } from './support.js';
 
 const mcp = suite<{ t: TestTown; ann: Guest; bob: Guest }>('mcp');
 
@@ -17,6 +17,7 @@ mcp.before(async (ctx) => {
   ctx.t = await startTestTown();
   ctx.ann = await ctx.t.guest('ann');
   ctx.bob = await ctx.t.guest('bob');
+  await shown(ctx.t, ctx.ann.token, 'lamp');
 });
 mcp.after(async (ctx) => {
   await ctx.t.close();
@@ -242,8 +243,7 @@ mcp('a subscriber hears notifications/resources/updated when another client cast
     });
     await a.client.subscribeResource({ uri: 'town://world/lamp' });
     const before = JSON.parse(((await a.client.readResource({ uri: 'town://world/lamp' })).contents[0] as any).text);
-    // The GET stream opens after initialisation: give it a moment before the move.
-    await new Promise((r) => setTimeout(r, 200));
+    // No wait for the GET stream: an update sent before it opens is sent on it when it does.
     const cast = await b.client.callTool({ name: 'turn', arguments: { object: 'lamp', method: 'fill', intent: intent(), fields: { measures: 0 } } });
     assert.is((cast.structuredContent as any).status, 'done');
     await eventually(() => (heard.includes('town://world/lamp') ? true : undefined), 5000, 'the update');

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { request, startTestTown, type Guest, type TestTown } from '../world/support.js';
-import { connect, eventually } from './support.js';
+import { connect, eventually, shown } from './support.js';
 
 const sessions = suite<{ t: TestTown; ann: Guest; bob: Guest }>('mcp sessions');
 
@@ -15,6 +15,7 @@ sessions.before(async (ctx) => {
   ctx.t = await startTestTown({ mcp: { holdMs: 300, sessionsPerCredential: 2, sessions: 5, idleMs: 400 } });
   ctx.ann = await ctx.t.guest('ann');
   ctx.bob = await ctx.t.guest('bob');
+  await shown(ctx.t, ctx.ann.token, 'lamp');
 });
 sessions.after(async (ctx) => {
   await ctx.t.close();
@@ -50,6 +51,68 @@ sessions('a stream held past its time reconnects, and updates still arrive', asy
     await a.close();
     await b.close();
   }
+});
+
+/** Reads a GET stream until `until` holds of the text so far (or `ms` pass), then lets it go. */
+async function readStream(t: TestTown, g: Guest, id: string, lastEventId: string | undefined, until: (text: string) => boolean, ms = 3000): Promise<string> {
+  const abort = new AbortController();
+  const r = await fetch(`${t.base}/mcp`, {
+    headers: {
+      authorization: `Bearer ${g.token}`,
+      accept: 'text/event-stream',
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-06-18',
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    },
+    signal: abort.signal,
+  });
+  assert.is(r.status, 200);
+  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const timer = setTimeout(() => abort.abort(), ms);
+  try {
+    while (!until(text)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+  } catch {
+    // Aborted: the time ran out.
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+  return text;
+}
+
+sessions('an update sent while no stream is open comes on the next; a client resuming hears the rest', async ({ t, ann, bob }) => {
+  const init = await initialize(t, ann);
+  const id = String(init.headers['mcp-session-id']);
+  const post = (json: unknown) =>
+    request(t.base, 'POST', '/mcp', {
+      token: ann.token,
+      json,
+      headers: { accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    });
+  assert.is((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
+  assert.is((await post({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'town://world/lamp' } })).status, 200);
+  const session = t.town.mcp.sessions.list().find((x) => x.id === id)!;
+  const cast = (i: string) => t.post('/AGENTS.md/world/lamp/fill', bob.token, { intent: i, fields: { measures: 0 } });
+  // No stream open: the update waits.
+  assert.is((await cast('unsent-1')).status, 200);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.not.ok(session.streaming);
+  const first = await readStream(t, ann, id, undefined, (x) => x.includes('notifications/resources/updated'));
+  assert.match(first, '"uri":"town://world/lamp"');
+  const lastId = /id: (\S+)/.exec(first.slice(first.lastIndexOf('id: ')))?.[1];
+  assert.ok(lastId, 'the message came with an id');
+  // Missed while away, heard on resuming after the last id seen.
+  assert.is((await cast('unsent-2')).status, 200);
+  await new Promise((r) => setTimeout(r, 300));
+  const resumed = await readStream(t, ann, id, lastId, (x) => x.includes('notifications/resources/updated'));
+  assert.match(resumed, 'notifications/resources/updated');
+  assert.not.match(resumed, `id: ${lastId}\n`, 'nothing heard before is heard again');
 });
 
 sessions('a credential holds a few sessions: opening another ends the least recently used', async ({ t, ann }) => {

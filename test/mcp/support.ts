@@ -49,6 +49,14 @@ export async function eventually<T>(poll: () => T | undefined, ms = 5000, what =
   }
 }
 
+/** Waits until the read models show `object` to the guest (a fresh town folds genesis first). */
+export async function shown(t: TestTown, token: string, object: string): Promise<void> {
+  for (const until = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 20))) {
+    if ((await t.get(`/AGENTS.md/world/${encodeURIComponent(object)}`, token)).status === 200) return;
+    if (Date.now() > until) throw new Error(`${object} is not shown within 10 s`);
+  }
+}
+
 /** Asserts that `p` rejects with an error whose message matches `re`. */
 export async function rejects(p: Promise<unknown>, re: RegExp): Promise<Error> {
   try {
