@@ -31,11 +31,19 @@ import type { TownLayout } from './cards/kernel/genesis.js';
 import { WorldService } from './commands/world-service.js';
 import { fileSnapshots, noSnapshots } from './commands/world-snapshot.js';
 import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js';
-import { allProjections, projectionNames } from './projections/index.js';
+import { allProjections, type ProjectionName, projectionNames } from './projections/index.js';
+import { loadRepositoryKeys } from './repository/keys.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
+
+/**
+ * The repository's projector waits this long after a live entry before folding, so one signed
+ * commit covers what arrived meanwhile; and gives way to the request thread (nice 10).
+ */
+const repositoryLingerMs = 250;
+const repositoryNice = 10;
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
 export const defaultTurnQuota = 240;
@@ -84,6 +92,11 @@ export interface TownOptions {
    * that answers requests (what programs without library modules need).
    */
   projectorThread?: boolean;
+  /**
+   * Run the repository projection (default true). Off, the town serves no repository: for the
+   * bench that measures what the projection costs turns.
+   */
+  repository?: boolean;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
@@ -128,25 +141,38 @@ export async function openTown(options: TownOptions): Promise<Town> {
     closers.push(() => world.close());
 
     const projectors: ProjectorHandle[] = [];
+    const signing = settings.signing !== false;
     if (settings.inProcessProjectors) {
-      const projections = Object.values(allProjections(programs));
+      const all = allProjections(programs, signing ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
       // Indexes first, from this thread: its read store then knows them for its queries.
-      await ensureIndexes(reads, projections);
+      await ensureIndexes(reads, Object.values(all));
       const modules = programs.libraryModules;
-      const projector: ProjectorHandle =
-        modules && options.projectorThread !== false
+      const threaded = modules && options.projectorThread !== false;
+      // The repository folds on a projector of its own: it signs commits, which must not hold up
+      // the read models a caller's next read waits for (docs/decisions.md, "Repository: off the turn's path").
+      const groups: { names: ProjectionName[]; repository: boolean }[] = [{ names: projectionNames.filter((n) => n !== 'repository'), repository: false }];
+      if (options.repository !== false) groups.push({ names: ['repository'], repository: true });
+      for (const group of groups) {
+        const projector: ProjectorHandle = threaded
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
               readStore: { url: settings.mongoUrl, dataDir: settings.dataDir },
-              names: [...projectionNames],
+              names: group.names,
               libraryModules: modules,
               batch: 1000,
+              ...(group.repository ? { lingerMs: repositoryLingerMs, nice: repositoryNice, ...(signing ? { signing: settings.dataDir } : {}) } : {}),
             })
-          : new Projector(events, reads, projections, { batch: 1000 });
-      await projector.start();
-      projectors.push(projector);
-      closers.push(() => projector.stop());
+          : new Projector(
+              events,
+              reads,
+              group.names.map((n) => all[n]),
+              { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}) },
+            );
+        await projector.start();
+        projectors.push(projector);
+        closers.push(() => projector.stop());
+      }
     }
     const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(reads), options.readYourWritesMs ?? 2000);
 

@@ -9,17 +9,20 @@ import { offersProjection } from './offers.js';
 import { pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
 import { receiptsProjection } from './receipts.js';
+import { repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
 
-export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests'] as const;
+export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests', 'repository'] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 
-export function allProjections(programs: Programs): Record<ProjectionName, Projection> {
+/** `repository`: the keys it signs with (none: records without a tree; src/repository/keys.ts). */
+export function allProjections(programs: Programs, repository: RepositoryProjectionOptions = {}): Record<ProjectionName, Projection> {
   return {
     cards: cardsProjection(programs),
     receipts: receiptsProjection(),
     offers: offersProjection(),
     pending: pendingProjection(),
     guests: guestsProjection(),
+    repository: repositoryProjection(repository),
   };
 }
 

@@ -8,6 +8,7 @@ import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { allProjections, isProjectionName, projectionNames, type ProjectionName } from './index.js';
 import { Projector } from './projector.js';
+import type { RepositoryProjectionOptions } from '../repository/projection.js';
 
 export function chooseProjections(names: string[]): ProjectionName[] {
   if (!names.length) return [...projectionNames];
@@ -24,17 +25,22 @@ export interface WorkerOptions {
   /** Follow the journal by polling every pollMs (for a store that cannot notify this process). */
   pollMs?: number;
   batch?: number;
+  /** See ProjectorOptions.lingerMs. */
+  lingerMs?: number;
+  /** The repository's keys (none: it holds records and no tree). */
+  repository?: RepositoryProjectionOptions;
   onError?(error: Error): void;
 }
 
 export async function startWorker(o: WorkerOptions): Promise<Projector> {
-  const all = allProjections(o.programs);
+  const all = allProjections(o.programs, o.repository);
   const projector = new Projector(
     o.events,
     o.reads,
     o.names.map((n) => all[n]),
     {
       batch: o.batch ?? 1000,
+      ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
       ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
       ...(o.onError ? { onError: o.onError } : {}),
     },
