@@ -12,6 +12,9 @@ import { type RoomTable, unbuilt } from './http/route-types.js';
 import type { TownConfig } from './contract/town-config.js';
 import type { Clock } from './contract/clock.js';
 import { pagesHandlers } from './http/handlers/pages.js';
+import { xrpcHandlers } from './http/handlers/xrpc.js';
+import { Firehose, subscribeReposPath } from './repository/firehose.js';
+import { publicKeys } from './repository/identity.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
@@ -60,6 +63,8 @@ export interface Town {
   programs: Programs;
   /** The first open invitation, present only when this start founded the town. */
   firstInvitation?: string;
+  /** The firehose's WebSocket listener, when one is configured (settings.firehosePort). */
+  firehose?: { port: number; url: string };
   /** Milliseconds from openTown's start until the town could serve. */
   startMs: number;
   close(): Promise<void>;
@@ -187,6 +192,30 @@ export async function openTown(options: TownOptions): Promise<Town> {
     });
     closers.push(() => arrivals.close());
 
+    // The firehose listens beside the HTTP port; it hears the repository projector's commits.
+    let firehose: Town['firehose'];
+    if (settings.firehosePort !== undefined) {
+      const repositoryProjector = projectors.find((p) => p.names.includes('repository'));
+      const hose = new Firehose({
+        reads,
+        port: settings.firehosePort,
+        host: settings.listenHost,
+        onAdvance: (listener) => {
+          if (repositoryProjector) return repositoryProjector.onAdvance(() => listener());
+          // Projectors in other processes: look for new frames now and then.
+          const timer = setInterval(listener, 250);
+          return () => clearInterval(timer);
+        },
+      });
+      const port = await hose.start();
+      closers.push(() => hose.close());
+      const wsOrigin = new URL(config.origin);
+      wsOrigin.protocol = wsOrigin.protocol === 'https:' ? 'wss:' : 'ws:';
+      wsOrigin.port = String(port);
+      firehose = { port, url: `${wsOrigin.origin}${subscribeReposPath}` };
+    }
+    const keys = settings.signing !== false ? publicKeys(await loadRepositoryKeys(settings.dataDir)) : undefined;
+
     const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
     // Every row of the route table is bound here or stated as not built: a route left out, or a
     // key no row has, does not compile.
@@ -194,6 +223,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...identityHandlers({ store: events, config, clock, limiters, arrivalBits: options.arrivalBits, turns: turnsLeft(deps) }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
+      ...xrpcHandlers({ reads, events, programs, clock, config, keys, firehoseUrl: () => firehose?.url }),
       ...unbuilt(
         'scratch',
         'scratchObjects',
@@ -202,9 +232,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
         'cite',
         'feed',
         'feedPost',
-        'xrpc',
+        // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
         'xrpcProcedure',
-        'didDocument',
         'feedPage',
         'feedPagePost',
         'book',
@@ -232,6 +261,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       fresh,
       programs,
       firstInvitation,
+      ...(firehose ? { firehose } : {}),
       startMs: performance.now() - started,
       close: () =>
         (closing ??= (async () => {
