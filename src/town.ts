@@ -19,6 +19,9 @@ import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
+import { feedHandlers } from './http/handlers/feed.js';
+import { FeedService } from './commands/feed-service.js';
+import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
 import { applyStartupMode, ensureFirstInvitation } from './identity/town.js';
 import { EmbeddedEventStore } from './stores/embedded-event-store.js';
@@ -216,11 +219,35 @@ export async function openTown(options: TownOptions): Promise<Town> {
     }
     const keys = settings.signing !== false ? publicKeys(await loadRepositoryKeys(settings.dataDir)) : undefined;
 
+    const feed = new FeedService(events, clock, config.host);
+    // The town's answers follow the projectors: in this process on the embedded stores, as a
+    // worker (`npm run reactor -- feed`) beside EventStoreDB and MongoDB.
+    if (settings.inProcessProjectors) {
+      const reactor = await startFeedReactor({
+        events,
+        reads,
+        world,
+        feed,
+        host: config.host,
+        onError: (e) => options.logger?.error('feed answers failed', { error: e.message }),
+      });
+      closers.push(() => reactor.close());
+    }
+
     const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
     // Every row of the route table is bound here or stated as not built: a route left out, or a
     // key no row has, does not compile.
     const handlers: RoomTable = {
-      ...identityHandlers({ store: events, config, clock, limiters, arrivalBits: options.arrivalBits, turns: turnsLeft(deps) }),
+      ...identityHandlers({
+        store: events,
+        config,
+        clock,
+        limiters,
+        arrivalBits: options.arrivalBits,
+        turns: turnsLeft(deps),
+        feed: (principal) => feed.left(principal),
+      }),
+      ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
       ...xrpcHandlers({ reads, events, programs, clock, config, keys, firehoseUrl: () => firehose?.url }),
@@ -230,12 +257,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
         'repl',
         'check',
         'cite',
-        'feed',
-        'feedPost',
         // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
         'xrpcProcedure',
-        'feedPage',
-        'feedPagePost',
         'book',
       ),
     };

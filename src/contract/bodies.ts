@@ -122,14 +122,17 @@ export type CiteBody = t.TypeOf<typeof CiteBody>;
 
 // ---- 4.4 feed ------------------------------------------------------------------------------
 
-export const FeedPostBody = fields('feed post', { text: NonEmptyText }, { reply_to: NonEmptyText });
+/** A post's text: something besides white space, at most feedPostChars. */
+const FeedText = pattern(`text (1..${limits.feedPostChars}, not only white space)`, /\S/, 1, limits.feedPostChars);
+const PostUri = pattern('at:// uri of a feed post', /^at:\/\/\S+$/, 1, 512);
+export const FeedPostBody = fields('feed post', { text: FeedText }, { reply_to: PostUri });
 export type FeedPostBody = t.TypeOf<typeof FeedPostBody>;
-export const FeedQuery = openFields('feed query', {}, { thread: Text, before: Text });
+export const FeedQuery = openFields('feed query', {}, { thread: PostUri, before: PostUri });
 
 // ---- 4.6 pages (forms arrive urlencoded; every value is text) -------------------------------
 
 /** Browser forms carry their buttons' names, so form bodies are open. */
-export const FeedPageBody = openFields('feed post', { text: NonEmptyText }, { reply_to: Text });
+export const FeedPageBody = openFields('feed post', { text: FeedText }, { reply_to: Text });
 export type FeedPageBody = t.TypeOf<typeof FeedPageBody>;
 
 export const EnterBody = t.union([

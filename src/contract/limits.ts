@@ -38,6 +38,9 @@ export const limits = {
   hostedAccountRequests: 256,
   cardIdLength: [1, 128] as [number, number],
   guestNameLength: [1, 32] as [number, number],
+  // Not shown in the spec: our choices (docs/decisions.md).
+  feedQuotaPerHour: 20,
+  feedPostChars: 3000,
 } as const;
 
 /** The limits as the catalogue shows them: name, value, and what each applies to. */
@@ -75,4 +78,6 @@ export const limitTable: { name: string; value: unknown; appliesTo: string }[] =
   { name: 'hostedAccountRequests', value: limits.hostedAccountRequests, appliesTo: 'hosted repository' },
   { name: 'cardIdLength', value: limits.cardIdLength, appliesTo: 'object id' },
   { name: 'guestNameLength', value: limits.guestNameLength, appliesTo: 'name' },
+  { name: 'feedQuota', value: `${limits.feedQuotaPerHour} per hour`, appliesTo: 'posts to the feed, per resident (`me.feed` shows what is left)' },
+  { name: 'feedPostChars', value: limits.feedPostChars, appliesTo: 'text of one feed post (UTF-16 code units, as JSON counts them)' },
 ];

@@ -290,7 +290,14 @@ export const routes = [
 
   // 4.6 pages for people
   route({ name: 'home', method: 'GET', path: '/', ...page, does: 'HTML home' }),
-  route({ name: 'feedPage', method: 'GET', path: '/feed', ...page, does: "HTML feed: newest threads, the town's answers, and (signed in) a post box" }),
+  route({
+    name: 'feedPage',
+    method: 'GET',
+    path: '/feed',
+    ...page,
+    query: b.FeedQuery,
+    does: "HTML feed: newest threads, the town's answers, and (signed in) a post box; `before` for older threads",
+  }),
   route({
     name: 'feedPagePost',
     method: 'POST',

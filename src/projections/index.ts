@@ -4,6 +4,7 @@
  */
 import type { Programs } from '../cards/kernel/programs.js';
 import { cardsProjection } from './cards.js';
+import { feedProjection } from './feed.js';
 import { guestsProjection } from './guests.js';
 import { offersProjection } from './offers.js';
 import { pendingProjection } from './pending.js';
@@ -11,7 +12,7 @@ import type { Projection } from './projection.js';
 import { receiptsProjection } from './receipts.js';
 import { repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
 
-export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests', 'repository'] as const;
+export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests', 'feed', 'repository'] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 
 /** `repository`: the keys it signs with (none: records without a tree; src/repository/keys.ts). */
@@ -22,6 +23,7 @@ export function allProjections(programs: Programs, repository: RepositoryProject
     offers: offersProjection(),
     pending: pendingProjection(),
     guests: guestsProjection(),
+    feed: feedProjection(),
     repository: repositoryProjection(repository),
   };
 }

@@ -30,6 +30,14 @@ export interface MeReply {
   scratches: ScratchSummary[];
   rateLimit: { limit: number; windowSeconds: number; remaining: number };
   turns?: TurnsLeft;
+  /** Posts the caller may still make to the feed this clock hour (feed_quota: our value, 20). */
+  feed?: FeedLeft;
+}
+
+export interface FeedLeft {
+  limit: number;
+  remaining: number;
+  next: string;
 }
 
 export interface MeSources {
@@ -41,6 +49,8 @@ export interface MeSources {
   scratches?(principal: string): Promise<ScratchSummary[]>;
   /** The world room's turn quota; only an open town counts turns. */
   turns?(principal: string): Promise<TurnsLeft>;
+  /** The feed's quota; without it `me` has no `feed`. */
+  feed?(principal: string): Promise<FeedLeft>;
 }
 
 export async function readMe(caller: Caller, sources: MeSources): Promise<MeReply> {
@@ -57,5 +67,6 @@ export async function readMe(caller: Caller, sources: MeSources): Promise<MeRepl
     rateLimit: sources.rateLimit,
   };
   if (sources.townOpen && sources.turns) reply.turns = await sources.turns(caller.principal);
+  if (sources.feed) reply.feed = await sources.feed(caller.principal);
   return reply;
 }

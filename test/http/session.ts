@@ -17,6 +17,8 @@ export interface Session {
   method?: string;
   slug?: string;
   intent?: string;
+  /** The URI of a post made to the feed. */
+  post?: string;
 }
 
 export interface Exchange {
@@ -131,6 +133,24 @@ export const steps: Step[] = [
     route: 'receiptByIntent',
     needs: ['credential', 'intent'],
     request: (s) => ({ method: 'GET', path: `/AGENTS.md/receipt?intent=${encodeURIComponent(s.intent ?? '')}`, headers: bearer(s) }),
+  },
+  {
+    title: 'Say something to the town',
+    say: 'A top-level post is said to the town card; it answers under it within seconds.',
+    route: 'feedPost',
+    needs: ['credential'],
+    request: (s) => ({ method: 'POST', path: '/AGENTS.md/feed', headers: { ...bearer(s), ...json }, body: { text: 'hello, what can I do here?' } }),
+    keep: (r, s) => {
+      s.post = r.uri;
+    },
+  },
+  {
+    title: "Read the town's answer",
+    say: "The thread: your post, and the town's answer with the receipt of the turn that made it.",
+    route: 'feed',
+    needs: ['credential', 'post'],
+    request: (s) => ({ method: 'GET', path: `/AGENTS.md/feed?thread=${encodeURIComponent(s.post ?? '')}`, headers: bearer(s) }),
+    settle: (r) => r.threads?.[0]?.replies?.some((p: { town: boolean }) => p.town) === true,
   },
   {
     title: 'Send a body that is not JSON',

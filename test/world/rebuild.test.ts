@@ -70,6 +70,19 @@ test('live read models equal rebuilt ones, digest for digest', async () => {
     const guests = await Promise.all(['ann', 'bob', 'cy', 'dee'].map((g) => t.guest(g)));
     const turns = await mixedTurns(t, guests);
     assert.ok(turns >= 200, `${turns} turns`);
+    // The feed: posts, replies and the town's answers to them.
+    for (const g of guests) {
+      const post = await t.post('/AGENTS.md/feed', g.token, { text: `hello from ${g.name}` });
+      assert.is(post.status, 200, post.text);
+      assert.is((await t.post('/AGENTS.md/feed', guests[0]!.token, { text: 'welcome', reply_to: post.json.uri })).status, 200);
+    }
+    // Every post answered before the journal's head is taken, so no answer lands after it.
+    for (let until = Date.now() + 5000; ; ) {
+      const threads = (await t.get('/AGENTS.md/feed', guests[0]!.token)).json.threads as { replies: { town: boolean }[] }[];
+      if (threads.length === guests.length && threads.every((th) => th.replies.some((r) => r.town))) break;
+      assert.ok(Date.now() < until, 'the town answered every post');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const head = (await t.town.events.headPosition())!;
     for (const p of t.town.projectors) assert.ok(await p.waitFor(head, 30_000), `the live projectors caught up (${p.names.join(', ')})`);
     const projections = allProjections(libraryPrograms());
@@ -97,7 +110,7 @@ test('live read models equal rebuilt ones, digest for digest', async () => {
     const rebuilt = await cli(path.join(root, 'dist/src/cli/rebuild.js'), [], env);
     assert.is(rebuilt.code, 0, rebuilt.stderr);
     const lines = rebuilt.stdout.trim().split('\n');
-    assert.ok(lines[0]!.startsWith('rebuilt cards, receipts, offers, pending, guests, repository:'), lines[0]);
+    assert.ok(lines[0]!.startsWith('rebuilt cards, receipts, offers, pending, guests, feed, repository:'), lines[0]);
     assert.equal(lines.filter((l) => l.startsWith('digest ')).sort(), [...live.values()].sort(), 'rebuilt digests equal the live ones');
     assert.ok(/ev\/s ETA/.test(rebuilt.stderr), 'a progress bar with events/s and ETA');
     assert.ok(

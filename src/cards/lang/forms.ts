@@ -4,8 +4,7 @@
  * record or a variant whose tags carry fields has no form, and the spell takes typed data.
  */
 import type { FieldForm, FormField, MethodInfo } from '../program.js';
-import { fnSignature } from './check.js';
-import type { FnSym } from './ir.js';
+import { type FnSym, fnSignature } from './ir.js';
 import type { Ty } from './types.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;

@@ -5,7 +5,7 @@
  */
 import type { Builtin } from './builtins.js';
 import type { Span } from './diagnostics.js';
-import type { Ty, VariantTy } from './types.js';
+import { show, type Ty, type VariantTy } from './types.js';
 import type { Value } from './values.js';
 import type { Rt } from './meter.js';
 
@@ -65,8 +65,13 @@ export interface FnSym {
   slots?: number;
   /** Filled by the compiler: runs the body on a frame whose first slots hold the arguments. */
   exec?: (env: Value[], rt: Rt) => Value;
-  /** What one call counts toward the call depth limit (see compiler.callWeight). */
+  /** What one call counts toward the call depth limit (see callWeight in compiler/cost.ts). */
   weight?: number;
+}
+
+/** How a function is written: `def add(a: Natural, b: Natural) -> Natural`. */
+export function fnSignature(f: FnSym): string {
+  return `${f.kind} ${f.name}(${f.params.map((p) => `${p.name}: ${show(p.ty)}`).join(', ')}) -> ${show(f.ret)}`;
 }
 
 /** A law clause, want or rule checked against the state type: slot 0 is self, slot 1 before. */

@@ -7,7 +7,9 @@ import type { Budget, CallContext, LawClause, MethodInfo, Module, Program, RuleI
 import { emptyRecord, type TypedData } from '../typed.js';
 import { Mismatch, checkBounds, fromTyped, hasBounds, toTyped } from './boundary.js';
 import type { CheckedModule } from './check.js';
-import { clauseCost, compileClause, compileFn, type Ev } from './compiler.js';
+import { compileClause, compileFn } from './compiler.js';
+import { clauseCost } from './compiler/cost.js';
+import type { Ev } from './compiler/expressions.js';
 import { methodInfo } from './forms.js';
 import type { FnSym } from './ir.js';
 import { Rt, sizeOf, utf8Length } from './meter.js';

@@ -10,7 +10,7 @@ import { enterPage, keyPage, leavePage, localPath } from '../../identity/pages.j
 import { checkSameOrigin } from '../same-origin.js';
 import { IdentityService, sessionLifetimeMs, type Admission } from '../../identity/service.js';
 import { readTownOpen } from '../../identity/town.js';
-import { readMe, type ScratchSummary, type TurnsLeft } from '../../queries/me.js';
+import { type FeedLeft, readMe, type ScratchSummary, type TurnsLeft } from '../../queries/me.js';
 import type { EventStore } from '../../stores/event-store.js';
 import type { TownContext } from '../handler.js';
 import type { RoomHandlers, RouteContext } from '../route-types.js';
@@ -38,6 +38,8 @@ export interface IdentityDeps {
   scratches?(principal: string): Promise<ScratchSummary[]>;
   /** Turns left this hour on an open town (the world room); `me` omits `turns` without it. */
   turns?(principal: string): Promise<TurnsLeft>;
+  /** Posts left this hour (the feed room); `me` omits `feed` without it. */
+  feed?(principal: string): Promise<FeedLeft>;
 }
 
 /** The credential reply of spec 2.2. */
@@ -163,6 +165,7 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
         townOpen: await readTownOpen(store),
         scratches: deps.scratches,
         turns: deps.turns,
+        feed: deps.feed,
       });
       return { ...reply, _links: links({ revoke: hrefOf('revoke') }) };
     },

@@ -1,0 +1,54 @@
+/** Binary operators: `and`/`or` on Booleans, equality on any one type, order, `+` on naturals, texts and lists, arithmetic on naturals. */
+import type { Expr } from '../ast.js';
+import type { E } from '../ir.js';
+import { BOOL, ERR, NAT, TEXT, compat, isBool, isNat, isTextLike, show, type Ty } from '../types.js';
+import { expr } from './expressions.js';
+import type { FnCtx } from './locals.js';
+import { type ModuleScope, report } from './scope.js';
+
+export function binary(m: ModuleScope, e: Extract<Expr, { k: 'bin' }>, f: FnCtx): [E, Ty] {
+  const op = e.op;
+  if (op === 'and' || op === 'or') {
+    const [l, lt] = expr(m, e.l, f);
+    const [r, rt] = expr(m, e.r, f);
+    if (!isBool(lt)) report(m, 'type', e.l.span, `${op} joins Booleans, not ${show(lt)}`, undefined, f);
+    if (!isBool(rt)) report(m, 'type', e.r.span, `${op} joins Booleans, not ${show(rt)}`, undefined, f);
+    return [{ k: op, l, r }, BOOL];
+  }
+  if (op === '==' || op === '!=') {
+    const [l, lt] = expr(m, e.l, f);
+    const [r, rt] = expr(m, e.r, f, lt);
+    if (!compat(lt, rt) && !compat(rt, lt)) {
+      report(m, 'type', e.span, `${show(lt)} and ${show(rt)} are never equal: they are different types`, undefined, f);
+    }
+    return [{ k: 'eq', neg: op === '!=', l, r }, BOOL];
+  }
+  const [l, lt] = expr(m, e.l, f);
+  const [r, rt] = expr(m, e.r, f, lt.k === 'list' ? lt : undefined);
+  if (op === '<' || op === '<=' || op === '>' || op === '>=') {
+    const ok = (isNat(lt) && isNat(rt)) || (isTextLike(lt) && isTextLike(rt));
+    if (!ok) report(m, 'type', e.span, `${op} compares two naturals or two texts, not ${show(lt)} and ${show(rt)}`, undefined, f);
+    return [{ k: 'cmp', op, l, r }, BOOL];
+  }
+  if (op === '+') {
+    if (lt.k === 'text' || rt.k === 'text') {
+      if (!isTextLike(lt) || !isTextLike(rt)) {
+        report(m, 'type', e.span, `+ joins two texts, not ${show(lt)} and ${show(rt)}`, 'put a value into text with a hole: "{n} lamps"', f);
+        return [{ k: 'const', v: '' }, TEXT];
+      }
+      return [{ k: 'concat', l, r, list: false }, TEXT];
+    }
+    if (lt.k === 'list' || rt.k === 'list') {
+      if (lt.k !== 'list' || rt.k !== 'list' || (!compat(lt.of, rt.of) && !compat(rt.of, lt.of))) {
+        report(m, 'type', e.span, `+ joins two lists of the same kind, not ${show(lt)} and ${show(rt)}`, 'append(list, item)', f);
+        return [l, ERR];
+      }
+      return [{ k: 'concat', l, r, list: true }, lt.of.k === 'err' ? rt : lt];
+    }
+  }
+  if (!isNat(lt) || !isNat(rt)) {
+    report(m, 'type', e.span, `${op} works on naturals, not ${show(lt)} and ${show(rt)}`, undefined, f);
+    return [{ k: 'const', v: 0 }, ERR];
+  }
+  return [{ k: 'arith', op: op as '+' | '-' | '*' | '/' | '%', l, r }, NAT];
+}

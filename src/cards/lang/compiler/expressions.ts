@@ -1,0 +1,284 @@
+/**
+ * Checked expressions to closures `(env, rt) => value`. Each closure does its node's work and
+ * charges heap for what it allocates; ticks are charged by the statement around it (cost.ts).
+ */
+import { shownPrincipal } from '../../program.js';
+import type { E, FnSym } from '../ir.js';
+import { type Rt, maxCallDepth, tooDeep } from '../meter.js';
+import { Halt, Tagged, add, display, div, eq, limbs, mod, mul, sub, type Value } from '../values.js';
+
+export type Ev = (env: Value[], rt: Rt) => Value;
+
+const MAX = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Charges arithmetic on big naturals by its size before doing it, so a loop that squares a
+ * number cannot spend seconds or gigabytes inside one tick: ticks for the work (limbs, or
+ * limbs × limbs / 16 for * / %), heap for the result.
+ */
+function bigWork(rt: Rt, a: Value, b: Value, op: '+' | '-' | '*' | '/' | '%'): void {
+  const la = limbs(a);
+  const lb = limbs(b);
+  if (op === '*') {
+    rt.tick(Math.ceil((la * lb) / 16));
+    rt.alloc(16 + 8 * (la + lb));
+  } else if (op === '/' || op === '%') {
+    rt.tick(Math.ceil((la * lb) / 16));
+    rt.alloc(16 + 8 * la);
+  } else {
+    rt.tick(Math.max(la, lb));
+    rt.alloc(16 + 8 * (Math.max(la, lb) + 1));
+  }
+}
+
+export function evaluation(reason: string): never {
+  throw new Halt({ class: 'evaluation', reason });
+}
+
+export function compileExpr(e: E): Ev {
+  switch (e.k) {
+    case 'const': {
+      const v = e.v;
+      return () => v;
+    }
+    case 'local': {
+      const s = e.slot;
+      return (env) => env[s]!;
+    }
+    case 'ctx': {
+      switch (e.name) {
+        case 'caller':
+          return (_, rt) => rt.ctx!.caller;
+        case 'owner':
+          return (_, rt) => rt.ctx!.owner;
+        case 'this':
+          return (_, rt) => rt.ctx!.self;
+        case 'now':
+          return (_, rt) => {
+            const n = rt.ctx!.now;
+            return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+          };
+      }
+      break;
+    }
+    case 'text': {
+      const parts = e.parts.map((p) =>
+        typeof p === 'string' ? p : { ev: compileExpr(p.e), ty: p.ty, principal: p.ty.k === 'text' && p.ty.sub === 'Principal' },
+      );
+      return (env, rt) => {
+        let s = '';
+        for (const p of parts) {
+          if (typeof p === 'string') s += p;
+          else {
+            const v = p.ev(env, rt);
+            // a principal reads as the guest's handle (spec 5.2), as display() shows it
+            s += typeof v === 'string' ? (p.principal ? shownPrincipal(v) : v) : display(v, p.ty);
+          }
+        }
+        rt.alloc(8 + s.length);
+        return s;
+      };
+    }
+    case 'field': {
+      const o = compileExpr(e.obj);
+      const s = e.slot;
+      return (env, rt) => (o(env, rt) as Value[])[s]!;
+    }
+    case 'index': {
+      const o = compileExpr(e.obj);
+      const i = compileExpr(e.idx);
+      return (env, rt) => {
+        const xs = o(env, rt) as Value[];
+        const k = i(env, rt);
+        if (typeof k !== 'number' || k >= xs.length) evaluation(`index ${k} is past the end of a list of ${xs.length}`);
+        return xs[k]!;
+      };
+    }
+    case 'call':
+      return compileCall(e.fn, e.args.map(compileExpr));
+    case 'builtin': {
+      const args = e.args.map(compileExpr);
+      const b = e.b;
+      const tys = e.tys;
+      if (args.length === 1) {
+        const a0 = args[0]!;
+        return (env, rt) => b.run([a0(env, rt)], rt, tys);
+      }
+      if (args.length === 2) {
+        const a0 = args[0]!;
+        const a1 = args[1]!;
+        return (env, rt) => b.run([a0(env, rt), a1(env, rt)], rt, tys);
+      }
+      return (env, rt) =>
+        b.run(
+          args.map((a) => a(env, rt)),
+          rt,
+          tys,
+        );
+    }
+    case 'record':
+    case 'list': {
+      const items = e.items.map(compileExpr);
+      const size = 16 + 8 * items.length;
+      return (env, rt) => {
+        rt.alloc(size);
+        const out = new Array<Value>(items.length);
+        for (let i = 0; i < items.length; i++) out[i] = items[i]!(env, rt);
+        return out;
+      };
+    }
+    case 'update': {
+      const o = compileExpr(e.obj);
+      const sets = e.sets.map(([s, x]) => [s, compileExpr(x)] as const);
+      return (env, rt) => {
+        const src = o(env, rt) as Value[];
+        rt.alloc(16 + 8 * src.length);
+        const out = src.slice();
+        for (const [s, x] of sets) out[s] = x(env, rt);
+        return out;
+      };
+    }
+    case 'ctor': {
+      const tag = e.tag;
+      if (!e.fields) {
+        const v = new Tagged(tag, null);
+        return () => v;
+      }
+      const fields = e.fields.map(compileExpr);
+      const size = 32 + 8 * fields.length;
+      return (env, rt) => {
+        rt.alloc(size);
+        return new Tagged(
+          tag,
+          fields.map((f) => f(env, rt)),
+        );
+      };
+    }
+    case 'arith': {
+      const l = compileExpr(e.l);
+      const r = compileExpr(e.r);
+      switch (e.op) {
+        case '+':
+          return (env, rt) => {
+            const a = l(env, rt);
+            const b = r(env, rt);
+            if (typeof a === 'number' && typeof b === 'number') {
+              const x = a + b;
+              if (x <= MAX) return x;
+            }
+            bigWork(rt, a, b, '+');
+            return add(a, b);
+          };
+        case '-':
+          return (env, rt) => {
+            const a = l(env, rt);
+            const b = r(env, rt);
+            if (typeof a === 'number' && typeof b === 'number' && b <= a) return a - b;
+            bigWork(rt, a, b, '-');
+            return sub(a, b);
+          };
+        case '*':
+          return (env, rt) => {
+            const a = l(env, rt);
+            const b = r(env, rt);
+            if (typeof a === 'number' && typeof b === 'number') {
+              const x = a * b;
+              if (x <= MAX) return x;
+            }
+            bigWork(rt, a, b, '*');
+            return mul(a, b);
+          };
+        case '/':
+          return (env, rt) => {
+            const a = l(env, rt);
+            const b = r(env, rt);
+            if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '/');
+            return div(a, b);
+          };
+        case '%':
+          return (env, rt) => {
+            const a = l(env, rt);
+            const b = r(env, rt);
+            if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '%');
+            return mod(a, b);
+          };
+      }
+      break;
+    }
+    case 'concat': {
+      const l = compileExpr(e.l);
+      const r = compileExpr(e.r);
+      if (e.list) {
+        return (env, rt) => {
+          const a = l(env, rt) as Value[];
+          const b = r(env, rt) as Value[];
+          rt.alloc(16 + 8 * (a.length + b.length));
+          return a.concat(b);
+        };
+      }
+      return (env, rt) => {
+        const s = (l(env, rt) as string) + (r(env, rt) as string);
+        rt.alloc(8 + s.length);
+        return s;
+      };
+    }
+    case 'cmp': {
+      const l = compileExpr(e.l);
+      const r = compileExpr(e.r);
+      switch (e.op) {
+        case '<':
+          return (env, rt) => (l(env, rt) as number) < (r(env, rt) as number);
+        case '<=':
+          return (env, rt) => (l(env, rt) as number) <= (r(env, rt) as number);
+        case '>':
+          return (env, rt) => (l(env, rt) as number) > (r(env, rt) as number);
+        case '>=':
+          return (env, rt) => (l(env, rt) as number) >= (r(env, rt) as number);
+      }
+      break;
+    }
+    case 'eq': {
+      const l = compileExpr(e.l);
+      const r = compileExpr(e.r);
+      const neg = e.neg;
+      return (env, rt) => {
+        const a = l(env, rt);
+        const b = r(env, rt);
+        if (typeof a !== 'object' || typeof b !== 'object') return (a === b) !== neg;
+        const c = rt.count;
+        c.n = 0;
+        const same = eq(a, b, c);
+        rt.tick(c.n);
+        return same !== neg;
+      };
+    }
+    case 'and': {
+      const l = compileExpr(e.l);
+      const r = compileExpr(e.r);
+      return (env, rt) => (l(env, rt) as boolean) && (r(env, rt) as boolean);
+    }
+    case 'or': {
+      const l = compileExpr(e.l);
+      const r = compileExpr(e.r);
+      return (env, rt) => (l(env, rt) as boolean) || (r(env, rt) as boolean);
+    }
+    case 'not': {
+      const x = compileExpr(e.e);
+      return (env, rt) => !(x(env, rt) as boolean);
+    }
+  }
+  throw new Error(`compiler: unknown node ${(e as E).k}`);
+}
+
+function compileCall(fn: FnSym, args: Ev[]): Ev {
+  const n = args.length;
+  return (env, rt) => {
+    const frame = new Array<Value>(fn.slots ?? n);
+    for (let i = 0; i < n; i++) frame[i] = args[i]!(env, rt);
+    const w = fn.weight!;
+    if ((rt.depth += w) > maxCallDepth) throw tooDeep;
+    const v = fn.exec!(frame, rt);
+    rt.depth -= w;
+    return v;
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The feed projection: one document per thread, its root post and its replies (the town's answer
+ * among them) in order, and the record key of its newest post, by which threads sort newest
+ * activity first (TIDs sort by time and never repeat).
+ *
+ *   feed.threads  _id `<root rkey>`
+ *
+ * Idempotent: a post already in its thread is not added again.
+ */
+import { decodeFeedEvent } from '../events/feed.js';
+import type { RecordedEvent } from '../stores/event-store.js';
+import type { Doc, Unit } from '../stores/read-store.js';
+import type { Projection } from './projection.js';
+
+export const feedThreadsCollection = 'feed.threads';
+
+export interface FeedPostDoc {
+  rkey: string;
+  /** Absent on the town's answers. */
+  author?: { did: string; handle: string; principal: string };
+  at: number;
+  text: string;
+  replyTo?: string;
+  root: string;
+  town: boolean;
+  receipt?: { slug: string; cid: string; height: number };
+}
+
+export interface FeedThreadDoc extends Doc {
+  post: FeedPostDoc;
+  replies: FeedPostDoc[];
+  /** Record key of the newest post of the thread. */
+  last: string;
+}
+
+function postOf(event: RecordedEvent): FeedPostDoc {
+  const e = decodeFeedEvent(event);
+  if (e.type === 'FeedPosted') {
+    const d = e.data;
+    return { rkey: d.rkey, author: d.author, at: d.at, text: d.text, root: d.root, town: false, ...(d.replyTo ? { replyTo: d.replyTo } : {}) };
+  }
+  const d = e.data;
+  return { rkey: d.rkey, at: d.at, text: d.text, replyTo: d.to, root: d.to, town: true, ...(d.receipt ? { receipt: d.receipt } : {}) };
+}
+
+export function feedProjection(): Projection {
+  return {
+    name: 'feed',
+    collections: [feedThreadsCollection],
+    indexes: [{ collection: feedThreadsCollection, spec: { keys: { last: -1 }, name: 'newest' } }],
+    handles: (type) => type === 'FeedPosted' || type === 'FeedAnswered',
+    async apply(event: RecordedEvent, unit: Unit): Promise<void> {
+      const post = postOf(event);
+      const threads = unit.collection(feedThreadsCollection);
+      if (post.rkey === post.root) {
+        if (await threads.findOne({ _id: post.rkey })) return;
+        await threads.insertOne({ _id: post.rkey, post, replies: [], last: post.rkey } satisfies FeedThreadDoc);
+        return;
+      }
+      const thread = (await threads.findOne({ _id: post.root })) as FeedThreadDoc | null;
+      if (!thread || thread.replies.some((r) => r.rkey === post.rkey)) return;
+      // Keys grow along the stream (the decider makes each after the last), so this post is the newest.
+      await threads.replaceOne({ _id: post.root }, { ...thread, replies: [...thread.replies, post], last: post.rkey });
+    },
+  };
+}
