@@ -5,7 +5,7 @@
  * instead of read off the wall clock (`Repo.formatCommit` takes `TID.nextStr()`): the projection
  * derives it from the journal, so a repository rebuilt from the journal reaches the same signed
  * head as the live one (docs/decisions.md, "Repository: the head is a function of the journal").
- * Otherwise this is `Repo.formatCommit` step for step.
+ * Otherwise this is `Repo.formatCommit` step for step, but for which keys it proves (provedKeys).
  */
 import type * as crypto from '@atproto/crypto';
 import { encode as cborEncode } from '@atproto/lex-cbor';
@@ -28,6 +28,35 @@ export interface MadeCommit {
 }
 
 const dataKey = (op: RecordWriteOp) => `${op.collection}/${op.rkey}`;
+
+/**
+ * The keys whose covering proofs a commit carries (its `relevantBlocks`, for consumers that check
+ * a frame without the whole repository). `Repo.formatCommit` proves every written key; proving a
+ * run of new keys that are neighbours in the tree (a collection's new records: their keys are
+ * heights above every key it held) needs only its first and last key's proofs, because every
+ * node on the way to a new key is itself a new block and the commit carries all of those. Each
+ * proof is a walk that serialises the nodes it passes, and proving all 200 keys of a commit was
+ * two thirds of what folding cost; other writes (updates) are proved one by one.
+ */
+function provedKeys(writes: RecordWriteOp[]): string[] {
+  const keys: string[] = [];
+  const runs = new Map<string, { first: string; last: string }>();
+  for (const op of writes) {
+    const key = dataKey(op);
+    if (op.action !== WriteOpAction.Create) {
+      keys.push(key);
+      continue;
+    }
+    const run = runs.get(op.collection);
+    if (!run) runs.set(op.collection, { first: key, last: key });
+    else {
+      if (key < run.first) run.first = key;
+      if (key > run.last) run.last = key;
+    }
+  }
+  for (const { first, last } of runs.values()) keys.push(...(first === last ? [first] : [first, last]));
+  return keys;
+}
 
 /**
  * Applies `writes` to the tree of `prev` (an empty tree for the first commit) and signs the
@@ -54,7 +83,7 @@ export async function commitAt(
   const newBlocks = diff.newMstBlocks;
   const removedCids: CidSet = diff.removedCids;
   const relevantBlocks = new BlockMap();
-  for (const proof of await Promise.all(writes.map((op) => data.getCoveringProof(dataKey(op))))) relevantBlocks.addMap(proof);
+  for (const proof of await Promise.all(provedKeys(writes).map((key) => data.getCoveringProof(key)))) relevantBlocks.addMap(proof);
   const added = leaves.getMany(diff.newLeafCids.toList());
   if (added.missing.length > 0) throw new Error(`missing leaf blocks: ${added.missing.join(', ')}`);
   newBlocks.addMap(added.blocks);

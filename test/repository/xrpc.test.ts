@@ -267,7 +267,11 @@ test('the firehose: #commit frames over a WebSocket, resumable with a cursor, ea
     assert.is(diff.commit.rev, body.rev);
     await storage.putMany(diff.commit.newBlocks as BlockMap);
     const commit = await storage.readObj(diff.commit.cid, def.commit);
-    repo = { storage, data: MST.load(storage, commit.data), commit, cid: diff.commit.cid, did } as never;
+    const data = MST.load(storage, commit.data);
+    repo = { storage, data, commit, cid: diff.commit.cid, did } as never;
+    // The frame also carries the covering proof of every operation (for consumers without the repository).
+    const { blocks } = await readCarWithRoot(body.blocks);
+    for (const op of body.ops) for (const cid of (await data.getCoveringProof(op.path)).cids()) assert.ok(blocks.has(cid), `frame ${body.seq}: proof of ${op.path}`);
     seqs.push(body.seq);
   }
   const latest = await agent.com.atproto.sync.getLatestCommit({ did });
