@@ -30,7 +30,11 @@ import { flag, median } from './turns-figures.js';
 const servers = fileURLToPath(new URL('./turns-servers.js', import.meta.url));
 
 function child(args: string[], env: NodeJS.ProcessEnv = {}): { proc: ChildProcess; first: Promise<any> } {
-  const proc = fork(servers, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env }, execArgv: ['--max-old-space-size=4096'] });
+  const proc = fork(servers, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+    execArgv: ['--max-old-space-size=4096'],
+  });
   const first = new Promise<any>((resolve, reject) => {
     proc.once('message', resolve);
     proc.once('exit', (code) => reject(new Error(`bench child ${args[0]} exited (${code})`)));
@@ -60,7 +64,13 @@ async function load(url: string, seconds: number, tokens: string[], prefix: stri
     },
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ intent: `${prefix}-${n++}`, fields: { measures: 0 } }) }) }],
   });
-  return { rps: r.requests.average as number, p50: r.latency.p50 as number, p99: r.latency.p99 as number, non2xx: r.non2xx as number, errors: (r.errors + r.timeouts) as number };
+  return {
+    rps: r.requests.average as number,
+    p50: r.latency.p50 as number,
+    p99: r.latency.p99 as number,
+    non2xx: r.non2xx as number,
+    errors: (r.errors + r.timeouts) as number,
+  };
 }
 
 /** Waits until the repository has folded the town's journal; the seconds it took. */

@@ -48,7 +48,7 @@ import { TOWN_WORLD } from './events/world.js';
  * The repository's projector waits this long after a live entry before folding, so one signed
  * commit covers what arrived meanwhile; and gives way to the request thread (nice 10).
  */
-const repositoryLingerMs = 250;
+const repositoryLingerMs = 1000;
 const repositoryNice = 10;
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */

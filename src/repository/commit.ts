@@ -10,7 +10,18 @@
 import type * as crypto from '@atproto/crypto';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { type Cid, cidForCbor } from '@atproto/lex-data';
-import { BlockMap, CidSet, type Commit, type CommitData, DataDiff, MST, type ReadableBlockstore, type RecordWriteOp, signCommit, WriteOpAction } from '@atproto/repo';
+import {
+  BlockMap,
+  type CidSet,
+  type Commit,
+  type CommitData,
+  DataDiff,
+  MST,
+  type ReadableBlockstore,
+  type RecordWriteOp,
+  signCommit,
+  WriteOpAction,
+} from '@atproto/repo';
 
 /** A repository as the projection holds it between commits. */
 export interface RepoHead {

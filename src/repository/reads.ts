@@ -57,7 +57,9 @@ export class RepositoryReads {
   async list(collection: string, limit: number, cursor: string | undefined, newestFirst: boolean): Promise<{ records: RecordDoc[]; cursor?: string }> {
     const low = `${collection}/`;
     const high = `${collection}/\u007f`;
-    const id: Record<string, string> = newestFirst ? { $gt: low, $lt: cursor !== undefined ? `${low}${cursor}` : high } : { $gt: cursor !== undefined ? `${low}${cursor}` : low, $lt: high };
+    const id: Record<string, string> = newestFirst
+      ? { $gt: low, $lt: cursor !== undefined ? `${low}${cursor}` : high }
+      : { $gt: cursor !== undefined ? `${low}${cursor}` : low, $lt: high };
     const docs = (await this.reads.collection(recordsCollection).find({ _id: id }, { sort: { _id: newestFirst ? -1 : 1 }, limit: limit + 1 })) as RecordDoc[];
     const page = docs.slice(0, limit);
     return docs.length > limit ? { records: page, cursor: page[page.length - 1]!.rkey } : { records: page };

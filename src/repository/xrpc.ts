@@ -123,7 +123,10 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     const rkey = rkeyParam(q);
     const match = await repo.record(collection, rkey);
     if ('ambiguous' in match) {
-      fail('AmbiguousSlug', `${match.ambiguous.length} receipts are named ${rkey}: ask by record key or content id (${match.ambiguous.map((d) => `${d.collection}/${d.rkey} ${d.entry}`).join(', ')})`);
+      fail(
+        'AmbiguousSlug',
+        `${match.ambiguous.length} receipts are named ${rkey}: ask by record key or content id (${match.ambiguous.map((d) => `${d.collection}/${d.rkey} ${d.entry}`).join(', ')})`,
+      );
     }
     if ('none' in match) fail('RecordNotFound', `no record ${collection}/${rkey} in ${mine}`);
     const doc = (match as { found: import('./records.js').RecordDoc }).found;

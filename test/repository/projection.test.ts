@@ -16,7 +16,15 @@ import { worldStream } from '../../src/events/world.js';
 import { applyEvents } from '../../src/projections/projection.js';
 import { DocBlockstore } from '../../src/repository/block-store.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
-import { blocksCollection, firehoseCollection, type FrameDoc, headCollection, type HeadDoc, recordsCollection, repositoryProjection } from '../../src/repository/projection.js';
+import {
+  blocksCollection,
+  firehoseCollection,
+  type FrameDoc,
+  headCollection,
+  type HeadDoc,
+  recordsCollection,
+  repositoryProjection,
+} from '../../src/repository/projection.js';
 import type { RecordDoc } from '../../src/repository/records.js';
 import type { RecordedEvent } from '../../src/stores/event-store.js';
 import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
@@ -58,7 +66,15 @@ function turn(height: number, object: string, more: Partial<Entry> = {}): Entry 
     clock: clock + Math.floor(height / 3),
     kind: 'turn',
     principal: 'guest:town.test:ann',
-    receipt: { status: 'done', line: `ann writes secret ${height} on ${object}`, revealed: [], offers: [], usage: { ticks: 1, heap: 0, bytes: 0 }, object, method: 'write' },
+    receipt: {
+      status: 'done',
+      line: `ann writes secret ${height} on ${object}`,
+      revealed: [],
+      offers: [],
+      usage: { ticks: 1, heap: 0, bytes: 0 },
+      object,
+      method: 'write',
+    },
     cid: `bafyreientry${height}`,
     slug: `word-word-${height}`,
     ...more,
@@ -109,10 +125,16 @@ test('receipts about a card one may not see are sealed, and follow its visibilit
     // Made public at 260: every record about it opens; hidden again at 262: every one is sealed.
     await fold(reads, dir, entries.slice(260, 262), 50);
     docs = await records(reads);
-    assert.not.ok(docs.some((d) => d.object === 'secret' && d.sealed), 'opened');
+    assert.not.ok(
+      docs.some((d) => d.object === 'secret' && d.sealed),
+      'opened',
+    );
     await fold(reads, dir, entries.slice(262), 50);
     docs = await records(reads);
-    assert.ok(docs.filter((d) => d.object === 'secret').every((d) => d.sealed), 'sealed again');
+    assert.ok(
+      docs.filter((d) => d.object === 'secret').every((d) => d.sealed),
+      'sealed again',
+    );
 
     // What the tree holds: the sealed records carry no public part.
     const head = (await reads.collection(headCollection).findOne({ _id: 'head' })) as HeadDoc;

@@ -271,12 +271,17 @@ test('the firehose: #commit frames over a WebSocket, resumable with a cursor, ea
     repo = { storage, data, commit, cid: diff.commit.cid, did } as never;
     // The frame also carries the covering proof of every operation (for consumers without the repository).
     const { blocks } = await readCarWithRoot(body.blocks);
-    for (const op of body.ops) for (const cid of (await data.getCoveringProof(op.path)).cids()) assert.ok(blocks.has(cid), `frame ${body.seq}: proof of ${op.path}`);
+    for (const op of body.ops)
+      for (const cid of (await data.getCoveringProof(op.path)).cids()) assert.ok(blocks.has(cid), `frame ${body.seq}: proof of ${op.path}`);
     seqs.push(body.seq);
   }
   const latest = await agent.com.atproto.sync.getLatestCommit({ did });
   assert.is(all.at(-1)![1].commit.toString(), latest.data.cid, 'the last frame is the head');
-  assert.equal(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'sequence numbers from 1, none skipped');
+  assert.equal(
+    seqs,
+    Array.from({ length: seqs.length }, (_, i) => i + 1),
+    'sequence numbers from 1, none skipped',
+  );
 
   // Resuming from a cursor gives what came after it.
   const again = new WebSocket(`${url}?cursor=${seqs.at(-2)}`);

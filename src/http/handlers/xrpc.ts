@@ -47,7 +47,10 @@ export function xrpcHandlers(deps: XrpcDeps): RoomHandlers<'xrpc' | 'didDocument
       }
       const handle = handleOf(deps.config.host, name);
       const doc = didDocument(didOf(deps.config.host, name), isValidHandle(handle) ? handle : invalidHandle, deps.config.origin, deps.keys);
-      return { ...doc, verificationMethod: doc.verificationMethod.filter((m) => m.id.endsWith('#atproto')).map((m) => ({ ...m, controller: doc.id, id: `${doc.id}#atproto` })) };
+      return {
+        ...doc,
+        verificationMethod: doc.verificationMethod.filter((m) => m.id.endsWith('#atproto')).map((m) => ({ ...m, controller: doc.id, id: `${doc.id}#atproto` })),
+      };
     },
   };
 }
