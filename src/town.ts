@@ -20,6 +20,8 @@ import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
+import { scratchHandlers } from './http/handlers/scratch.js';
+import { ScratchWorlds } from './commands/scratch-service.js';
 import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
@@ -41,6 +43,7 @@ import { allProjections, type ProjectionName, projectionNames } from './projecti
 import { loadRepositoryKeys } from './repository/keys.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
+import { rebuildStale } from './projections/versions.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
 
@@ -152,6 +155,10 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const signing = settings.signing !== false;
     if (settings.inProcessProjectors) {
       const all = allProjections(programs, signing ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
+      const projections = Object.values(all);
+      // Read models built by another version of their fold are rebuilt from the journal (with
+      // the progress bar on stderr) before a projector resumes them or a read is served.
+      await rebuildStale(events, reads, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
       await ensureIndexes(reads, Object.values(all));
       const modules = programs.libraryModules;
@@ -234,7 +241,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
       closers.push(() => reactor.close());
     }
 
-    const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
+    const scratches = new ScratchWorlds({ events, programs, clock, options: () => defaultOptions, town: world, host: config.host });
+    closers.push(() => scratches.close());
+    const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions, scratches };
     // Every row of the route table is bound here or stated as not built: a route left out, or a
     // key no row has, does not compile.
     const handlers: RoomTable = {
@@ -246,17 +255,14 @@ export async function openTown(options: TownOptions): Promise<Town> {
         arrivalBits: options.arrivalBits,
         turns: turnsLeft(deps),
         feed: (principal) => feed.left(principal),
+        scratches: (principal) => scratches.list({ principal, name: principal.slice(principal.lastIndexOf(':') + 1) }),
       }),
+      ...scratchHandlers({ scratches, town: world, events, fresh }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
       ...xrpcHandlers({ reads, events, programs, clock, config, keys, firehoseUrl: () => firehose?.url }),
       ...unbuilt(
-        'scratch',
-        'scratchObjects',
-        'repl',
-        'check',
-        'cite',
         // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
         'xrpcProcedure',
         'book',

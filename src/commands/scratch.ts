@@ -7,6 +7,7 @@
  *
  * A guest has at most two worlds open; opening a third is refused, naming the oldest.
  */
+import type { Decider, Decision } from '../contract/decider.js';
 import { limits } from '../contract/limits.js';
 import type { ScratchEvent, ScratchExpired, ScratchOpened } from '../events/scratch.js';
 import { scratchWorldId } from '../events/scratch.js';
@@ -35,7 +36,7 @@ export type ScratchCommand =
 
 export type ScratchRefusal = { reason: 'full'; oldest: string; expires: number } | { reason: 'alreadyOpen'; world: string };
 
-export type ScratchDecision = { ok: true; events: ScratchEvent[] } | { ok: false; reason: ScratchRefusal };
+export type ScratchDecision = Decision<ScratchEvent, ScratchRefusal>;
 
 const lifetimeMs = limits.scratchLifetimeSeconds * 1000;
 
@@ -80,3 +81,10 @@ export function evolveScratch(state: ScratchState, event: ScratchEvent): Scratch
   }
   return state;
 }
+
+/** A guest's scratch worlds in the one Decider shape. */
+export const scratchDecider: Decider<ScratchState, ScratchCommand, ScratchEvent, ScratchDecision> = {
+  decide: decideScratch,
+  evolve: evolveScratch,
+  initialState: initialScratch,
+};

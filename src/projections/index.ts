@@ -3,28 +3,37 @@
  * projector workers, rebuild and digest all know them.
  */
 import type { Programs } from '../cards/kernel/programs.js';
-import { cardsProjection } from './cards.js';
-import { feedProjection } from './feed.js';
-import { guestsProjection } from './guests.js';
-import { offersProjection } from './offers.js';
-import { pendingProjection } from './pending.js';
+import { cardsModel, cardsProjection } from './cards.js';
+import { feedModel, feedProjection } from './feed.js';
+import { guestsModel, guestsProjection } from './guests.js';
+import { offersModel, offersProjection } from './offers.js';
+import { pendingModel, pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
-import { receiptsProjection } from './receipts.js';
-import { repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
+import { receiptsModel, receiptsProjection } from './receipts.js';
+import { repositoryName, repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
 
-export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests', 'feed', 'repository'] as const;
+/** In the order rebuilds and digests list them. Readers name them by these literals, checked. */
+export const projectionNames = [
+  cardsModel.name,
+  receiptsModel.name,
+  offersModel.name,
+  pendingModel.name,
+  guestsModel.name,
+  feedModel.name,
+  repositoryName,
+] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 
 /** `repository`: the keys it signs with (none: records without a tree; src/repository/keys.ts). */
 export function allProjections(programs: Programs, repository: RepositoryProjectionOptions = {}): Record<ProjectionName, Projection> {
   return {
-    cards: cardsProjection(programs),
-    receipts: receiptsProjection(),
-    offers: offersProjection(),
-    pending: pendingProjection(),
-    guests: guestsProjection(),
-    feed: feedProjection(),
-    repository: repositoryProjection(repository),
+    [cardsModel.name]: cardsProjection(programs),
+    [receiptsModel.name]: receiptsProjection(),
+    [offersModel.name]: offersProjection(),
+    [pendingModel.name]: pendingProjection(),
+    [guestsModel.name]: guestsProjection(),
+    [feedModel.name]: feedProjection(),
+    [repositoryName]: repositoryProjection(repository),
   };
 }
 

@@ -142,6 +142,7 @@ async function run(): Promise<void> {
     });
   });
   const signing = data.signing;
+  // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
   const starting = startWorker({
     events: feed.events,
     reads,
@@ -151,6 +152,7 @@ async function run(): Promise<void> {
     ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
     ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
     onError: failed,
+    stale: 'refuse',
   });
   const projector = await starting;
   projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));

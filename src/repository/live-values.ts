@@ -14,7 +14,7 @@
 import { defaultOptions } from '../cards/kernel/options.js';
 import type { TypedData } from '../cards/typed.js';
 import { TownError } from '../contract/town-error.js';
-import { cardsCollection, type CardDoc } from '../projections/cards.js';
+import { cardDocs } from '../projections/cards.js';
 import { cardReply, shownCard } from '../queries/card.js';
 import { listWorld } from '../queries/world.js';
 import { packageOf, programOf, type WorldReads } from '../queries/world-reads.js';
@@ -85,7 +85,7 @@ export async function liveValues(
   for (let rounds = 0; rounds < 8 && values.length < q.limit; rounds++) {
     const filter: Record<string, unknown> = { world: r.world, readers: '*' };
     if (after !== undefined) filter.id = { $gt: after };
-    const docs = (await r.reads.collection(cardsCollection).find(filter, { sort: { world: 1, id: 1 }, limit: q.limit })) as CardDoc[];
+    const docs = await cardDocs.in(r.reads).find(filter, { sort: { world: 1, id: 1 }, limit: q.limit });
     for (const doc of docs) {
       after = doc.id;
       if (kind === 'index') {

@@ -25,6 +25,7 @@ import type { Entry } from '../cards/kernel/entry.js';
 import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
 import { DocBatch, worldProjection } from '../projections/entries.js';
 import type { Projection } from '../projections/projection.js';
+import { readModel } from '../projections/read-model.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import { blocksCollection, DocBlockstore } from './block-store.js';
 import { commitAt, type RepoHead } from './commit.js';
@@ -32,11 +33,17 @@ import { townDid } from './identity.js';
 import type { RepositoryKeys } from './keys.js';
 import { objectOf, receiptMessage, recordDocOf, type RecordDoc, recordValue } from './records.js';
 
-export const repositoryName = 'repository';
-export const recordsCollection = 'repository.records';
-export const cardsCollection = 'repository.cards';
-export const headCollection = 'repository.head';
-export const firehoseCollection = 'repository.firehose';
+/** The repository's read model and its collections, as the projection and its readers name them. */
+export const repositoryModel = readModel('repository');
+export const repositoryName = repositoryModel.name;
+export const recordDocs = repositoryModel.collection<RecordDoc>('records');
+export const cardVisibilityDocs = repositoryModel.collection<CardDoc>('cards');
+export const headDocs = repositoryModel.collection<HeadDoc>('head');
+export const frameDocs = repositoryModel.collection<FrameDoc>('firehose');
+export const recordsCollection = recordDocs.name;
+export const cardsCollection = cardVisibilityDocs.name;
+export const headCollection = headDocs.name;
+export const firehoseCollection = frameDocs.name;
 export { blocksCollection };
 
 /** Operations in one commit at most: a firehose frame carries at most 200 (subscribeRepos#commit). */
@@ -150,11 +157,11 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
 
   /** Records of the entries, and the records of cards whose visibility they change, in order. */
   async function plan(entries: Entry[], unit: Unit, state: HeadDoc, signing: RepositoryKeys | undefined): Promise<PlannedEntry[]> {
-    const cards = new DocBatch<CardDoc>(unit.collection(cardsCollection));
+    const cards = new DocBatch(cardVisibilityDocs.in(unit));
     await cards.load(
       entries.flatMap((e) => [objectOf(e), ...(e.made ?? []).map((c) => c.id), ...(e.writes ?? []).filter((w) => w.visibility !== undefined).map((w) => w.id)]),
     );
-    const records = new DocBatch<RecordDoc>(unit.collection(recordsCollection));
+    const records = new DocBatch(recordDocs.in(unit));
     /** Records made in this batch, by the card they are about. */
     const madeAbout = new Map<string, RecordDoc[]>();
     const isPublic = (object: string) => object === '' || cards.get(object)?.public === true;
@@ -299,6 +306,8 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
         { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
       ],
+      // Bump when `fold` (or records.ts) changes what it writes.
+      version: 1,
       fold: async (entries, unit) => {
         try {
           await fold(entries, unit);
