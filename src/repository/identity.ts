@@ -7,13 +7,10 @@
  * principals: a town moved to another origin keeps the identity its records were signed under.
  */
 import { INVALID_HANDLE, isValidHandle } from '@atproto/syntax';
-import { hostName } from '../identity/names.js';
+import { hostName, townDid } from '../identity/names.js';
 import { commitMultikey, ed25519Multikey, type RepositoryKeys } from './keys.js';
 
-/** `did:web:<host>`, the port's colon written %3A as did:web requires. */
-export function townDid(host: string): string {
-  return `did:web:${host.replaceAll(':', '%3A')}`;
-}
+export { townDid };
 
 /** AT Protocol's name for a handle that does not verify (an IP address, `localhost`). */
 export const invalidHandle = INVALID_HANDLE;
