@@ -90,8 +90,8 @@ export class McpSession implements Subscriber {
   private ending = false;
   /**
    * The answers the server sent, by request id: a POST's reply is written from the message as
-   * sent (the text the transport's Response holds), not read back out of that Response's
-   * stream, which costs a turn through MCP more than the rest of the transport's work.
+   * sent (the very text the transport's Response holds), not read back out of that Response's
+   * web stream, which costs a call more than serialising the message again (docs/performance.md).
    */
   private readonly answers = new Map<RequestId, JSONRPCMessage>();
   /** Ids of the requests being answered through handle(). */
