@@ -205,8 +205,6 @@ export async function openTown(options: TownOptions): Promise<Town> {
         'xrpc',
         'xrpcProcedure',
         'didDocument',
-
-        'book',
       ),
     };
     const app = createApp({

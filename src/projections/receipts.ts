@@ -67,6 +67,8 @@ export function receiptsProjection(): Projection {
     indexes: [
       { collection: receiptsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
       { collection: receiptsCollection, spec: { keys: { principal: 1, intent: 1 }, name: 'principal_intent' } },
+      // A resident's commonplace book (/o/{handle}/book): their receipts, newest first.
+      { collection: receiptsCollection, spec: { keys: { principal: 1, height: -1 }, name: 'principal_height' } },
     ],
     fold,
   });

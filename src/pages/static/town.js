@@ -1,10 +1,13 @@
 // Town: enhances pages in place; every page works without it.
 // A page drawn at a journal height (data-live) follows /live and reloads itself when the
-// journal moves past it; a card page (data-view-object) follows /live/{object} and redraws
-// its paint from each `view` event.
+// journal moves past it, at most once every two seconds (a busy town does not turn watching
+// into a stream of reloads); a card page (data-view-object) follows /live/{object} and redraws
+// its paint from each `view` event. Only a signed-in page carries these attributes: the
+// streams need the session cookie.
 (function () {
   if (!window.EventSource) return;
   var body = document.body;
+  var loadedAt = Date.now();
   var height = body.getAttribute('data-live');
   if (height !== null) {
     var moved = new EventSource('/live?h=' + encodeURIComponent(height));
@@ -16,7 +19,9 @@
         body.classList.add('stale');
         return;
       }
-      location.reload();
+      setTimeout(function () {
+        location.reload();
+      }, Math.max(0, loadedAt + 2000 - Date.now()));
     });
   }
   var object = body.getAttribute('data-view-object');
