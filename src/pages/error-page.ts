@@ -1,10 +1,11 @@
 /**
  * A failure on a page, for a person (issue 18): the town's frame and navigation, what happened in
  * plain words, the front's own message, and what to do next. A 429 or 503 page loads itself again
- * once `Retry-After` has passed (a meta refresh: it works without script and under the policy).
+ * once `Retry-After` has passed (town.js counts down; without script, a link asks again).
  */
 import { errorClasses, type ErrorClass } from '../contract/errors.js';
 import type { TownError } from '../contract/town-error.js';
+import { localPath } from './door-page.js';
 import { e, layout, type Reader } from './layout.js';
 
 interface Telling {
@@ -46,12 +47,17 @@ function retryAfter(err: TownError): number | undefined {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : 5;
 }
 
-export function errorPage(err: TownError, caller: Reader | undefined): { status: number; headers: Record<string, string>; html: string } {
+/** `self`: the address asked for, offered again as a link on a page that says to retry. */
+export function errorPage(err: TownError, caller: Reader | undefined, self = '/'): { status: number; headers: Record<string, string>; html: string } {
   const spec = errorClasses[err.cls];
   const telling = tellings[err.cls] ?? { title: 'That did not work', next: () => `Go back, or go to ${lookAround}.` };
   const wait = retryAfter(err);
   const hint = err.extra.hint ? `<p>${e(err.extra.hint)}</p>` : '';
-  const waiting = wait !== undefined ? `<p class="wait">Trying again in ${e(Math.max(1, Math.ceil(wait)))} s.</p>` : '';
+  const again = localPath(self) ?? '/';
+  const waiting =
+    wait !== undefined
+      ? `<p class="wait" role="status">Trying again in <span id="retry-in">${e(Math.max(1, Math.ceil(wait)))}</span> s. <a href="${e(again)}">Try again now</a></p>`
+      : '';
   const requestId =
     err.cls === 'internal' && typeof err.extra.fields?.requestId === 'string' ? `<p class="h">request ${e(err.extra.fields.requestId)}</p>` : '';
   const body =
@@ -61,6 +67,6 @@ export function errorPage(err: TownError, caller: Reader | undefined): { status:
   return {
     status: spec.http,
     headers: { ...err.extra.headers },
-    html: layout(telling.title, body, { caller, refreshSeconds: wait, mainClass: 'error' }),
+    html: layout(telling.title, body, { caller, retryAfterSeconds: wait, mainClass: 'error' }),
   };
 }

@@ -28,8 +28,12 @@ export interface PageOptions {
   liveView?: { object: string; version: number };
   /** Scripts of the town's own beside town.js (`/static/<name>`), e.g. the arrival proof. */
   scripts?: string[];
-  /** Load the same address again after this many seconds (a 429 or 503 page retrying). */
-  refreshSeconds?: number;
+  /**
+   * `data-retry-after` on <body>: the script loads the same address again after this many
+   * seconds (a 429 or 503 page retrying by itself). A script rather than a meta refresh, which
+   * would move a reader on without their say (WCAG 2.2.1; axe's meta-refresh rule).
+   */
+  retryAfterSeconds?: number;
   /** A class on <main> (e.g. `error`). */
   mainClass?: string;
 }
@@ -57,13 +61,13 @@ export function layout(title: string, body: string, o: PageOptions = {}): string
   const live = signedIn && o.liveHeight !== undefined ? ` data-live="${e(o.liveHeight)}"` : '';
   const view = signedIn && o.liveView ? ` data-view-object="${e(o.liveView.object)}" data-view-version="${e(o.liveView.version)}"` : '';
   const scripts = (o.scripts ?? []).map((s) => `<script src="/static/${e(s)}" defer></script>`).join('');
-  const refresh = o.refreshSeconds !== undefined ? `<meta http-equiv="refresh" content="${e(Math.max(1, Math.ceil(o.refreshSeconds)))}">` : '';
+  const retry = o.retryAfterSeconds !== undefined ? ` data-retry-after="${e(Math.max(1, Math.ceil(o.retryAfterSeconds)))}"` : '';
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    `<meta name="viewport" content="width=device-width, initial-scale=1">${refresh}` +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${e(title)} · Town</title><link rel="icon" href="/favicon.ico"><link rel="stylesheet" href="/static/town.css">` +
     `<script src="/static/town.js" defer></script>${scripts}</head>` +
-    `<body${live}${view}><a class="skip" href="#main">skip to the page</a><header>${navigation(o.caller)}</header>` +
+    `<body${live}${view}${retry}><a class="skip" href="#main">skip to the page</a><header>${navigation(o.caller)}</header>` +
     `<main id="main"${o.mainClass ? ` class="${e(o.mainClass)}"` : ''}>${body}</main></body></html>`
   );
 }

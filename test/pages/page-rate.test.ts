@@ -2,7 +2,7 @@
  * Pages have their own budget (issue 18 item 3): a signed-in person's pages and live streams
  * spend their session's page budget, never their credential's API budget; a reader without a
  * session spends the address's (spec 8: 32 a minute); a page over its budget is a styled page
- * that loads itself again after Retry-After.
+ * that loads itself again after Retry-After (its script; browser/pages.test.ts watches it).
  */
 import http from 'node:http';
 import { suite } from 'uvu';
@@ -64,7 +64,8 @@ rate('a session has its own page budget: past it, a styled 429 page that retries
   assert.match(String(over.headers['content-type']), /^text\/html/);
   const wait = Number(over.headers['retry-after']);
   assert.ok(wait >= 1);
-  assert.match(over.text, new RegExp(`<meta http-equiv="refresh" content="${wait}">`));
+  assert.match(over.text, new RegExp(`<body data-retry-after="${wait}">`));
+  assert.match(over.text, /<a href="\/library">Try again now<\/a>/);
   assert.match(over.text, /<link rel="stylesheet" href="\/static\/town.css">/);
   assert.match(over.text, /<nav aria-label="the town">/);
   assert.match(over.text, /bob\.town\.test<\/span> <a href="\/leave">/, 'the navigation names bob, not "enter"');
@@ -81,7 +82,7 @@ rate('pages without a session: 32 a minute per address (spec 8), then the 429 pa
   assert.is(served, budget);
   const over = await t.request('GET', '/kinds');
   assert.is(over.status, 429);
-  assert.match(over.text, /<meta http-equiv="refresh" content="\d+">/);
+  assert.match(over.text, /<body data-retry-after="\d+">/);
   assert.match(over.text, /href="\/enter"/);
   // The address's signed-out budget is not the signed-in's.
   const dan = await t.guest('dan');

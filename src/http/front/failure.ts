@@ -53,7 +53,7 @@ export async function replyFailure(ctx: TownContext, err: unknown, route: Route 
   for (const name of ctx.res.getHeaderNames()) if (name !== 'x-request-id') ctx.res.removeHeader(name);
   setSecurityHeaders(ctx.res);
   if (failure instanceof TownError && onPage(ctx, route)) {
-    const page = errorPage(failure, await signedIn(ctx, authenticator));
+    const page = errorPage(failure, await signedIn(ctx, authenticator), ctx.originalUrl);
     if (ctx.headerSent || !ctx.writable) return;
     ctx.set(page.headers);
     ctx.status = page.status;
