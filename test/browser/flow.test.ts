@@ -8,7 +8,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type BrowserTown, chromiumPath, launchBrowser, screenshot, skipNotice, startBrowserTown, type Watched, watchedPage } from './support.js';
+import { type BrowserTown, chromiumPath, launchBrowser, screenshot, skipNotice, startBrowserTown, textOf, type Watched, watchedPage } from './support.js';
 
 interface Ctx {
   browser: Browser;
@@ -47,7 +47,7 @@ function noProblems(ctx: Ctx): void {
   assert.equal(problems, [], 'the pages logged no errors');
 }
 
-const text = (page: Page, selector: string) => page.locator(selector).first().innerText();
+const text = (page: Page, selector: string) => textOf(page.locator(selector).first());
 
 it('a guest enters with an invitation: the key is shown once, and the browser is signed in', async (ctx) => {
   const page = await open(ctx, ctx.ann);
@@ -84,13 +84,13 @@ it('she plays the lamp by filling its spell form, and sees the receipt', async (
   await Promise.all([page.waitForURL(/\/play\/lamp$/), fill.locator('button').click()]);
   const receipt = page.locator('section.receipt');
   assert.is(await receipt.getAttribute('class'), 'receipt done');
-  assert.match(await receipt.innerText(), /pours in 3 measures of oil/);
-  assert.match(await receipt.innerText(), /at #\d+/);
+  assert.match(await textOf(receipt), /pours in 3 measures of oil/);
+  assert.match(await textOf(receipt), /at #\d+/);
   await screenshot(page, 'flow-receipt');
   // A spell that wants one card is a button per card near: ann goes to the library at a click.
   await page.goto(`${ctx.t.base}/play/avatar-ann`);
   await Promise.all([page.waitForURL(/\/play\/avatar-ann$/), page.click('#spell-go .quicks button:has-text("the library")')]);
-  assert.match(await page.locator('section.receipt').innerText(), /goes to library/);
+  assert.match(await textOf(page.locator('section.receipt')), /goes to library/);
   noProblems(ctx);
 });
 

@@ -19,6 +19,7 @@ import {
   seriousViolations,
   skipNotice,
   startBrowserTown,
+  textOf,
   type Watched,
   watchedPage,
 } from './support.js';
@@ -86,10 +87,10 @@ function noProblems(...watched: Watched[]): void {
 it('a guest arrives on an open town: the page works out the proof with the town’s own script', async (ctx) => {
   const page = ctx.signedIn.page;
   await page.goto(`${ctx.t.base}/enter`);
-  assert.match(await page.locator('#for-asking').innerText(), /A key for the asking/);
+  assert.match(await textOf(page.locator('#for-asking')), /A key for the asking/);
   await page.fill('#arrive-name', 'ann');
   await Promise.all([page.waitForURL(/\/enter$/), page.click('#arrive button')]);
-  assert.match(await page.locator('h1').innerText(), /Welcome, ann\.town\.test/);
+  assert.match(await textOf(page.locator('h1')), /Welcome, ann\.town\.test/);
   // Something to show on the pages: a turn, and a post the town answers.
   await page.goto(`${ctx.t.base}/play/lamp`);
   await page.fill('#spell-fill [name="f.measures"]', '2');
@@ -151,12 +152,12 @@ it('every page a reader without a session sees, and the error pages', async (ctx
   found.push(...(await visit(ctx.signedIn, ctx.t.base, '/play/no-such-card', 'in-error-404-play', 404)));
   assert.equal(found, [], 'axe: no serious or critical violations');
   const page = ctx.signedIn.page;
-  assert.match(await page.locator('h1').innerText(), /Nothing here by that name/);
-  assert.match(await page.locator('nav').innerText(), /ann\.town\.test/);
+  assert.match(await textOf(page.locator('h1')), /Nothing here by that name/);
+  assert.match(await textOf(page.locator('nav')), /ann\.town\.test/);
   assert.is(await page.locator('a[href="/enter"]').count(), 0);
   const out = ctx.signedOut.page;
   await out.goto(`${ctx.t.base}/nowhere/at/all`);
-  assert.match(await out.locator('h1').innerText(), /No such page/);
+  assert.match(await textOf(out.locator('h1')), /No such page/);
   assert.is(await out.locator('nav a[href="/enter"]').count(), 1);
   // /favicon.ico is the town's icon, not a 404 in the console.
   const icon = await ctx.anon.request.get(`${ctx.t.base}/favicon.ico`);
@@ -183,8 +184,8 @@ it('a page over its rate limit is a styled page that loads itself again after Re
     for (let i = 0; i < 3; i++) assert.is((await page.goto(`${small.base}/kinds`))?.status(), 200);
     const over = await page.goto(`${small.base}/kinds`);
     assert.is(over?.status(), 429);
-    assert.match(await page.locator('h1').innerText(), /Too many at once/);
-    assert.match(await page.locator('main').innerText(), /loads itself again/);
+    assert.match(await textOf(page.locator('h1')), /Too many at once/);
+    assert.match(await textOf(page.locator('main')), /loads itself again/);
     assert.equal(await seriousViolations(page), []);
     await screenshot(page, 'out-error-429');
     // No click: the page asks again by itself once the wait is over.

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { settingsFromEnv } from '../../src/config.js';
 import type { Limiters } from '../../src/contract/rate-limit.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
@@ -143,3 +143,6 @@ export async function allViolations(page: Page): Promise<{ id: string; impact: s
   const results = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
   return results.violations.map((v) => ({ id: v.id, impact: v.impact ?? 'unknown', nodes: v.nodes.length }));
 }
+
+/** A locator's text as the DOM holds it (folded <details> included). */
+export const textOf = async (l: Locator): Promise<string> => (await l.textContent()) ?? '';
