@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   ticks: './ticks.js',
   kernel: './kernel.js',
   turns: './turns.js',
+  scratch: './scratch.js',
 };
 
 async function main(): Promise<void> {

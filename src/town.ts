@@ -17,6 +17,8 @@ import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
+import { scratchHandlers } from './http/handlers/scratch.js';
+import { ScratchWorlds } from './commands/scratch-service.js';
 import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
@@ -37,6 +39,7 @@ import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js
 import { allProjections, projectionNames } from './projections/index.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
+import { rebuildStale } from './projections/versions.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
 
@@ -133,6 +136,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const projectors: ProjectorHandle[] = [];
     if (settings.inProcessProjectors) {
       const projections = Object.values(allProjections(programs));
+      // Read models built by another version of their fold are rebuilt from the journal (with
+      // the progress bar on stderr) before a projector resumes them or a read is served.
+      await rebuildStale(events, reads, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
       await ensureIndexes(reads, projections);
       const modules = programs.libraryModules;
@@ -179,7 +185,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
       closers.push(() => reactor.close());
     }
 
-    const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions };
+    const scratches = new ScratchWorlds({ events, programs, clock, options: () => defaultOptions, town: world, host: config.host });
+    closers.push(() => scratches.close());
+    const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions, scratches };
     // Every row of the route table is bound here or stated as not built: a route left out, or a
     // key no row has, does not compile.
     const handlers: RoomTable = {
@@ -191,17 +199,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
         arrivalBits: options.arrivalBits,
         turns: turnsLeft(deps),
         feed: (principal) => feed.left(principal),
+        scratches: (principal) => scratches.list({ principal, name: principal.slice(principal.lastIndexOf(':') + 1) }),
       }),
+      ...scratchHandlers({ scratches, town: world, events, fresh }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
       ...unbuilt(
-        'scratch',
-        'scratchObjects',
-        'repl',
-        'check',
-        'cite',
-
         'xrpc',
         'xrpcProcedure',
         'didDocument',

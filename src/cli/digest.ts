@@ -19,8 +19,11 @@ async function main(argv: string[]): Promise<number> {
     for (const n of names) {
       const d = await digestProjection(reads, all[n]);
       const at = await reads.checkpoint(n);
+      const built = await reads.version(n);
       console.log(`digest ${d.projection} ${d.documents} ${d.sha256}`);
-      process.stderr.write(`${n}: checkpoint ${at === undefined ? 'none' : String(at)}\n`);
+      process.stderr.write(
+        `${n}: checkpoint ${at === undefined ? 'none' : String(at)}, built by version ${built === undefined ? 'none recorded' : built} of its fold (now ${all[n].version})\n`,
+      );
     }
     return 0;
   } finally {

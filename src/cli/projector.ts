@@ -2,7 +2,9 @@
  * `npm run projector -- [<name> …] [--poll=<ms>] [--until-caught-up]`: runs projections (all
  * when none is named) as a worker against the configured stores (EVENTSTORE_URL and MONGO_URL,
  * or the embedded stores under TOWN_DATA), resuming from their checkpoints, until SIGTERM or
- * SIGINT. `--until-caught-up` stops once the journal as it stood at start is folded.
+ * SIGINT; a read model built by another version of its fold is first rebuilt from the journal,
+ * with `npm run rebuild`'s progress bar on stderr. `--until-caught-up` stops once the journal
+ * as it stood at start is folded.
  *
  * The embedded stores belong to one process at a time: against them a worker runs while the
  * server does not (e.g. to bring a stopped town's read models up to date); beside a running

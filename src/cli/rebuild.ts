@@ -1,7 +1,7 @@
 /**
  * `npm run rebuild [-- <projection> … | snapshot]`: drops the named read models (all when none is
  * named), folds the whole journal into them again in one pass with a progress bar (events/s,
- * ETA), and prints each read model's digest, which equals the digest of live read models that
+ * ETA), recording the version of each fold it built them with, and prints each read model's digest, which equals the digest of live read models that
  * folded the same journal (`npm run digest`). With no name (or `snapshot`) it also replays the
  * journal into a fresh snapshot of the world (embedded store), the other derived data. Run it on a stopped town, or on a copy of its data directory
  * (TOWN_DATA=/path/to/copy npm run rebuild).
@@ -12,7 +12,7 @@ import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { allProjections } from '../projections/index.js';
 import { chooseProjections } from '../projections/worker.js';
-import { progressLine, rebuildProjections, type Progress } from '../projections/rebuild.js';
+import { progressBar, rebuildProjections } from '../projections/rebuild.js';
 import { digestProjection } from '../projections/digest.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,23 +57,9 @@ async function main(argv: string[]): Promise<number> {
       if (snapshot && !settings.eventStoreUrl) console.log(await rebuildSnapshot(events, settings.dataDir));
       return 0;
     }
-    const tty = process.stderr.isTTY;
-    let shown = 0;
-    const show = (p: Progress, last = false) => {
-      const now = performance.now();
-      if (!last && now - shown < (tty ? 100 : 1000)) return;
-      shown = now;
-      process.stderr.write(tty ? `\r${progressLine(p)}` : `${progressLine(p)}\n`);
-    };
-    let final: Progress | undefined;
-    const result = await rebuildProjections(events, reads, chosen, {
-      onProgress: (p) => {
-        final = p;
-        show(p);
-      },
-    });
-    if (final) show(final, true);
-    if (tty) process.stderr.write('\n');
+    const bar = progressBar();
+    const result = await rebuildProjections(events, reads, chosen, { onProgress: bar.onProgress });
+    bar.end();
     console.log(
       `rebuilt ${names.join(', ')}: ${result.events.toLocaleString('en')} events in ${result.seconds.toFixed(2)} s (${Math.round(result.events / Math.max(result.seconds, 1e-9)).toLocaleString('en')} events/s)`,
     );

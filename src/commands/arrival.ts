@@ -11,6 +11,7 @@
  * nothing: the challenge stays good for another name (with a nonce solved for that name).
  */
 import { createHash } from 'node:crypto';
+import type { Decider, Decision } from '../contract/decider.js';
 import type { arriveReasons } from '../contract/errors.js';
 import type { CredentialEvent, GuestEvent, ProofEvent } from '../events/identity.js';
 import type { Challenge } from '../identity/challenge.js';
@@ -28,6 +29,27 @@ export const initialProof: ProofState = { kind: 'unspent' };
 export function evolveProof(_state: ProofState, event: ProofEvent): ProofState {
   return { kind: 'spent', name: event.data.name, claimId: event.data.claimId, at: event.data.at };
 }
+
+/** Spending a proof on the guest it admits: once. */
+export type ProofSpend = { type: 'spend'; name: string; claimId: string; credentialHash: string; now: number };
+
+export function decideProof(state: ProofState, command: ProofSpend): Decision<ProofEvent, 'proof_spent'> {
+  if (state.kind === 'spent') return { ok: false, reason: 'proof_spent' };
+  return {
+    ok: true,
+    events: [{ type: 'ProofSpent', data: { name: command.name, claimId: command.claimId, credentialHash: command.credentialHash, at: command.now } }],
+  };
+}
+
+/**
+ * The proof stream's own decider. An arrival spends it together with the name it claims, by
+ * `decideArrive` below, over both streams at once.
+ */
+export const proofDecider: Decider<ProofState, ProofSpend, ProofEvent, Decision<ProofEvent, 'proof_spent'>> = {
+  decide: decideProof,
+  evolve: evolveProof,
+  initialState: () => initialProof,
+};
 
 /** 1 to 64 characters, each printable ASCII (0x20 to 0x7E). */
 export function isNonce(nonce: unknown): nonce is string {
@@ -84,7 +106,8 @@ export function decideArrive(state: { proof: ProofState; guest: GuestState }, co
   if (refused !== undefined) return { ok: false, reason: refused };
   const challenge = command.challenge!;
   const name = command.name as string;
-  if (state.proof.kind === 'spent') return { ok: false, reason: 'proof_spent' };
+  const spend = decideProof(state.proof, { type: 'spend', name, claimId: command.claimId, credentialHash: command.credentialHash, now: command.now });
+  if (!spend.ok) return spend;
   const { guest } = state;
   if (guest.kind === 'held' && 'proof' in guest.claim.source && guest.claim.source.proof === challenge.id) {
     // This very proof is being spent on this name by a racing arrival.
@@ -99,6 +122,6 @@ export function decideArrive(state: { proof: ProofState; guest: GuestState }, co
     name,
     guest: claim.events,
     credential: credential.events,
-    proof: [{ type: 'ProofSpent', data: { name, claimId: command.claimId, credentialHash: command.credentialHash, at: command.now } }],
+    proof: spend.events,
   };
 }

@@ -2,6 +2,7 @@
  * Decider of a bearer credential (`credential-<hash>`): issued once for a guest name, active
  * until revoked, and revoked for good (spec 3: every later use answers 401).
  */
+import type { Decider, Decision } from '../contract/decider.js';
 import type { CredentialEvent } from '../events/identity.js';
 
 export type CredentialState =
@@ -22,7 +23,7 @@ export function evolveCredential(state: CredentialState, event: CredentialEvent)
 
 export type CredentialCommand = { type: 'issue'; name: string; claimId: string; now: number } | { type: 'revoke'; why: 'guest' | 'unissued'; now: number };
 
-export type CredentialDecision = { ok: true; events: CredentialEvent[] } | { ok: false; reason: 'credential_exists' | 'credential_unknown' };
+export type CredentialDecision = Decision<CredentialEvent, 'credential_exists' | 'credential_unknown'>;
 
 export function decideCredential(state: CredentialState, command: CredentialCommand): CredentialDecision {
   switch (command.type) {
@@ -36,6 +37,12 @@ export function decideCredential(state: CredentialState, command: CredentialComm
       return { ok: true, events: [{ type: 'CredentialRevoked', data: { why: command.why, at: command.now } }] };
   }
 }
+
+export const credentialDecider: Decider<CredentialState, CredentialCommand, CredentialEvent, CredentialDecision> = {
+  decide: decideCredential,
+  evolve: evolveCredential,
+  initialState: () => initialCredential,
+};
 
 /** The guest a credential speaks for, or undefined when it speaks for no one (any more). */
 export function activeCredential(state: CredentialState): { name: string; issuedAt: number } | undefined {

@@ -80,7 +80,7 @@ export class FeedService {
     await this.catchUp();
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const decision = decideFeed(this.state, command());
-      if (!decision.ok) throw refusal(decision.refusal, replyTo);
+      if (!decision.ok) throw refusal(decision.reason, replyTo);
       const [event] = decision.events;
       if (!event) return undefined;
       try {

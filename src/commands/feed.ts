@@ -11,6 +11,7 @@
  * folding a feed of n posts costs O(n), not O(n²).
  */
 import { TID } from '@atproto/common-web';
+import type { Decider, Decision } from '../contract/decider.js';
 import type { FeedAnswered, FeedEvent, FeedPosted } from '../events/feed.js';
 
 export interface Author {
@@ -44,7 +45,7 @@ export type FeedCommand =
 
 export type FeedRefusal = { reason: 'noSuchPost' } | { reason: 'quota'; quota: number; retryAfterMs: number };
 
-export type FeedDecision = { ok: true; events: FeedEvent[] } | { ok: false; refusal: FeedRefusal };
+export type FeedDecision = Decision<FeedEvent, FeedRefusal>;
 
 const hourMs = 3_600_000;
 
@@ -58,12 +59,12 @@ export function decideFeed(state: FeedState, command: FeedCommand): FeedDecision
       let root: string | undefined;
       if (command.replyTo !== undefined) {
         root = state.posts.get(command.replyTo)?.root;
-        if (root === undefined) return { ok: false, refusal: { reason: 'noSuchPost' } };
+        if (root === undefined) return { ok: false, reason: { reason: 'noSuchPost' } };
       }
       const hour = Math.floor(command.at / hourMs);
       const used = state.hours.get(command.author.principal);
       if (used && used.hour === hour && used.count >= command.quota) {
-        return { ok: false, refusal: { reason: 'quota', quota: command.quota, retryAfterMs: (hour + 1) * hourMs - command.at } };
+        return { ok: false, reason: { reason: 'quota', quota: command.quota, retryAfterMs: (hour + 1) * hourMs - command.at } };
       }
       const rkey = nextKey(state, command.at);
       const posted: FeedPosted = {
@@ -128,3 +129,10 @@ export function feedLeft(state: FeedState, principal: string, now: number, quota
   const count = used && used.hour === hour ? used.count : 0;
   return { remaining: Math.max(0, quota - count), next: (hour + 1) * hourMs };
 }
+
+/** The feed in the one Decider shape. */
+export const feedDecider: Decider<FeedState, FeedCommand, FeedEvent, FeedDecision> = {
+  decide: decideFeed,
+  evolve: evolveFeed,
+  initialState: initialFeed,
+};

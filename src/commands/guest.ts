@@ -3,6 +3,7 @@
  * is released. A claim is made before the invitation or proof it rests on is spent, so a claim
  * whose spend loses its race (or never happens) is released again; see docs/decisions.md (identity).
  */
+import type { Decider, Decision } from '../contract/decider.js';
 import type { ClaimSource, GuestEvent } from '../events/identity.js';
 
 export interface Claim {
@@ -29,7 +30,7 @@ export type GuestCommand =
   | { type: 'claim'; name: string; claimId: string; source: ClaimSource; now: number }
   | { type: 'release'; claimId: string; why: 'lostRace' | 'abandoned'; now: number };
 
-export type GuestDecision = { ok: true; events: GuestEvent[] } | { ok: false; reason: 'taken' };
+export type GuestDecision = Decision<GuestEvent, 'taken'>;
 
 export function decideGuest(state: GuestState, command: GuestCommand): GuestDecision {
   switch (command.type) {
@@ -45,6 +46,12 @@ export function decideGuest(state: GuestState, command: GuestCommand): GuestDeci
       return { ok: true, events: [{ type: 'GuestReleased', data: { claimId: command.claimId, why: command.why, at: command.now } }] };
   }
 }
+
+export const guestDecider: Decider<GuestState, GuestCommand, GuestEvent, GuestDecision> = {
+  decide: decideGuest,
+  evolve: evolveGuest,
+  initialState: () => initialGuest,
+};
 
 /**
  * A claim older than this whose spend is nowhere recorded was left by a front that stopped

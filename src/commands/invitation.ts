@@ -6,6 +6,7 @@
  * Accepting decides over two streams, the invitation and the guest name it claims; the service
  * appends the claim first and the spend last (see docs/decisions.md (identity)).
  */
+import type { Decider, Decision } from '../contract/decider.js';
 import type { acceptReasons } from '../contract/errors.js';
 import type { CredentialEvent, GuestEvent, InvitationEvent } from '../events/identity.js';
 import { isGuestName } from '../identity/names.js';
@@ -57,7 +58,7 @@ export type InvitationCommand = { type: 'issue'; codeHash: string; guest: string
 
 export type OperatorReason = 'invitation_exists' | 'invalid_guest_name' | 'invitation_unknown' | 'invitation_spent' | 'invitation_revoked';
 
-export type InvitationDecision = { ok: true; events: InvitationEvent[] } | { ok: false; reason: OperatorReason };
+export type InvitationDecision = Decision<InvitationEvent, OperatorReason>;
 
 /** The operator's commands: issue a code, revoke one not yet spent. */
 export function decideInvitation(state: InvitationState, command: InvitationCommand): InvitationDecision {
@@ -77,6 +78,16 @@ export function decideInvitation(state: InvitationState, command: InvitationComm
       return { ok: true, events: [{ type: 'InvitationRevoked', data: { at: command.now } }] };
   }
 }
+
+/**
+ * The invitation stream's own decider: the operator's issue and revoke. Spending it is decided
+ * with the guest name it claims, by `decideAccept` below, over both streams at once.
+ */
+export const invitationDecider: Decider<InvitationState, InvitationCommand, InvitationEvent, InvitationDecision> = {
+  decide: decideInvitation,
+  evolve: evolveInvitation,
+  initialState: () => initialInvitation,
+};
 
 export type AcceptName = { ok: true; name: string; named: boolean } | { ok: false; reason: AcceptReason };
 

@@ -3,6 +3,7 @@
  * signed in with: it ends when the guest leaves, when it lapses, or when that credential is
  * revoked (the authenticator checks the credential on every use).
  */
+import type { Decider, Decision } from '../contract/decider.js';
 import type { SessionEvent } from '../events/identity.js';
 
 export type SessionState =
@@ -23,7 +24,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
 
 export type SessionCommand = { type: 'start'; credentialHash: string; now: number; lifetimeMs: number } | { type: 'end'; now: number };
 
-export type SessionDecision = { ok: true; events: SessionEvent[] } | { ok: false; reason: 'session_exists' };
+export type SessionDecision = Decision<SessionEvent, 'session_exists'>;
 
 export function decideSession(state: SessionState, command: SessionCommand): SessionDecision {
   switch (command.type) {
@@ -39,6 +40,12 @@ export function decideSession(state: SessionState, command: SessionCommand): Ses
       return { ok: true, events: [{ type: 'SessionEnded', data: { at: command.now } }] };
   }
 }
+
+export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent, SessionDecision> = {
+  decide: decideSession,
+  evolve: evolveSession,
+  initialState: () => initialSession,
+};
 
 /** The credential an unexpired, unended session speaks with. */
 export function sessionCredential(state: SessionState, now: number): string | undefined {

@@ -2,6 +2,7 @@
  * Deciders of the town's own settings: whether it is open (`town-config`) and whether a fresh
  * town has made its first invitation (`town-founding`).
  */
+import type { Decider, Decision } from '../contract/decider.js';
 import type { TownConfigEvent, TownFoundingEvent } from '../events/identity.js';
 
 /** `open` is undefined until someone sets it; the town is then invited-only. */
@@ -19,11 +20,19 @@ export function isOpen(state: TownModeState): boolean {
   return state.open === true;
 }
 
-/** Setting the mode the town already has records nothing. */
-export function decideTownMode(state: TownModeState, command: { type: 'setMode'; open: boolean; now: number }): TownConfigEvent[] {
-  if (isOpen(state) === command.open) return [];
-  return [{ type: 'TownModeSet', data: { open: command.open, at: command.now } }];
+export type TownModeCommand = { type: 'setMode'; open: boolean; now: number };
+
+/** Setting the mode the town already has records nothing; it is never refused. */
+export function decideTownMode(state: TownModeState, command: TownModeCommand): Decision<TownConfigEvent, never> {
+  if (isOpen(state) === command.open) return { ok: true, events: [] };
+  return { ok: true, events: [{ type: 'TownModeSet', data: { open: command.open, at: command.now } }] };
 }
+
+export const townModeDecider: Decider<TownModeState, TownModeCommand, TownConfigEvent> = {
+  decide: decideTownMode,
+  evolve: evolveTownMode,
+  initialState: () => initialTownMode,
+};
 
 export type FoundingState = { kind: 'unfounded' } | { kind: 'founded'; invitationHash: string; at: number };
 
@@ -33,8 +42,16 @@ export function evolveFounding(_state: FoundingState, event: TownFoundingEvent):
   return { kind: 'founded', invitationHash: event.data.invitationHash, at: event.data.at };
 }
 
-/** Only the first front to found the town makes the first invitation. */
-export function decideFounding(state: FoundingState, command: { type: 'found'; invitationHash: string; now: number }): TownFoundingEvent[] {
-  if (state.kind === 'founded') return [];
-  return [{ type: 'TownFounded', data: { invitationHash: command.invitationHash, at: command.now } }];
+export type FoundingCommand = { type: 'found'; invitationHash: string; now: number };
+
+/** Only the first front to found the town makes the first invitation (a later one records nothing). */
+export function decideFounding(state: FoundingState, command: FoundingCommand): Decision<TownFoundingEvent, never> {
+  if (state.kind === 'founded') return { ok: true, events: [] };
+  return { ok: true, events: [{ type: 'TownFounded', data: { invitationHash: command.invitationHash, at: command.now } }] };
 }
+
+export const foundingDecider: Decider<FoundingState, FoundingCommand, TownFoundingEvent> = {
+  decide: decideFounding,
+  evolve: evolveFounding,
+  initialState: () => initialFounding,
+};

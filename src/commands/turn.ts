@@ -5,18 +5,12 @@
  * admission) gets its avatar first, in the same order as its turn: the host's consequence of
  * admission never trails the guest's first act.
  */
-import type { TurnCommand } from '../cards/kernel/decide.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TurnCommand } from '../cards/kernel/commands.js';
+import type { TurnBody } from '../contract/bodies.js';
 import type { Decided, WorldService } from './world-service.js';
 
-export interface TurnRequest {
-  intent: string;
-  fields?: Record<string, unknown>;
-  spell?: string;
-  argument?: TypedData;
-  if?: { object: string; version: number }[];
-  try?: boolean;
-}
+/** A turn's request is its route's body, as the codec decodes it (spec 4.2). */
+export type TurnRequest = TurnBody;
 
 export interface Guest {
   principal: string;

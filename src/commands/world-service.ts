@@ -18,18 +18,27 @@
  *   decided again in their order. A command that keeps losing is refused `staleRoot`.
  * - After every journaled turn, queued sends are delivered (up to 16) in the same batch.
  */
-import { answerOf, decide, refusedBody, type Answer, type Command, type Outcome } from '../cards/kernel/decide.js';
+import type { Command } from '../cards/kernel/commands.js';
+import { worldDecider } from '../cards/kernel/decide.js';
 import type { Entry } from '../cards/kernel/entry.js';
-import { evolve } from '../cards/kernel/evolve.js';
 import type { KernelOptions } from '../cards/kernel/options.js';
+import { answerOf, type Answer, type Outcome } from '../cards/kernel/outcome.js';
 import type { Programs } from '../cards/kernel/programs.js';
-import { blankWorld, layered, type World } from '../cards/kernel/world.js';
+import { refusedBody } from '../cards/kernel/receipt.js';
+import { layered, type World } from '../cards/kernel/world.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
 import { decodeWorldEntry, entryEvent, worldStream } from '../events/world.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventStore } from '../stores/event-store.js';
 import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
+
+/**
+ * The world's decider, in the one Decider shape of src/contract/decider.ts: the service runs it
+ * against the journal, adding the batching, pipelining and catch-up above (the identity streams
+ * need none of that, and go through src/identity/streams.ts's handler instead).
+ */
+const { decide, evolve, initialState } = worldDecider;
 
 /** Commands the service takes from the outside (genesis is its own business). */
 export type WorldCommand = Exclude<Command, { kind: 'genesis' | 'empty' | 'fork' }>;
@@ -56,6 +65,11 @@ export interface WorldServiceOptions {
   world?: string;
   /** Genesis of a world whose stream is empty. */
   genesis: { host: string; opener: string; layout?: TownLayout };
+  /**
+   * The first entry of a world whose stream is empty, when it is not the genesis town: a scratch
+   * world's `empty` or `fork` (the fork's source already replayed to the height asked for).
+   */
+  first?: () => Extract<Command, { kind: 'genesis' | 'empty' | 'fork' }>;
   snapshots?: SnapshotStore;
   /** Committed entries between snapshots. */
   snapshotEvery?: number;
@@ -93,7 +107,7 @@ export class WorldService {
   readonly world: string;
   readonly stream: string;
   /** The committed world; never changed while the speculative layer lies over it. */
-  private base: World = blankWorld();
+  private base: World = initialState();
   /** Committed entries not yet folded into `base`. */
   private acked: Entry[] = [];
   private spec: World = layered(this.base);
@@ -433,7 +447,8 @@ export class WorldService {
   }
 
   private async found(): Promise<void> {
-    const outcome = decide(this.base, { kind: 'genesis', name: this.world, ...this.o.genesis }, this.o.clock(), this.o.programs, this.o.options());
+    const first = this.o.first?.() ?? { kind: 'genesis', name: this.world, ...this.o.genesis };
+    const outcome = decide(this.base, first, this.o.clock(), this.o.programs, this.o.options());
     if (outcome.kind !== 'journal') throw new Error(`genesis of ${this.world} decided ${outcome.kind}`);
     try {
       await this.o.events.append(

@@ -6,7 +6,7 @@
  * lookup; on EventStoreDB it is one read of the last event.
  */
 import type { EventStore } from '../stores/event-store.js';
-import { fold, type StreamKind } from './streams.js';
+import { fold, type Foldable } from './streams.js';
 
 /** Enough for every active guest of a busy town; past it the cache starts over (costs folds only). */
 const defaultSize = 50_000;
@@ -20,9 +20,9 @@ export class FoldCache {
   ) {}
 
   /** The stream's state as of its current revision. States are never mutated (evolve makes new ones). */
-  async state<S, E>(stream: string, kind: StreamKind<S, E>): Promise<S> {
+  async state<S, E>(stream: string, kind: Foldable<S, E>): Promise<S> {
     const revision = await this.store.streamRevision(stream);
-    if (revision === undefined) return kind.initial;
+    if (revision === undefined) return kind.decider.initialState();
     const kept = this.folded.get(stream);
     if (kept !== undefined && kept.revision === revision) return kept.state as S;
     const { state, expected } = await fold(this.store, stream, kind);

@@ -2,13 +2,13 @@
  * The operator's invitation commands (src/cli/operator.ts is their command line): issue a code,
  * revoke one, list them. Codes are shown once, when issued; the store keeps only their hashes.
  */
-import { decideInvitation, invitationStatus, type InvitationState, type InvitationStatus } from '../commands/invitation.js';
+import { invitationDecider, invitationStatus, type InvitationState, type InvitationStatus } from '../commands/invitation.js';
 import { decodeEvent, InvitationEvent, streams } from '../events/identity.js';
 import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 import { invitationKind } from './kinds.js';
 import { invitationPrefix, newInvitationCode, sha256Hex } from './secrets.js';
-import { runCommand } from './streams.js';
+import { handleCommand } from './streams.js';
 
 export const defaultInvitationLifetimeMs = 7 * 24 * 3600_000;
 
@@ -38,9 +38,7 @@ export async function issueInvitation(
   const codeHash = sha256Hex(code);
   const now = clock();
   const expires = now + options.lifetimeMs;
-  const result = await runCommand(store, streams.invitation(codeHash), invitationKind, (state) =>
-    decideInvitation(state, { type: 'issue', codeHash, guest: options.guest, expires, now }),
-  );
+  const result = await handleCommand(store, streams.invitation(codeHash), invitationKind, { type: 'issue', codeHash, guest: options.guest, expires, now });
   if (!result.ok) throw new OperatorError(result.reason, `cannot issue the invitation: ${result.reason}`);
   return { code, codeHash, guest: options.guest, expires };
 }
@@ -65,7 +63,7 @@ export async function listInvitations(store: EventStore, clock: Clock): Promise<
     if (!recorded.stream.startsWith('invitation-')) continue;
     const hash = recorded.stream.slice('invitation-'.length);
     const event = decodeEvent(InvitationEvent, recorded);
-    states.set(hash, invitationKind.evolve(states.get(hash) ?? invitationKind.initial, event));
+    states.set(hash, invitationDecider.evolve(states.get(hash) ?? invitationDecider.initialState(), event));
   }
   const now = clock();
   const rows: InvitationRow[] = [];
@@ -90,7 +88,7 @@ export const minimumPrefix = 6;
 export async function revokeInvitation(store: EventStore, clock: Clock, codeOrPrefix: string): Promise<string> {
   const codeHash = await resolveInvitation(store, clock, codeOrPrefix);
   const now = clock();
-  const result = await runCommand(store, streams.invitation(codeHash), invitationKind, (state) => decideInvitation(state, { type: 'revoke', now }));
+  const result = await handleCommand(store, streams.invitation(codeHash), invitationKind, { type: 'revoke', now });
   if (!result.ok) throw new OperatorError(result.reason, `cannot revoke ${codeHash.slice(0, 12)}: ${result.reason}`);
   return codeHash;
 }

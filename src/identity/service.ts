@@ -1,6 +1,8 @@
 /**
  * The identity service: admits guests (accept, arrive), revokes credentials, starts and ends
- * browser sessions. It runs the deciders of src/commands against the EventStore.
+ * browser sessions. It runs the deciders of src/commands against the EventStore: a command on
+ * one stream through the shared handler (`handleCommand`, streams.ts), an admission, which
+ * decides over several streams at once, through the same bounded retry loop (`retrying`).
  *
  * Admitting touches three streams and must leave nothing half done when it loses a race. The
  * order is: claim the name (`guest-<name>`, at its folded revision, usually noStream), write the
@@ -12,10 +14,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { checkProof, decideArrive } from '../commands/arrival.js';
-import { activeCredential, decideCredential } from '../commands/credential.js';
-import { claimCommitWindowMs, claimMayBeAbandoned, decideGuest, type GuestState } from '../commands/guest.js';
+import { activeCredential } from '../commands/credential.js';
+import { claimCommitWindowMs, claimMayBeAbandoned, type GuestState } from '../commands/guest.js';
 import { acceptName, decideAccept } from '../commands/invitation.js';
-import { decideSession } from '../commands/session.js';
 import { limits } from '../contract/limits.js';
 import { streams, type CredentialEvent, type GuestEvent } from '../events/identity.js';
 import { TownError } from '../contract/town-error.js';
@@ -27,7 +28,7 @@ import { credentialKind, guestKind, invitationKind, proofKind, sessionKind } fro
 import { identityOf, type GuestIdentity } from './names.js';
 import { identityRefusal } from './refusals.js';
 import { credentialPrefix, invitationPrefix, newCredential, newSessionId, secretHash, sha256Hex } from './secrets.js';
-import { appendDecided, fold, lostRace, maxAttempts, runCommand, TooMuchContention, type Folded } from './streams.js';
+import { appendDecided, fold, handleCommand, lost, lostRace, retrying, type Folded } from './streams.js';
 
 /** A browser stays signed in this long unless it leaves first (or its credential is revoked). */
 export const sessionLifetimeMs = 30 * 24 * 3600_000;
@@ -88,13 +89,13 @@ export class IdentityService {
     const codeHash = secretHash(code, invitationPrefix);
     if (codeHash === undefined) throw identityRefusal('invitation_unknown');
     const invitationStream = streams.invitation(codeHash);
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    return retrying(invitationStream, async () => {
       const now = this.clock();
       const invitation = await fold(this.store, invitationStream, invitationKind);
       const chosen = acceptName(invitation.state, name, now);
       if (!chosen.ok) throw identityRefusal(chosen.reason);
       const guest = await fold(this.store, streams.guest(chosen.name), guestKind);
-      if (await this.releaseIfAbandoned(guest, now)) continue;
+      if (await this.releaseIfAbandoned(guest, now)) return lost;
       const { credential, credentialHash, claimId } = this.freshSecrets();
       const decision = decideAccept({ invitation: invitation.state, guest: guest.state }, { name, now, claimId, credentialHash });
       if (!decision.ok) throw identityRefusal(decision.reason);
@@ -110,9 +111,8 @@ export class IdentityService {
         commitExpected: invitation.expected,
         commitEvents: decision.invitation,
       });
-      if (committed) return this.admission(decision.name, credential, credentialHash, decision.named);
-    }
-    throw new TooMuchContention(invitationStream);
+      return committed ? this.admission(decision.name, credential, credentialHash, decision.named) : lost;
+    });
   }
 
   /**
@@ -130,11 +130,11 @@ export class IdentityService {
     const guestName = name as string;
     const proofStream = streams.proof(id);
     let admitted = false;
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    return retrying(proofStream, async () => {
       const now = this.clock();
       const proofState = await fold(this.store, proofStream, proofKind);
       const guest = await fold(this.store, streams.guest(guestName), guestKind);
-      if (await this.releaseIfAbandoned(guest, now)) continue;
+      if (await this.releaseIfAbandoned(guest, now)) return lost;
       const { credential, credentialHash, claimId } = this.freshSecrets();
       const decision = decideArrive({ proof: proofState.state, guest: guest.state }, { challenge, name, nonce, now, claimId, credentialHash });
       if (!decision.ok) throw identityRefusal(decision.reason);
@@ -154,17 +154,14 @@ export class IdentityService {
         commitExpected: proofState.expected,
         commitEvents: decision.proof,
       });
-      if (committed) return this.admission(guestName, credential, credentialHash, false);
-    }
-    throw new TooMuchContention(proofStream);
+      return committed ? this.admission(guestName, credential, credentialHash, false) : lost;
+    });
   }
 
   /** POST revoke: the credential, and every session signed in with it, answer 401 from now on. */
   async revoke(credentialHash: string): Promise<void> {
     const now = this.clock();
-    const result = await runCommand(this.store, streams.credential(credentialHash), credentialKind, (state) =>
-      decideCredential(state, { type: 'revoke', why: 'guest', now }),
-    );
+    const result = await handleCommand(this.store, streams.credential(credentialHash), credentialKind, { type: 'revoke', why: 'guest', now });
     if (!result.ok) throw new TownError('unauthenticated', 'no such credential');
   }
 
@@ -172,9 +169,12 @@ export class IdentityService {
   async startSession(credentialHash: string): Promise<string> {
     const sessionId = newSessionId(this.random);
     const now = this.clock();
-    const result = await runCommand(this.store, streams.session(sha256Hex(sessionId)), sessionKind, (state) =>
-      decideSession(state, { type: 'start', credentialHash, now, lifetimeMs: sessionLifetimeMs }),
-    );
+    const result = await handleCommand(this.store, streams.session(sha256Hex(sessionId)), sessionKind, {
+      type: 'start',
+      credentialHash,
+      now,
+      lifetimeMs: sessionLifetimeMs,
+    });
     if (!result.ok) throw new Error('a fresh session id collided');
     return sessionId;
   }
@@ -193,7 +193,7 @@ export class IdentityService {
     const hash = secretHash(sessionId);
     if (hash === undefined) return;
     const now = this.clock();
-    await runCommand(this.store, streams.session(hash), sessionKind, (state) => decideSession(state, { type: 'end', now }));
+    await handleCommand(this.store, streams.session(hash), sessionKind, { type: 'end', now });
   }
 
   private freshSecrets() {
@@ -231,13 +231,9 @@ export class IdentityService {
 
   private async undoClaim(commit: Commit): Promise<void> {
     const now = this.clock();
-    await runCommand(this.store, streams.guest(commit.name), guestKind, (state) =>
-      decideGuest(state, { type: 'release', claimId: commit.claimId, why: 'lostRace', now }),
-    );
+    await handleCommand(this.store, streams.guest(commit.name), guestKind, { type: 'release', claimId: commit.claimId, why: 'lostRace', now });
     // The secret was never shown, but a voided credential keeps the streams telling the truth.
-    await runCommand(this.store, streams.credential(commit.credentialHash), credentialKind, (state) =>
-      decideCredential(state, { type: 'revoke', why: 'unissued', now }),
-    );
+    await handleCommand(this.store, streams.credential(commit.credentialHash), credentialKind, { type: 'revoke', why: 'unissued', now });
   }
 
   /**
@@ -252,9 +248,7 @@ export class IdentityService {
         ? (await fold(this.store, streams.invitation(claim.source.invitation), invitationKind)).state
         : (await fold(this.store, streams.proof(claim.source.proof), proofKind)).state;
     if (confirmedBy.kind === 'spent' && confirmedBy.claimId === claim.claimId) return false;
-    await runCommand(this.store, streams.guest(claim.name), guestKind, (state) =>
-      decideGuest(state, { type: 'release', claimId: claim.claimId, why: 'abandoned', now }),
-    );
+    await handleCommand(this.store, streams.guest(claim.name), guestKind, { type: 'release', claimId: claim.claimId, why: 'abandoned', now });
     return true;
   }
 }

@@ -2,14 +2,14 @@
  * The town's own settings kept as events, so that every front reads the same: whether it is
  * open (`town-config`), and the first invitation of a fresh town (`town-founding`).
  */
-import { decideFounding, decideTownMode, isOpen } from '../commands/town-mode.js';
+import { isOpen } from '../commands/town-mode.js';
 import { streams } from '../events/identity.js';
 import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 import { foundingKind, townModeKind } from './kinds.js';
 import { defaultInvitationLifetimeMs, issueInvitation } from './operator.js';
 import { newInvitationCode, sha256Hex } from './secrets.js';
-import { fold, runCommand } from './streams.js';
+import { fold, handleCommand } from './streams.js';
 
 /** Whether the town is open now (an invited town until someone opens it). */
 export async function readTownOpen(store: EventStore): Promise<boolean> {
@@ -19,10 +19,7 @@ export async function readTownOpen(store: EventStore): Promise<boolean> {
 /** Open or close the town; true when that changed anything. */
 export async function setTownOpen(store: EventStore, clock: Clock, open: boolean): Promise<boolean> {
   const now = clock();
-  const result = await runCommand(store, streams.townConfig, townModeKind, (state) => ({
-    ok: true,
-    events: decideTownMode(state, { type: 'setMode', open, now }),
-  }));
+  const result = await handleCommand(store, streams.townConfig, townModeKind, { type: 'setMode', open, now });
   return result.ok && result.events.length > 0;
 }
 
@@ -47,10 +44,7 @@ export async function ensureFirstInvitation(store: EventStore, clock: Clock): Pr
   const code = newInvitationCode();
   const codeHash = sha256Hex(code);
   const now = clock();
-  const founded = await runCommand(store, streams.townFounding, foundingKind, (state) => ({
-    ok: true,
-    events: decideFounding(state, { type: 'found', invitationHash: codeHash, now }),
-  }));
+  const founded = await handleCommand(store, streams.townFounding, foundingKind, { type: 'found', invitationHash: codeHash, now });
   if (!founded.ok || founded.events.length === 0) return undefined;
   await issueInvitation(store, clock, { guest: null, lifetimeMs: defaultInvitationLifetimeMs, code });
   return code;

@@ -9,8 +9,8 @@ import type { Caller } from '../contract/caller.js';
 import { TownError } from '../contract/town-error.js';
 import { postUri } from '../events/feed.js';
 import { handleOf, hostName, isGuestName, principalOf } from '../identity/names.js';
-import { type FeedPostDoc, type FeedThreadDoc, feedThreadsCollection } from '../projections/feed.js';
-import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
+import { type FeedPostDoc, feedThreads } from '../projections/feed.js';
+import { receiptDocs } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg } from './layout.js';
 import { visibleIdSet } from './reads.js';
@@ -43,12 +43,12 @@ interface Written {
 /** The resident's turns and cites in the town, newest first, on cards the reader may see. */
 async function entriesOf(r: WorldReads, principal: string, reader: string, wanted: number): Promise<Written[]> {
   const out: Written[] = [];
-  const receipts = r.reads.collection(receiptsCollection);
+  const receipts = receiptDocs.in(r.reads);
   for (let skip = 0; out.length < wanted; skip += batch) {
-    const docs = (await receipts.find(
+    const docs = await receipts.find(
       { world: r.world, principal, kind: { $in: ['turn', 'cite'] } },
       { sort: { height: -1 }, limit: batch, ...(skip ? { skip } : {}) },
-    )) as ReceiptDoc[];
+    );
     const seen = await visibleIdSet(
       r,
       reader,
@@ -72,9 +72,7 @@ async function entriesOf(r: WorldReads, principal: string, reader: string, wante
 
 /** The resident's posts and replies to the feed, newest first. */
 async function postsOf(r: WorldReads, host: string, principal: string): Promise<Written[]> {
-  const threads = (await r.reads
-    .collection(feedThreadsCollection)
-    .find({ $or: [{ 'post.author.principal': principal }, { 'replies.author.principal': principal }] })) as FeedThreadDoc[];
+  const threads = await feedThreads.in(r.reads).find({ $or: [{ 'post.author.principal': principal }, { 'replies.author.principal': principal }] });
   const posts: FeedPostDoc[] = threads.flatMap((t) => [t.post, ...t.replies]).filter((p) => p.author?.principal === principal);
   return posts.map((p) => {
     const thread = postUri(host, p.root);

@@ -5,7 +5,7 @@
  * back from its newest (page 1). Lines about cards the reader may not see are left out.
  */
 import type { Caller } from '../contract/caller.js';
-import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
+import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg, shortName } from './layout.js';
 import { visibleIdSet } from './reads.js';
@@ -22,7 +22,7 @@ export interface HistoryQuery {
 }
 
 export async function historyPage(r: WorldReads, caller: Caller | undefined, q: HistoryQuery): Promise<string> {
-  const receipts = r.reads.collection(receiptsCollection);
+  const receipts = r.reads.collection(receiptDocs.name);
   const [first] = (await receipts.find({ world: r.world }, { sort: { height: 1 }, limit: 1 })) as ReceiptDoc[];
   const [last] = (await receipts.find({ world: r.world }, { sort: { height: -1 }, limit: 1 })) as ReceiptDoc[];
   if (!first || !last) return layout('the chronicle', '<h1>the chronicle</h1><p>Nothing has happened yet.</p>', { caller });

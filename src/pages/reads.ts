@@ -3,8 +3,8 @@
  * a card's receipts. Every read keeps to the cards the reader may see: a card the reader may not
  * see is never named on a page, not even by a door or a receipt line.
  */
-import { cardsCollection, type CardDoc } from '../projections/cards.js';
-import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
+import { cardDocs, type CardDoc } from '../projections/cards.js';
+import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import type { TypedData } from '../cards/typed.js';
 import type { WorldReads } from '../queries/world-reads.js';
 
@@ -12,7 +12,7 @@ const seen = (reader: string) => ({ $in: reader ? ['*', reader] : ['*'] });
 
 export async function visibleCards(r: WorldReads, reader: string, filter: Record<string, unknown> = {}, limit = 500, skip = 0): Promise<CardDoc[]> {
   return (await r.reads
-    .collection(cardsCollection)
+    .collection(cardDocs.name)
     .find({ world: r.world, readers: seen(reader), ...filter }, { sort: { id: 1 }, limit, ...(skip ? { skip } : {}) })) as CardDoc[];
 }
 
@@ -20,13 +20,13 @@ export async function visibleCards(r: WorldReads, reader: string, filter: Record
 export async function visibleIdSet(r: WorldReads, reader: string, ids: string[]): Promise<Set<string>> {
   const unique = [...new Set(ids.filter((id) => id !== ''))];
   if (!unique.length) return new Set();
-  const docs = await r.reads.collection(cardsCollection).find({ world: r.world, id: { $in: unique }, readers: seen(reader) }, { projection: { id: 1 } });
+  const docs = await r.reads.collection(cardDocs.name).find({ world: r.world, id: { $in: unique }, readers: seen(reader) }, { projection: { id: 1 } });
   return new Set(docs.map((d) => (d as unknown as CardDoc).id));
 }
 
 /** A card's newest receipts, newest first. */
 export async function receiptsOf(r: WorldReads, object: string, limit: number): Promise<ReceiptDoc[]> {
-  return (await r.reads.collection(receiptsCollection).find({ world: r.world, object }, { sort: { height: -1 }, limit })) as ReceiptDoc[];
+  return (await r.reads.collection(receiptDocs.name).find({ world: r.world, object }, { sort: { height: -1 }, limit })) as ReceiptDoc[];
 }
 
 /** A field of a record state, when the state is a record that has it. */

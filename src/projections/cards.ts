@@ -18,11 +18,10 @@ import type { FormField, LawClause, RuleInfo, WantInfo } from '../cards/program.
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldKey, worldProjection } from './entries.js';
 import type { Projection } from './projection.js';
+import { readModel } from './read-model.js';
 
-export const cardsCollection = 'cards.cards';
 /** The card reply shows the newest eight lines; the read model keeps no more. */
 export const linesOnCard = limits.cardLinesOnCardReply;
-export const packagesCollection = 'cards.packages';
 
 export interface CardDoc extends Doc {
   world: string;
@@ -70,6 +69,11 @@ export interface PackageDoc extends Doc {
   wants: WantInfo[];
   rules: RuleInfo[];
 }
+
+/** The cards read model and its collections, as the projection and its readers name them. */
+export const cardsModel = readModel('cards');
+export const cardDocs = cardsModel.collection<CardDoc>('cards');
+export const packageDocs = cardsModel.collection<PackageDoc>('packages');
 
 export function readersOf(card: Pick<Card, 'visibility' | 'owner' | 'lent'>): string[] {
   if (card.visibility === 'everyone') return ['*'];
@@ -159,8 +163,8 @@ export function cardsProjection(programs: Programs): Projection {
   };
 
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
-    const cards = new DocBatch<CardDoc>(unit.collection(cardsCollection));
-    const packages = new DocBatch<PackageDoc>(unit.collection(packagesCollection));
+    const cards = new DocBatch(cardDocs.in(unit));
+    const packages = new DocBatch(packageDocs.in(unit));
     const ids: string[] = [];
     const pins = new Set<string>();
     for (const { world, entry } of entries) {
@@ -197,12 +201,16 @@ export function cardsProjection(programs: Programs): Projection {
   }
 
   return worldProjection({
-    name: 'cards',
-    collections: [cardsCollection, packagesCollection],
+    name: cardsModel.name,
+    collections: [cardDocs.name, packageDocs.name],
     indexes: [
-      { collection: cardsCollection, spec: { keys: { world: 1, id: 1 }, name: 'world_id' } },
-      { collection: cardsCollection, spec: { keys: { world: 1, place: 1 }, name: 'world_place' } },
+      { collection: cardDocs.name, spec: { keys: { world: 1, id: 1 }, name: 'world_id' } },
+      { collection: cardDocs.name, spec: { keys: { world: 1, place: 1 }, name: 'world_place' } },
     ],
+    // Bump when `fold` (or cardDoc, written, packageDoc) changes what it writes.
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [cardDocs.name],
     fold,
   });
 }

@@ -3,9 +3,10 @@
  * many projections fold it), and a batch of documents read once and written once per unit.
  */
 import type { RecordedEvent } from '../stores/event-store.js';
-import type { Collection, Doc, IndexSpec, Unit } from '../stores/read-store.js';
+import type { Doc, IndexSpec, Unit } from '../stores/read-store.js';
 import { storedEntryOf, worldEntryType, WorldEntryEvent, worldOfStream, type StoredEntry } from '../events/world.js';
 import type { Projection } from './projection.js';
+import type { Docs } from './read-model.js';
 
 const decoded = new WeakMap<RecordedEvent, StoredEntry | null>();
 
@@ -38,20 +39,52 @@ export interface WorldProjectionSpec {
   name: string;
   collections: string[];
   indexes?: { collection: string; spec: IndexSpec }[];
+  /** The version of `fold` (Projection.version): bump it when the fold changes. */
+  version: number;
   /** Folds entries (in journal order) into the unit; must be idempotent. */
   fold(entries: StoredEntry[], unit: Unit): Promise<void>;
+  /**
+   * Collections whose documents carry their `world`: when a scratch world expires (ScratchExpired,
+   * on its guest's registry stream) its documents there are deleted, so an expired world's read
+   * models are reclaimed by the journal itself and a rebuild agrees.
+   */
+  perWorld?: string[];
 }
+
+const expiredType = 'ScratchExpired';
 
 /** A projection of journal entries (events of type WorldEntry on `world-*` streams). */
 export function worldProjection(spec: WorldProjectionSpec): Projection {
   const entries = (events: RecordedEvent[]) => events.map(entryOf).filter((e): e is StoredEntry => e !== undefined);
+  const perWorld = spec.perWorld ?? [];
+  const forget = async (event: RecordedEvent, unit: Unit) => {
+    const world = (event.data as { world?: unknown } | null)?.world;
+    if (typeof world !== 'string' || !world.startsWith('scratch.')) return;
+    for (const c of perWorld) await unit.collection(c).deleteMany({ world });
+  };
+  // Entries folded in runs between expiries, in journal order, so an expiry never meets entries
+  // of its world that come after it in the batch.
+  const foldAll = async (events: RecordedEvent[], unit: Unit) => {
+    let run: RecordedEvent[] = [];
+    for (const event of events) {
+      if (event.type !== expiredType) {
+        run.push(event);
+        continue;
+      }
+      if (run.length) await spec.fold(entries(run), unit);
+      run = [];
+      await forget(event, unit);
+    }
+    if (run.length) await spec.fold(entries(run), unit);
+  };
   return {
     name: spec.name,
+    version: spec.version,
     collections: spec.collections,
     indexes: spec.indexes,
-    handles: (type) => type === worldEntryType,
-    apply: (event, unit) => spec.fold(entries([event]), unit),
-    applyBatch: (events, unit) => spec.fold(entries(events), unit),
+    handles: (type) => type === worldEntryType || (perWorld.length > 0 && type === expiredType),
+    apply: (event, unit) => foldAll([event], unit),
+    applyBatch: foldAll,
   };
 }
 
@@ -66,7 +99,7 @@ export class DocBatch<D extends Doc = Doc> {
   /** Ids absent when loaded: deleting one the batch made and unmade needs no store call. */
   private readonly absent = new Set<string>();
 
-  constructor(private readonly collection: Collection) {}
+  constructor(private readonly collection: Docs<D>) {}
 
   async load(ids: Iterable<string>): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.docs.has(id));
@@ -78,7 +111,7 @@ export class DocBatch<D extends Doc = Doc> {
         this.absent.add(id);
       }
       for (const doc of found) {
-        this.docs.set(doc._id, doc as D);
+        this.docs.set(doc._id, doc);
         this.absent.delete(doc._id);
       }
     }

@@ -11,8 +11,7 @@ import { decodeFeedEvent } from '../events/feed.js';
 import type { RecordedEvent } from '../stores/event-store.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import type { Projection } from './projection.js';
-
-export const feedThreadsCollection = 'feed.threads';
+import { readModel } from './read-model.js';
 
 export interface FeedPostDoc {
   rkey: string;
@@ -43,21 +42,26 @@ function postOf(event: RecordedEvent): FeedPostDoc {
   return { rkey: d.rkey, at: d.at, text: d.text, replyTo: d.to, root: d.to, town: true, ...(d.receipt ? { receipt: d.receipt } : {}) };
 }
 
+export const feedModel = readModel('feed');
+export const feedThreads = feedModel.collection<FeedThreadDoc>('threads');
+
 export function feedProjection(): Projection {
   return {
-    name: 'feed',
-    collections: [feedThreadsCollection],
-    indexes: [{ collection: feedThreadsCollection, spec: { keys: { last: -1 }, name: 'newest' } }],
+    name: feedModel.name,
+    // Bump when the fold changes what it writes: a start with read models of another version rebuilds them.
+    version: 1,
+    collections: [feedThreads.name],
+    indexes: [{ collection: feedThreads.name, spec: { keys: { last: -1 }, name: 'newest' } }],
     handles: (type) => type === 'FeedPosted' || type === 'FeedAnswered',
     async apply(event: RecordedEvent, unit: Unit): Promise<void> {
       const post = postOf(event);
-      const threads = unit.collection(feedThreadsCollection);
+      const threads = feedThreads.in(unit);
       if (post.rkey === post.root) {
         if (await threads.findOne({ _id: post.rkey })) return;
         await threads.insertOne({ _id: post.rkey, post, replies: [], last: post.rkey } satisfies FeedThreadDoc);
         return;
       }
-      const thread = (await threads.findOne({ _id: post.root })) as FeedThreadDoc | null;
+      const thread = await threads.findOne({ _id: post.root });
       if (!thread || thread.replies.some((r) => r.rkey === post.rkey)) return;
       // Keys grow along the stream (the decider makes each after the last), so this post is the newest.
       await threads.replaceOne({ _id: post.root }, { ...thread, replies: [...thread.replies, post], last: post.rkey });

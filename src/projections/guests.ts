@@ -12,8 +12,7 @@ import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import { DocBatch, worldProjection } from './entries.js';
 import type { Projection } from './projection.js';
-
-export const guestsCollection = 'guests.guests';
+import { readModel } from './read-model.js';
 
 export interface GuestDoc extends Doc {
   principal: string;
@@ -28,13 +27,17 @@ export interface GuestDoc extends Doc {
   height: number;
 }
 
+/** The guests read model and its collection, as the projection and its readers name them. */
+export const guestsModel = readModel('guests');
+export const guestDocs = guestsModel.collection<GuestDoc>('guests');
+
 const fresh = (principal: string): GuestDoc => ({ _id: principal, principal, hour: 0, count: 0, lastTurn: 0, turns: 0, height: -1 });
 
 export function guestsProjection(): Projection {
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
     const town = entries.filter((e) => e.world === TOWN_WORLD && (e.entry.kind === 'turn' || e.entry.avatars?.length));
     if (!town.length) return;
-    const guests = new DocBatch<GuestDoc>(unit.collection(guestsCollection));
+    const guests = new DocBatch(guestDocs.in(unit));
     await guests.load(town.flatMap(({ entry }) => [entry.principal, ...(entry.avatars ?? []).map((a) => a.principal)]));
     // One working copy per guest per batch, changed in place: a busy guest turns thousands of
     // times a batch, and a copy per turn was most of this fold's cost.
@@ -69,5 +72,11 @@ export function guestsProjection(): Projection {
     }
     await guests.flush();
   }
-  return worldProjection({ name: 'guests', collections: [guestsCollection], fold });
+  return worldProjection({
+    name: guestsModel.name,
+    collections: [guestDocs.name],
+    // Bump when `fold` changes what it writes.
+    version: 1,
+    fold,
+  });
 }

@@ -3,25 +3,26 @@
  * projector workers, rebuild and digest all know them.
  */
 import type { Programs } from '../cards/kernel/programs.js';
-import { cardsProjection } from './cards.js';
-import { feedProjection } from './feed.js';
-import { guestsProjection } from './guests.js';
-import { offersProjection } from './offers.js';
-import { pendingProjection } from './pending.js';
+import { cardsModel, cardsProjection } from './cards.js';
+import { feedModel, feedProjection } from './feed.js';
+import { guestsModel, guestsProjection } from './guests.js';
+import { offersModel, offersProjection } from './offers.js';
+import { pendingModel, pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
-import { receiptsProjection } from './receipts.js';
+import { receiptsModel, receiptsProjection } from './receipts.js';
 
-export const projectionNames = ['cards', 'receipts', 'offers', 'pending', 'guests', 'feed'] as const;
+/** In the order rebuilds and digests list them. Readers name them by these literals, checked. */
+export const projectionNames = [cardsModel.name, receiptsModel.name, offersModel.name, pendingModel.name, guestsModel.name, feedModel.name] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 
 export function allProjections(programs: Programs): Record<ProjectionName, Projection> {
   return {
-    cards: cardsProjection(programs),
-    receipts: receiptsProjection(),
-    offers: offersProjection(),
-    pending: pendingProjection(),
-    guests: guestsProjection(),
-    feed: feedProjection(),
+    [cardsModel.name]: cardsProjection(programs),
+    [receiptsModel.name]: receiptsProjection(),
+    [offersModel.name]: offersProjection(),
+    [pendingModel.name]: pendingProjection(),
+    [guestsModel.name]: guestsProjection(),
+    [feedModel.name]: feedProjection(),
   };
 }
 

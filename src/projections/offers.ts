@@ -9,8 +9,7 @@ import type { Doc, Unit } from '../stores/read-store.js';
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldKey, worldProjection } from './entries.js';
 import type { Projection } from './projection.js';
-
-export const offersCollection = 'offers.offers';
+import { readModel } from './read-model.js';
 
 export interface OfferDoc extends Doc {
   world: string;
@@ -25,11 +24,15 @@ export interface OfferDoc extends Doc {
   slug: string;
 }
 
+/** The offers read model and its collection, as the projection and its readers name them. */
+export const offersModel = readModel('offers');
+export const offerDocs = offersModel.collection<OfferDoc>('offers');
+
 export function offersProjection(): Projection {
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
     const offered = entries.filter((e) => e.entry.offers?.length);
     if (!offered.length) return;
-    const offers = new DocBatch<OfferDoc>(unit.collection(offersCollection));
+    const offers = new DocBatch(offerDocs.in(unit));
     await offers.load(offered.flatMap(({ world, entry }) => entry.offers!.map((_, n) => worldKey(world, `${entry.height}.${n}`))));
     for (const { world, entry } of offered) {
       const list = entry.offers ?? [];
@@ -53,9 +56,13 @@ export function offersProjection(): Projection {
     await offers.flush();
   }
   return worldProjection({
-    name: 'offers',
-    collections: [offersCollection],
-    indexes: [{ collection: offersCollection, spec: { keys: { principal: 1, world: 1, height: 1 }, name: 'principal_world_height' } }],
+    name: offersModel.name,
+    collections: [offerDocs.name],
+    indexes: [{ collection: offerDocs.name, spec: { keys: { principal: 1, world: 1, height: 1 }, name: 'principal_world_height' } }],
+    // Bump when `fold` changes what it writes.
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [offerDocs.name],
     fold,
   });
 }

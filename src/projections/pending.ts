@@ -11,8 +11,7 @@ import type { Doc, Unit } from '../stores/read-store.js';
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldKey, worldProjection } from './entries.js';
 import type { Projection } from './projection.js';
-
-export const pendingCollection = 'pending.sends';
+import { readModel } from './read-model.js';
 
 export interface PendingDoc extends Doc, Send {
   world: string;
@@ -21,11 +20,15 @@ export interface PendingDoc extends Doc, Send {
   n: number;
 }
 
+/** The pending read model and its collection, as the projection and its readers name them. */
+export const pendingModel = readModel('pending');
+export const pendingDocs = pendingModel.collection<PendingDoc>('sends');
+
 export function pendingProjection(): Projection {
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
     const moving = entries.filter((e) => e.entry.consumed !== undefined || e.entry.sends?.length);
     if (!moving.length) return;
-    const sends = new DocBatch<PendingDoc>(unit.collection(pendingCollection));
+    const sends = new DocBatch(pendingDocs.in(unit));
     await sends.load(
       moving.flatMap(({ world, entry }) => [
         ...(entry.consumed !== undefined ? [worldKey(world, entry.consumed)] : []),
@@ -43,9 +46,13 @@ export function pendingProjection(): Projection {
     await sends.flush();
   }
   return worldProjection({
-    name: 'pending',
-    collections: [pendingCollection],
-    indexes: [{ collection: pendingCollection, spec: { keys: { world: 1, queuedAt: 1, n: 1 }, name: 'world_queue' } }],
+    name: pendingModel.name,
+    collections: [pendingDocs.name],
+    indexes: [{ collection: pendingDocs.name, spec: { keys: { world: 1, queuedAt: 1, n: 1 }, name: 'world_queue' } }],
+    // Bump when `fold` changes what it writes.
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [pendingDocs.name],
     fold,
   });
 }

@@ -9,6 +9,14 @@ import type { IndexSpec, Unit } from '../stores/read-store.js';
 export interface Projection {
   /** Also the checkpoint's name and the prefix of every collection it owns. */
   name: string;
+  /**
+   * The version of its fold. Bump it with every change to the fold that changes what it writes
+   * (a field added, renamed or computed otherwise, documents keyed otherwise): a start over a
+   * read model built by another version rebuilds it from the journal (versions.ts) instead of
+   * serving documents of the old shape. The store keeps the version a read model was built
+   * with beside its checkpoint.
+   */
+  version: number;
   /** Collections this projection writes (all named `<name>.<something>`), for drop and digest. */
   collections: string[];
   indexes?: { collection: string; spec: IndexSpec }[];

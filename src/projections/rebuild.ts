@@ -1,7 +1,9 @@
 /**
  * Rebuild: drop read models and fold the whole journal into them again, in large units,
  * reporting progress. Several projections are rebuilt in one pass over the journal (each event
- * is read and decoded once). Analysts run it against a copy of the data directory.
+ * is read and decoded once). Analysts run it against a copy of the data directory
+ * (`npm run rebuild`); a start rebuilds the read models built by another version of their fold
+ * (versions.ts). Either way the same progress bar is drawn (progressBar).
  */
 import type { EventStore, RecordedEvent } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
@@ -49,6 +51,11 @@ export async function rebuildProjections(
       await reads.collection(collection).createIndex(spec);
     }
   }
+  // Empty, with no checkpoint, and from now on built by this version of each fold: a rebuild
+  // that stops part-way is resumed from its checkpoint by the next projector, not begun again.
+  await reads.unit(async (unit) => {
+    for (const projection of projections) unit.setVersion(projection.name, projection.version);
+  });
   const head = (await events.headPosition()) ?? 0n;
   const started = now();
   let count = 0;
@@ -97,6 +104,46 @@ export async function rebuildProjections(
   await startCommit();
   await inflight;
   return { events: count, seconds: (now() - started) / 1000 };
+}
+
+/** Where a progress bar is drawn: a terminal (redrawn in place) or a log (a line at a time). */
+export interface ProgressOut {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface ProgressBar {
+  onProgress(p: Progress): void;
+  /** Draws the last progress reported (if any) and ends the line. */
+  end(): void;
+}
+
+/**
+ * The progress bar `npm run rebuild` draws: redrawn at most every 100 ms on a terminal, a line
+ * a second into a log, and the last state always.
+ */
+export function progressBar(out: ProgressOut = process.stderr, now: () => number = () => performance.now()): ProgressBar {
+  const tty = out.isTTY === true;
+  let shown = Number.NEGATIVE_INFINITY;
+  let last: Progress | undefined;
+  let drawn: Progress | undefined;
+  const draw = (p: Progress) => {
+    drawn = p;
+    out.write(tty ? `\r${progressLine(p)}` : `${progressLine(p)}\n`);
+  };
+  return {
+    onProgress(p) {
+      last = p;
+      const at = now();
+      if (at - shown < (tty ? 100 : 1000)) return;
+      shown = at;
+      draw(p);
+    },
+    end() {
+      if (last && last !== drawn) draw(last);
+      if (tty && drawn) out.write('\n');
+    },
+  };
 }
 
 /** One line of progress bar for a terminal: `cards [#####.....] 52% 61,230 ev/s ETA 3s`. */

@@ -13,8 +13,7 @@ import type { Doc, Unit } from '../stores/read-store.js';
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldProjection } from './entries.js';
 import type { Projection } from './projection.js';
-
-export const receiptsCollection = 'receipts.receipts';
+import { readModel } from './read-model.js';
 
 export interface ReceiptDoc extends Doc {
   world: string;
@@ -30,6 +29,10 @@ export interface ReceiptDoc extends Doc {
   class?: string;
   line: string;
 }
+
+/** The receipts read model and its collection, as the projection and its readers name them. */
+export const receiptsModel = readModel('receipts');
+export const receiptDocs = receiptsModel.collection<ReceiptDoc>('receipts');
 
 /** What a receipt is about: the object and method the receipt names, else the request's. */
 export const receiptObject = (e: Entry) => e.receipt.object ?? e.request?.object ?? '';
@@ -56,20 +59,24 @@ export function receiptDoc(world: string, entry: Entry): ReceiptDoc {
 
 export function receiptsProjection(): Projection {
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
-    const receipts = new DocBatch<ReceiptDoc>(unit.collection(receiptsCollection));
+    const receipts = new DocBatch(receiptDocs.in(unit));
     await receipts.load(entries.map((e) => e.entry.cid));
     for (const { world, entry } of entries) if (!receipts.has(entry.cid)) receipts.set(receiptDoc(world, entry));
     await receipts.flush();
   }
   return worldProjection({
-    name: 'receipts',
-    collections: [receiptsCollection],
+    name: receiptsModel.name,
+    collections: [receiptDocs.name],
     indexes: [
-      { collection: receiptsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
-      { collection: receiptsCollection, spec: { keys: { principal: 1, intent: 1 }, name: 'principal_intent' } },
+      { collection: receiptDocs.name, spec: { keys: { slug: 1 }, name: 'slug' } },
+      { collection: receiptDocs.name, spec: { keys: { principal: 1, intent: 1 }, name: 'principal_intent' } },
       // A resident's commonplace book (/o/{handle}/book): their receipts, newest first.
-      { collection: receiptsCollection, spec: { keys: { principal: 1, height: -1 }, name: 'principal_height' } },
+      { collection: receiptDocs.name, spec: { keys: { principal: 1, height: -1 }, name: 'principal_height' } },
     ],
+    // Bump when `fold` (or receiptDoc) changes what it writes.
+    // 2: an expired scratch world's documents are deleted (ScratchExpired).
+    version: 2,
+    perWorld: [receiptDocs.name],
     fold,
   });
 }

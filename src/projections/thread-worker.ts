@@ -124,7 +124,8 @@ async function run(): Promise<void> {
       port!.close();
     });
   });
-  const starting = startWorker({ events: feed.events, reads, programs, names: data.names, batch: data.batch, onError: failed });
+  // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
+  const starting = startWorker({ events: feed.events, reads, programs, names: data.names, batch: data.batch, onError: failed, stale: 'refuse' });
   const projector = await starting;
   projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
   void projector.whenCaughtUp().then(() => post({ caughtUp: true }));

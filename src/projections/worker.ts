@@ -1,13 +1,15 @@
 /**
  * A projector worker: runs named projections in a process of their own (`npm run projector --
- * <name>`), resuming from their checkpoints, until it is stopped. The server runs the same
- * projections in its own process when they are not run as workers.
+ * <name>`), resuming from their checkpoints, until it is stopped; a read model built by another
+ * version of its fold is rebuilt first (versions.ts). The server runs the same projections in
+ * its own process when they are not run as workers.
  */
 import type { Programs } from '../cards/kernel/programs.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { allProjections, isProjectionName, projectionNames, type ProjectionName } from './index.js';
 import { Projector } from './projector.js';
+import { rebuildStale, type RebuildStaleOptions } from './versions.js';
 
 export function chooseProjections(names: string[]): ProjectionName[] {
   if (!names.length) return [...projectionNames];
@@ -25,20 +27,21 @@ export interface WorkerOptions {
   pollMs?: number;
   batch?: number;
   onError?(error: Error): void;
+  /** Read models built by another version of their fold: rebuilt (default) or refused. */
+  stale?: RebuildStaleOptions['stale'];
+  /** Where a rebuild of stale read models is told and its progress drawn (stderr by default). */
+  out?: RebuildStaleOptions['out'];
 }
 
 export async function startWorker(o: WorkerOptions): Promise<Projector> {
   const all = allProjections(o.programs);
-  const projector = new Projector(
-    o.events,
-    o.reads,
-    o.names.map((n) => all[n]),
-    {
-      batch: o.batch ?? 1000,
-      ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
-      ...(o.onError ? { onError: o.onError } : {}),
-    },
-  );
+  const projections = o.names.map((n) => all[n]);
+  await rebuildStale(o.events, o.reads, projections, { ...(o.stale ? { stale: o.stale } : {}), ...(o.out ? { out: o.out } : {}) });
+  const projector = new Projector(o.events, o.reads, projections, {
+    batch: o.batch ?? 1000,
+    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    ...(o.onError ? { onError: o.onError } : {}),
+  });
   await projector.start();
   return projector;
 }

@@ -5,7 +5,7 @@
 import { TownError } from '../contract/town-error.js';
 import { postKey, postUri, townDid } from '../events/feed.js';
 import { hostName } from '../identity/names.js';
-import { type FeedPostDoc, type FeedThreadDoc, feedThreadsCollection } from '../projections/feed.js';
+import { type FeedPostDoc, type FeedThreadDoc, feedThreads } from '../projections/feed.js';
 import type { ReadStore } from '../stores/read-store.js';
 
 export const threadsPerPage = 20;
@@ -43,7 +43,7 @@ const threadOf = (host: string, d: FeedThreadDoc): FeedThread => ({ post: feedPo
 
 async function rootThread(reads: ReadStore, host: string, uri: string, what: string): Promise<FeedThreadDoc> {
   const rkey = postKey(host, uri);
-  const doc = rkey === undefined ? null : ((await reads.collection(feedThreadsCollection).findOne({ _id: rkey })) as FeedThreadDoc | null);
+  const doc = rkey === undefined ? null : await feedThreads.in(reads).findOne({ _id: rkey });
   if (!doc) throw new TownError('unknown', `${what} names no thread of this feed: ${JSON.stringify(uri.slice(0, 200))}`, { hintHref: '/AGENTS.md/feed' });
   return doc;
 }
@@ -51,7 +51,7 @@ async function rootThread(reads: ReadStore, host: string, uri: string, what: str
 export async function readFeed(reads: ReadStore, host: string, q: { thread?: string; before?: string }): Promise<{ threads: FeedThread[]; next?: string }> {
   if (q.thread !== undefined) return { threads: [threadOf(host, await rootThread(reads, host, q.thread, 'thread'))] };
   const filter = q.before !== undefined ? { last: { $lt: (await rootThread(reads, host, q.before, 'before')).last } } : {};
-  const docs = (await reads.collection(feedThreadsCollection).find(filter, { sort: { last: -1 }, limit: threadsPerPage + 1 })) as FeedThreadDoc[];
+  const docs = await feedThreads.in(reads).find(filter, { sort: { last: -1 }, limit: threadsPerPage + 1 });
   const page = docs.slice(0, threadsPerPage);
   return { threads: page.map((d) => threadOf(host, d)), ...(docs.length > threadsPerPage ? { next: postUri(host, page[page.length - 1]!._id) } : {}) };
 }

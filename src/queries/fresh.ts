@@ -9,11 +9,12 @@
  * read model as it stands; the receipt the turn answered with stays the authority.
  */
 import type { ReadStore } from '../stores/read-store.js';
+import type { ProjectionName } from '../projections/index.js';
 import { waitForCheckpoint, type ProjectorHandle } from '../projections/projector.js';
 
 export interface CheckpointWaits {
   /** Resolves true once `projection` has folded `position`, false after `timeoutMs`. */
-  wait(projection: string, position: bigint, timeoutMs: number): Promise<boolean>;
+  wait(projection: ProjectionName, position: bigint, timeoutMs: number): Promise<boolean>;
   /** Resolves when any read model moves, or after `timeoutMs`. */
   changed(timeoutMs: number): Promise<void>;
 }
@@ -66,7 +67,7 @@ export class ReadYourWrites {
   }
 
   /** Waits until `projection` shows `principal`'s latest turn (or the bound passes). */
-  async settle(principal: string, projection: string): Promise<boolean> {
+  async settle(principal: string, projection: ProjectionName): Promise<boolean> {
     const position = this.last.get(principal);
     if (position === undefined) return true;
     const ok = await this.waits.wait(projection, position, this.timeoutMs);

@@ -4,13 +4,13 @@
  * seconds), answering as soon as one does.
  */
 import { limits } from '../contract/limits.js';
-import { offersCollection, type OfferDoc } from '../projections/offers.js';
+import { offerDocs, type OfferDoc } from '../projections/offers.js';
 import type { WorldReads } from './world-reads.js';
 
 export async function offersAfter(r: WorldReads, principal: string, after: number | undefined): Promise<OfferDoc[]> {
   const filter: Record<string, unknown> = { principal, world: r.world };
   if (after !== undefined) filter.height = { $gt: after };
-  return (await r.reads.collection(offersCollection).find(filter, { sort: { principal: 1, world: 1, height: 1 }, limit: limits.idsPerPage })) as OfferDoc[];
+  return offerDocs.in(r.reads).find(filter, { sort: { principal: 1, world: 1, height: 1 }, limit: limits.idsPerPage });
 }
 
 /**

@@ -3,16 +3,16 @@
  * sending or receiving card the caller may not see.
  */
 import { limits } from '../contract/limits.js';
-import { cardsCollection, type CardDoc } from '../projections/cards.js';
+import { cardDocs, type CardDoc } from '../projections/cards.js';
 import { worldKey } from '../projections/entries.js';
-import { pendingCollection, type PendingDoc } from '../projections/pending.js';
+import { pendingDocs } from '../projections/pending.js';
 import { canRead, type WorldReads } from './world-reads.js';
 
 export async function pendingReply(r: WorldReads, principal: string) {
-  const sends = (await r.reads.collection(pendingCollection).find({ world: r.world }, { sort: { world: 1, queuedAt: 1, n: 1 }, limit: 1024 })) as PendingDoc[];
+  const sends = await pendingDocs.in(r.reads).find({ world: r.world }, { sort: { world: 1, queuedAt: 1, n: 1 }, limit: 1024 });
   const ids = [...new Set(sends.flatMap((s) => [s.from, s.to]))].map((id) => worldKey(r.world, id));
   const cards = ids.length
-    ? ((await r.reads.collection(cardsCollection).find({ _id: { $in: ids } }, { projection: { readers: 1 } })) as unknown as Pick<CardDoc, '_id' | 'readers'>[])
+    ? ((await cardDocs.in(r.reads).find({ _id: { $in: ids } }, { projection: { readers: 1 } })) as Pick<CardDoc, '_id' | 'readers'>[])
     : [];
   const seen = new Set(cards.filter((c) => canRead(c, principal)).map((c) => c._id));
   const shown = sends.filter((s) => seen.has(worldKey(r.world, s.from)) && seen.has(worldKey(r.world, s.to)));

@@ -13,7 +13,7 @@
 import { TownError } from '../contract/town-error.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import { decodeWorldEntry, worldStream } from '../events/world.js';
-import { receiptsCollection, type ReceiptDoc } from '../projections/receipts.js';
+import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import { maySee, type WorldReads } from './world-reads.js';
 
 const shortName = (p: string) => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);
@@ -70,12 +70,12 @@ async function mayRead(r: WorldReads, doc: ReceiptDoc, principal: string): Promi
 }
 
 export async function receiptBySlug(r: WorldReads, slug: string, principal: string, full: boolean) {
-  const receipts = r.reads.collection(receiptsCollection);
+  const receipts = receiptDocs.in(r.reads);
   if (looksLikeCid(slug)) {
-    const doc = (await receipts.findOne({ _id: slug })) as ReceiptDoc | null;
+    const doc = await receipts.findOne({ _id: slug });
     if (doc && doc.world === r.world && (await mayRead(r, doc, principal))) return receiptReply(r, doc, principal, full);
   }
-  const named = (await receipts.find({ slug, world: r.world }, { sort: { height: 1 }, limit: 16 })) as ReceiptDoc[];
+  const named = await receipts.find({ slug, world: r.world }, { sort: { height: 1 }, limit: 16 });
   // Filtered before counting: that a name is shared must not tell of a receipt one may not read.
   const docs: ReceiptDoc[] = [];
   for (const doc of named) if (await mayRead(r, doc, principal)) docs.push(doc);
@@ -90,7 +90,7 @@ export async function receiptBySlug(r: WorldReads, slug: string, principal: stri
 }
 
 export async function receiptByIntent(r: WorldReads, intent: string, principal: string, full: boolean) {
-  const doc = (await r.reads.collection(receiptsCollection).findOne({ principal, intent, world: r.world })) as ReceiptDoc | null;
+  const doc = await receiptDocs.in(r.reads).findOne({ principal, intent, world: r.world });
   if (!doc) throw new TownError('unknown', `you have no turn with intent ${JSON.stringify(intent.slice(0, 80))}`, { hintHref: '/AGENTS.md/world' });
   return receiptReply(r, doc, principal, full);
 }

@@ -6,7 +6,7 @@
 import type { Program } from '../cards/program.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { TownError } from '../contract/town-error.js';
-import { cardsCollection, packagesCollection, type CardDoc, type PackageDoc } from '../projections/cards.js';
+import { cardDocs, packageDocs, type CardDoc, type PackageDoc } from '../projections/cards.js';
 import { worldKey } from '../projections/entries.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { EventStore } from '../stores/event-store.js';
@@ -16,7 +16,10 @@ export interface WorldReads {
   /** The journal: a receipt's whole entry is read from it by height. */
   events: EventStore;
   programs: Programs;
+  /** The world's id, as its journal and read models are kept under. */
   world: string;
+  /** The world as the caller names it, when that differs from its id (`scratch/<name>`). */
+  label?: string;
   /** Milliseconds since the epoch: the clock views and wants are read at. */
   clock: () => number;
 }
@@ -28,7 +31,7 @@ export async function packageOf(r: WorldReads, pin: string): Promise<PackageDoc 
   if (!cache) packageCache.set(r.reads, (cache = new Map()));
   const hit = cache.get(pin);
   if (hit) return hit;
-  const doc = (await r.reads.collection(packagesCollection).findOne({ _id: pin })) as PackageDoc | null;
+  const doc = await packageDocs.in(r.reads).findOne({ _id: pin });
   if (!doc) return undefined;
   if (cache.size > 4096) cache.clear();
   cache.set(pin, doc);
@@ -45,7 +48,7 @@ export function canRead(card: Pick<CardDoc, 'readers'>, principal: string): bool
   return card.readers.includes('*') || card.readers.includes(principal);
 }
 
-const cardDoc = async (r: WorldReads, id: string) => (await r.reads.collection(cardsCollection).findOne({ _id: worldKey(r.world, id) })) as CardDoc | null;
+const cardDoc = (r: WorldReads, id: string) => cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
 
 /** Is there a card `id` that `principal` may see? (false alike for absent and unseen) */
 export async function maySee(r: WorldReads, id: string, principal: string): Promise<boolean> {

@@ -4,7 +4,7 @@
  * start with it.
  */
 import { limits } from '../contract/limits.js';
-import { cardsCollection, type CardDoc } from '../projections/cards.js';
+import { cardDocs, type CardDoc } from '../projections/cards.js';
 import type { Filter } from '../stores/read-store.js';
 import type { WorldReads } from './world-reads.js';
 
@@ -30,13 +30,13 @@ export async function listWorld(r: WorldReads, principal: string, q: { after?: s
   }
   const filter: Filter = { world: r.world, readers: { $in: ['*', principal] } };
   if (Object.keys(id).length) filter.id = id;
-  const docs = (await r.reads.collection(cardsCollection).find(filter, {
+  const docs = (await cardDocs.in(r.reads).find(filter, {
     sort: { world: 1, id: 1 },
     limit: limits.idsPerPage + 1,
     projection: { id: 1, methods: 1 },
-  })) as unknown as Pick<CardDoc, 'id' | 'methods'>[];
+  })) as Pick<CardDoc, 'id' | 'methods'>[];
   const page = docs.slice(0, limits.idsPerPage);
-  const out: WorldPage = { world: r.world, cards: page.map((d) => ({ id: d.id, methods: d.methods })) };
+  const out: WorldPage = { world: r.label ?? r.world, cards: page.map((d) => ({ id: d.id, methods: d.methods })) };
   if (docs.length > limits.idsPerPage) out.next = page[page.length - 1]!.id;
   return out;
 }

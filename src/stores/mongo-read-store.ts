@@ -12,7 +12,8 @@
  *
  * Documents always carry string `_id`s: where MongoDB would make an ObjectId for an upsert,
  * the adapter supplies a UUID. Checkpoints live in the `checkpoints` collection as decimal
- * strings (`{_id: projection, position: "…"}`), exact beyond 2^53.
+ * strings (`{_id: projection, position: "…"}`), exact beyond 2^53, with the version the read
+ * model was built with beside them (`version: n`; either may be there without the other).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -47,6 +48,7 @@ import {
   checkProjectionName,
   checkReplacement,
   checkUpdate,
+  checkVersion,
   equalityFields,
   filterId,
 } from './read-store-checks.js';
@@ -110,7 +112,7 @@ function toResult(r: { matchedCount: number; modifiedCount: number; upsertedCoun
 
 export class MongoReadStore implements ReadStore {
   private readonly gate = new UnitGate();
-  private readonly checkpoints: MongoCollection<{ _id: string; position: string }>;
+  private readonly checkpoints: MongoCollection<CheckpointDoc>;
   private readonly base: BaseReader;
   private readonly hooks: OverlayHooks;
   private closed = false;
@@ -164,14 +166,16 @@ export class MongoReadStore implements ReadStore {
           if (overlay.finished) throw new Error('this unit has already ended');
           overlay.checkpoints.set(checkProjectionName(projection), checkPosition(position));
         },
+        setVersion: (projection, version) => {
+          if (overlay.finished) throw new Error('this unit has already ended');
+          overlay.versions.set(checkProjectionName(projection), checkVersion(version));
+        },
       };
       const result = await work(unit);
       await overlay.run(async () => undefined).catch(() => undefined);
       overlay.finished = true;
       if (overlay.failed) throw overlay.failed;
-      for (const [projection, position] of overlay.checkpoints) {
-        await this.checkpoints.updateOne({ _id: projection }, { $set: { position: position.toString() } }, { upsert: true, session });
-      }
+      for (const op of checkpointWrites(overlay)) await this.checkpoints.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true, session });
       await commit(session);
       for (const [name, spec] of indexes) await createIndex(this.raw(name), spec);
       return result;
@@ -194,9 +198,7 @@ export class MongoReadStore implements ReadStore {
       await mapped(collection, () => this.raw(collection).bulkWrite(ops, { ordered: true }));
     }
     // Last: a crash before this line replays the unit's events, it never skips them.
-    const checkpoints = [...overlay.checkpoints].map(([projection, position]) => ({
-      updateOne: { filter: { _id: projection }, update: { $set: { position: position.toString() } }, upsert: true },
-    }));
+    const checkpoints = checkpointWrites(overlay);
     if (checkpoints.length) await this.checkpoints.bulkWrite(checkpoints, { ordered: true });
     return result;
   }
@@ -204,7 +206,13 @@ export class MongoReadStore implements ReadStore {
   async checkpoint(projection: string): Promise<bigint | undefined> {
     this.assertOpen();
     const doc = await this.checkpoints.findOne({ _id: checkProjectionName(projection) });
-    return doc ? BigInt(doc.position) : undefined;
+    return typeof doc?.position === 'string' ? BigInt(doc.position) : undefined;
+  }
+
+  async version(projection: string): Promise<number | undefined> {
+    this.assertOpen();
+    const doc = await this.checkpoints.findOne({ _id: checkProjectionName(projection) });
+    return typeof doc?.version === 'number' ? doc.version : undefined;
   }
 
   async drop(prefix = ''): Promise<void> {
@@ -236,6 +244,21 @@ export class MongoReadStore implements ReadStore {
   private assertOpen(): void {
     if (this.closed) throw new Error('the read store is closed');
   }
+}
+
+/** A projection's checkpoint and the version its read model was built with (either may be absent). */
+interface CheckpointDoc {
+  _id: string;
+  position?: string;
+  version?: number;
+}
+
+/** A unit's checkpoints and versions as upserts, one per projection. */
+function checkpointWrites(overlay: Overlay) {
+  const sets = new Map<string, { position?: string; version?: number }>();
+  for (const [projection, position] of overlay.checkpoints) sets.set(projection, { position: position.toString() });
+  for (const [projection, version] of overlay.versions) sets.set(projection, { ...sets.get(projection), version });
+  return [...sets].map(([projection, $set]) => ({ updateOne: { filter: { _id: projection }, update: { $set }, upsert: true } }));
 }
 
 function excluding(filter: Filter, exclude: IdSet): MongoFilter<Doc> {

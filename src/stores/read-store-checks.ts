@@ -36,6 +36,11 @@ export function checkPosition(position: bigint): bigint {
   return position;
 }
 
+export function checkVersion(version: number): number {
+  if (!Number.isSafeInteger(version) || version < 0) throw new TypeError('a projection version must be a non-negative integer');
+  return version;
+}
+
 export function checkId(id: unknown): string {
   if (typeof id !== 'string') throw new TypeError(`_id must be a string, not ${id === null ? 'null' : typeof id}`);
   if (Buffer.byteLength(id) > MAX_ID_BYTES) throw new RangeError(`_id longer than ${MAX_ID_BYTES} bytes`);

@@ -28,6 +28,7 @@ import {
   checkPosition,
   checkProjectionName,
   checkReplacement,
+  checkVersion,
   checkUpdate,
   isPlainObject,
   jsonCopy,
@@ -63,6 +64,7 @@ export interface OverlayHooks {
 export class Overlay {
   readonly docs = new Map<string, Map<string, Doc | null>>();
   readonly checkpoints = new Map<string, bigint>();
+  readonly versions = new Map<string, number>();
   /**
    * Per collection, ids this unit found absent from the committed state (an insert or upsert
    * checked): the commit then knows the document had no index entries without reading it.
@@ -89,7 +91,7 @@ export class Overlay {
   }
 
   get empty(): boolean {
-    return this.checkpoints.size === 0 && [...this.docs.values()].every((d) => d.size === 0);
+    return this.checkpoints.size === 0 && this.versions.size === 0 && [...this.docs.values()].every((d) => d.size === 0);
   }
 
   /** Runs one operation of the unit, after the previous one, so two operations never interleave. */
@@ -306,7 +308,7 @@ function idLookup(filter: Filter): string[] | undefined {
   return cond.$in.every((id): id is string => typeof id === 'string') ? cond.$in : undefined;
 }
 
-/** A unit over an overlay: its collections, and checkpoints recorded for the commit. */
+/** A unit over an overlay: its collections, and checkpoints and versions recorded for the commit. */
 export class OverlayUnit implements Unit {
   constructor(
     private readonly base: BaseReader,
@@ -321,6 +323,11 @@ export class OverlayUnit implements Unit {
   setCheckpoint(projection: string, position: bigint): void {
     if (this.overlay.finished) throw new Error('this unit has already ended');
     this.overlay.checkpoints.set(checkProjectionName(projection), checkPosition(position));
+  }
+
+  setVersion(projection: string, version: number): void {
+    if (this.overlay.finished) throw new Error('this unit has already ended');
+    this.overlay.versions.set(checkProjectionName(projection), checkVersion(version));
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * The ReadStore port: Mongo-shaped collections of JSON documents that projections write and
  * queries read. Filters, sorts and update operators mean exactly what they mean on MongoDB
- * (the embedded adapter evaluates them with `mingo`). Both adapters must pass
- * test/stores/read-store.contract.ts.
+ * (the embedded adapter evaluates them with `mingo`). Both adapters must pass the contract,
+ * test/stores/read-store.contract.ts and read-store-units.contract.ts.
  */
 
 export type Doc = Record<string, unknown> & { _id: string };
@@ -79,6 +79,11 @@ export class DuplicateKey extends Error {
 export interface Unit {
   collection(name: string): Collection;
   setCheckpoint(projection: string, position: bigint): void;
+  /**
+   * Records the version of the fold that builds the projection's read model (a non-negative
+   * integer), committed with the unit like a checkpoint and kept beside it.
+   */
+  setVersion(projection: string, version: number): void;
 }
 
 export interface ReadStore {
@@ -86,7 +91,12 @@ export interface ReadStore {
   /** Run `work` as one unit; writes made through the unit's collections commit with it. */
   unit<T>(work: (unit: Unit) => Promise<T>): Promise<T>;
   checkpoint(projection: string): Promise<bigint | undefined>;
-  /** Drop every collection and checkpoint whose name starts with `prefix` (rebuilds). */
+  /**
+   * The fold version the projection's read model was built with (Unit.setVersion), undefined
+   * when none was recorded (a read model built before versions were, or never built).
+   */
+  version(projection: string): Promise<number | undefined>;
+  /** Drop every collection, checkpoint and version whose name starts with `prefix` (rebuilds). */
   drop(prefix?: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,7 +7,9 @@
 import { isRight } from 'fp-ts/lib/Either.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { answerOf, decide, type TurnCommand } from '../../src/cards/kernel/decide.js';
+import type { TurnCommand } from '../../src/cards/kernel/commands.js';
+import { decide } from '../../src/cards/kernel/decide.js';
+import { answerOf } from '../../src/cards/kernel/outcome.js';
 import type { Entry } from '../../src/cards/kernel/entry.js';
 import { evolve } from '../../src/cards/kernel/evolve.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';

@@ -135,6 +135,55 @@ export const steps: Step[] = [
     request: (s) => ({ method: 'GET', path: `/AGENTS.md/receipt?intent=${encodeURIComponent(s.intent ?? '')}`, headers: bearer(s) }),
   },
   {
+    title: 'Open a scratch world',
+    say: 'A private world forked from the town as it stands: only what you may see comes along, and nothing you do there reaches the town.',
+    route: 'scratch',
+    needs: ['credential'],
+    request: (s) => ({ method: 'POST', path: '/AGENTS.md/scratch', headers: { ...bearer(s), ...json }, body: { name: 'lab', from: { world: 'town' } } }),
+  },
+  {
+    title: 'Make a card of your own there',
+    say: 'One module, its entry `initial`, and an intent; the card is visible to you alone.',
+    route: 'scratchObjects',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/AGENTS.md/scratch/lab/objects',
+      headers: { ...bearer(s), ...json },
+      body: {
+        object: 'counter',
+        source:
+          'type Counter:\n  n: Natural\n\ndef initial() -> Counter:\n  return Counter { n: 0 }\n\nspell bump(self: Counter, by: Natural 1..9) -> Counter:\n  say "{caller} bumps it by {by}"\n  return self { n: self.n + by }\n',
+        entry: 'initial',
+        intent: 'make-counter',
+      },
+    }),
+  },
+  {
+    title: 'Cast on it in the scratch world',
+    say: 'Every world route runs under /AGENTS.md/scratch/{name}/ with the same replies.',
+    route: 'turn',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/AGENTS.md/scratch/lab/world/counter/bump',
+      headers: { ...bearer(s), ...json },
+      body: { intent: 'bump-1', fields: { by: 3 } },
+    }),
+  },
+  {
+    title: 'Check a module',
+    say: 'A refusal names the stage, the line and the span, and often the form wanted.',
+    route: 'check',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/AGENTS.md/scratch/lab/check',
+      headers: { ...bearer(s), ...json },
+      body: { source: 'def half(n: Natural) -> Natural:\n  return "half"\n' },
+    }),
+  },
+  {
     title: 'Say something to the town',
     say: 'A top-level post is said to the town card; it answers under it within seconds.',
     route: 'feedPost',

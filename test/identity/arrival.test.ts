@@ -1,12 +1,15 @@
 /** Given/when/then for arrival challenges (spec 2.3, 3 rows for Arrival challenge; reasons of 4.1). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkProof, decideArrive, isNonce, leadingZeroBits, proofDigest, type ArriveCommand } from '../../src/commands/arrival.js';
-import { initialGuest } from '../../src/commands/guest.js';
+import { checkProof, decideArrive, isNonce, leadingZeroBits, proofDecider, proofDigest, type ArriveCommand } from '../../src/commands/arrival.js';
+import { guestDecider, initialGuest } from '../../src/commands/guest.js';
 import type { GuestEvent, ProofEvent } from '../../src/events/identity.js';
 import { issueChallenge, parseChallenge, type Challenge } from '../../src/identity/challenge.js';
-import { guestKind, proofKind } from '../../src/identity/kinds.js';
-import { given, secret, shortNonce, solve } from './support.js';
+import { refused, specification } from '../support/given.js';
+import { secret, shortNonce, solve } from './support.js';
+
+const proof = specification(proofDecider);
+const guest = specification(guestDecider);
 
 const t0 = Date.UTC(2026, 10, 23, 12);
 const tenMinutes = 600_000;
@@ -23,14 +26,14 @@ const spentBy = (name: string): ProofEvent => ({ type: 'ProofSpent', data: { nam
 const claimed = (name: string): GuestEvent => ({ type: 'GuestClaimed', data: { name, claimId: 'other', source: { invitation: 'i' }, at: t0 } });
 
 function outcome(command: ArriveCommand, proofEvents: ProofEvent[] = [], guestEvents: GuestEvent[] = []) {
-  const decision = decideArrive({ proof: given(proofKind, proofEvents), guest: given(guestKind, guestEvents) }, command);
+  const decision = decideArrive({ proof: proof(proofEvents).state, guest: guest(guestEvents).state }, command);
   return decision.ok ? 'arrived' : decision.reason;
 }
 
 test('issued, POST arrive with enough zero bits, in time, valid free name: spent, fresh guest', () => {
   const nonce = solve(challenge.challenge, 'ada', bits);
   const now = t0 + 1000;
-  const decision = decideArrive({ proof: given(proofKind, []), guest: initialGuest }, arrive('ada', nonce, now));
+  const decision = decideArrive({ proof: proof([]).state, guest: initialGuest }, arrive('ada', nonce, now));
   assert.equal(decision, {
     ok: true,
     name: 'ada',
@@ -38,7 +41,17 @@ test('issued, POST arrive with enough zero bits, in time, valid free name: spent
     credential: [{ type: 'CredentialIssued', data: { name: 'ada', claimId: 'claim-1', at: now } }],
     proof: [{ type: 'ProofSpent', data: { name: 'ada', claimId: 'claim-1', credentialHash: 'cred-1', at: now } }],
   });
-  if (decision.ok) assert.is(decision.proof.reduce(proofKind.evolve, proofKind.initial).kind, 'spent');
+  if (decision.ok) assert.is(proof(decision.proof).state.kind, 'spent');
+});
+
+test('the proof stream: spent once, on the guest it admits', () => {
+  const spend = { type: 'spend' as const, name: 'ada', claimId: 'c1', credentialHash: 'h1', now: t0 };
+  proof([])
+    .when(spend)
+    .then([{ type: 'ProofSpent', data: { name: 'ada', claimId: 'c1', credentialHash: 'h1', at: t0 } }]);
+  proof([spentBy('bea')])
+    .when(spend)
+    .then(refused('proof_spent'));
 });
 
 test('issued, POST arrive with a taken name: refused taken, proof stays unspent and serves another name', () => {

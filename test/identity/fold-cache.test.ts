@@ -31,7 +31,7 @@ const append = (ctx: { temp: TempStore }, event: { type: string; data: unknown }
 
 test('a stream that does not exist is the initial state, and nothing is read', async (ctx) => {
   const cache = new FoldCache(ctx.counted);
-  assert.equal(await cache.state(stream, credentialKind), credentialKind.initial);
+  assert.equal(await cache.state(stream, credentialKind), credentialKind.decider.initialState());
   assert.is(ctx.reads, 0);
 });
 

@@ -53,7 +53,7 @@ test('invite prints a code once that accept takes; invites lists it by hash pref
   await run(ctx, 'invites');
   assert.match(ctx.out.join('\n'), /spent by grace/);
   // An aligned table: every column starts at the same place on every line.
-  const starts = (line: string) => [...line.matchAll(/(?<=  )\S/g)].map((m) => m.index);
+  const starts = (line: string) => [...line.matchAll(/(?<= {2})\S/g)].map((m) => m.index);
   assert.is(ctx.out.length, 3);
   assert.equal(starts(ctx.out[1]!), starts(ctx.out[0]!));
   assert.equal(starts(ctx.out[2]!), starts(ctx.out[0]!));

@@ -66,10 +66,11 @@ function proofFor(ctx: Ctx, name: string) {
 
 /** Credentials the store holds that still speak for someone, by guest name. */
 async function activeCredentials(store: EventStore): Promise<string[]> {
-  const states = new Map<string, ReturnType<typeof credentialKind.evolve>>();
+  const { decider } = credentialKind;
+  const states = new Map<string, ReturnType<typeof decider.evolve>>();
   for await (const recorded of store.readAll()) {
     if (!recorded.stream.startsWith('credential-')) continue;
-    states.set(recorded.stream, credentialKind.evolve(states.get(recorded.stream) ?? credentialKind.initial, decodeEvent(CredentialEvent, recorded)));
+    states.set(recorded.stream, decider.evolve(states.get(recorded.stream) ?? decider.initialState(), decodeEvent(CredentialEvent, recorded)));
   }
   return [...states.values()].flatMap((state) => activeCredential(state)?.name ?? []);
 }

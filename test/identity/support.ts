@@ -1,17 +1,11 @@
-/** Shared pieces of the identity tests: a folded "given", proof solving, a fresh store. */
+/** Shared pieces of the identity tests: proof solving, a fresh store (given/when/then is test/support/given.ts). */
 import { hash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { leadingZeroBits } from '../../src/commands/arrival.js';
-import type { StreamKind } from '../../src/identity/streams.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import type { EventStore } from '../../src/stores/event-store.js';
-
-/** Given these events on a stream, the state a decider sees. */
-export function given<S, E>(kind: StreamKind<S, E>, events: E[]): S {
-  return events.reduce(kind.evolve, kind.initial);
-}
 
 /** A nonce whose proof digest over (challenge, name) has `bits` leading zero bits. */
 export function solve(challenge: string, name: string, bits: number, start = 0): string {

@@ -1,30 +1,33 @@
 /** Town mode and founding deciders; names, handles, dids; the secrets' shapes. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decideFounding, decideTownMode, isOpen } from '../../src/commands/town-mode.js';
+import { foundingDecider, isOpen, townModeDecider } from '../../src/commands/town-mode.js';
+import type { TownConfigEvent } from '../../src/events/identity.js';
 import { didOf, handleOf, identityOf, isGuestName, principalOf } from '../../src/identity/names.js';
 import { base32, invitationPrefix, newCredential, newInvitationCode, newSessionId, secretHash, sha256Hex } from '../../src/identity/secrets.js';
-import { foundingKind, townModeKind } from '../../src/identity/kinds.js';
-import { given } from './support.js';
+import { specification } from '../support/given.js';
+
+const townMode = specification(townModeDecider);
+const founding = specification(foundingDecider);
 
 const t0 = Date.UTC(2026, 10, 23, 12);
 
 test('town mode: invited until opened; setting the mode it has records nothing', () => {
-  const fresh = given(townModeKind, []);
-  assert.is(isOpen(fresh), false);
-  assert.equal(decideTownMode(fresh, { type: 'setMode', open: false, now: t0 }), []);
-  const open = decideTownMode(fresh, { type: 'setMode', open: true, now: t0 });
-  assert.equal(open, [{ type: 'TownModeSet', data: { open: true, at: t0 } }]);
-  const opened = given(townModeKind, open);
-  assert.is(isOpen(opened), true);
-  assert.equal(decideTownMode(opened, { type: 'setMode', open: true, now: t0 }), []);
-  assert.equal(decideTownMode(opened, { type: 'setMode', open: false, now: t0 }), [{ type: 'TownModeSet', data: { open: false, at: t0 } }]);
+  assert.is(isOpen(townMode([]).state), false);
+  townMode([]).when({ type: 'setMode', open: false, now: t0 }).then([]);
+  const open: TownConfigEvent = { type: 'TownModeSet', data: { open: true, at: t0 } };
+  townMode([]).when({ type: 'setMode', open: true, now: t0 }).then([open]);
+  assert.is(isOpen(townMode([open]).state), true);
+  townMode([open]).when({ type: 'setMode', open: true, now: t0 }).then([]);
+  townMode([open])
+    .when({ type: 'setMode', open: false, now: t0 })
+    .then([{ type: 'TownModeSet', data: { open: false, at: t0 } }]);
 });
 
 test('founding: once', () => {
-  const events = decideFounding(given(foundingKind, []), { type: 'found', invitationHash: 'h', now: t0 });
-  assert.equal(events, [{ type: 'TownFounded', data: { invitationHash: 'h', at: t0 } }]);
-  assert.equal(decideFounding(given(foundingKind, events), { type: 'found', invitationHash: 'g', now: t0 }), []);
+  const founded = { type: 'TownFounded' as const, data: { invitationHash: 'h', at: t0 } };
+  founding([]).when({ type: 'found', invitationHash: 'h', now: t0 }).then([founded]);
+  founding([founded]).when({ type: 'found', invitationHash: 'g', now: t0 }).then([]);
 });
 
 test('principal, handle and did of a guest', () => {

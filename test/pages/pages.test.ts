@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cardsCollection } from '../../src/projections/cards.js';
+import { cardDocs } from '../../src/projections/cards.js';
 import { worldKey } from '../../src/projections/entries.js';
 import { startPagesTown, turn, type PageGuest, type PagesTown } from './support.js';
 
@@ -113,7 +113,7 @@ pages('a card only its owner may see is, for anyone else, exactly a missing card
   // model is given one: the pages read visibility from it.
   const hidden = 'door-workshop-square';
   await t.town.reads
-    .collection(cardsCollection)
+    .collection(cardDocs.name)
     .updateOne({ _id: worldKey('town', hidden) }, { $set: { readers: [ann.principal], visibility: 'owner', owner: ann.principal } });
   for (const p of ['/o/', '/inspect/', '/play/']) {
     const own = await t.request('GET', `${p}${hidden}`, { cookie: ann.cookie });
@@ -134,7 +134,7 @@ pages('a card only its owner may see is, for anyone else, exactly a missing card
   html(post, 404);
   // Restore it for the tests that follow.
   await t.town.reads
-    .collection(cardsCollection)
+    .collection(cardDocs.name)
     .updateOne({ _id: worldKey('town', hidden) }, { $set: { readers: ['*'], visibility: 'everyone', owner: 'town' } });
 });
 

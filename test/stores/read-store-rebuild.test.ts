@@ -47,6 +47,7 @@ function tallies(failAt?: number): Projection {
   };
   return {
     name: 'tally',
+    version: 1,
     collections: ['tally.streams'],
     indexes: [{ collection: 'tally.streams', spec: { keys: { sum: 1 }, name: 'sum' } }],
     handles: (type) => type === 'counted',

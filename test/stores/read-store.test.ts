@@ -1,61 +1,24 @@
+/**
+ * What only the embedded read store promises: where its data lives, how it uses its indexes,
+ * what a crash or a compaction leaves; and the helpers under both adapters. The contract both
+ * adapters keep is run by read-store-contract.test.ts.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { open } from 'lmdb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DuplicateKey, type Doc, type ReadStore } from '../../src/stores/read-store.js';
+import { DuplicateKey, type Doc } from '../../src/stores/read-store.js';
 import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
-import { databaseFromUrl, openMongoReadStore } from '../../src/stores/mongo-read-store.js';
+import { databaseFromUrl } from '../../src/stores/mongo-read-store.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
 import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
 import { jsonCopy } from '../../src/stores/read-store-checks.js';
-import { readStoreContract, rejects, type ReadStoreUnderTest } from './read-store.contract.js';
+import { rejects } from './read-store.contract.js';
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
-}
-
-async function embedded(): Promise<ReadStoreUnderTest> {
-  const dataDir = tempDir();
-  let current: ReadStore = await openEmbeddedReadStore({ dataDir });
-  return {
-    store: current,
-    async reopen() {
-      current = await openEmbeddedReadStore({ dataDir });
-      return current;
-    },
-    async cleanup() {
-      await current.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-readStoreContract('embedded', embedded).run();
-
-const mongoUrl = process.env.MONGO_URL;
-if (mongoUrl) {
-  for (const transactions of ['auto', 'never'] as const) {
-    readStoreContract(`mongo (transactions: ${transactions})`, async () => {
-      const database = `town_contract_${randomUUID().slice(0, 8)}`;
-      let current = await openMongoReadStore({ url: mongoUrl, database, transactions });
-      return {
-        store: current,
-        async reopen() {
-          current = await openMongoReadStore({ url: mongoUrl, database, transactions });
-          return current;
-        },
-        async cleanup() {
-          await current.dropDatabase();
-          await current.close();
-        },
-      };
-    }).run();
-  }
-} else {
-  console.log('read store contract: skipped mongo adapter (MONGO_URL not set)');
 }
 
 // What only the embedded store promises: where its data lives and how it uses its indexes.

@@ -27,6 +27,8 @@ function cli(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ co
 }
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
+const lampSource = 'type L:\n  lit: Boolean\n\ndef initial() -> L:\n  return L { lit: false }\n\nspell light(self: L) -> L:\n  return self { lit: true }\n';
+
 async function mixedTurns(t: TestTown, guests: Guest[]): Promise<number> {
   const spells = [
     (i: number) => ['lamp', 'fill', { fields: { measures: i % 3 } }],
@@ -76,6 +78,15 @@ test('live read models equal rebuilt ones, digest for digest', async () => {
       assert.is(post.status, 200, post.text);
       assert.is((await t.post('/AGENTS.md/feed', guests[0]!.token, { text: 'welcome', reply_to: post.json.uri })).status, 200);
     }
+    // Scratch worlds: one forked from the town and cast in, one empty that expires (its read
+    // models deleted), so the digests cover what scratch worlds add and what expiry removes.
+    assert.is((await t.post('/AGENTS.md/scratch', guests[1]!.token, { name: 'gone' })).status, 200);
+    assert.is((await t.post('/AGENTS.md/scratch/gone/repl', guests[1]!.token, { entry: 'light', object: 'l', source: lampSource })).json.status, 'done');
+    t.clock.advance(6 * 3_600_000 + 1);
+    assert.equal((await t.get('/AGENTS.md/me', guests[1]!.token)).json.scratches, []);
+    assert.is((await t.post('/AGENTS.md/scratch', guests[1]!.token, { name: 'fork', from: { world: 'town' } })).status, 200);
+    const inFork = await t.post('/AGENTS.md/scratch/fork/world/notice-board/receive', guests[1]!.token, { intent: 'in-fork', spell: 'make kind=note' });
+    assert.is(inFork.json.status, 'done', inFork.text);
     // Every post answered before the journal's head is taken, so no answer lands after it.
     for (let until = Date.now() + 5000; ; ) {
       const threads = (await t.get('/AGENTS.md/feed', guests[0]!.token)).json.threads as { replies: { town: boolean }[] }[];

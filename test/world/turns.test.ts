@@ -280,9 +280,10 @@ turns("bad bodies are the front's refusals, not turns", async ({ t, ann }) => {
   assert.is(noAuth.status, 401);
 });
 
-turns('scratch variants are not built yet', async ({ t, ann }) => {
+turns('a scratch tail of a world no one opened answers as absent', async ({ t, ann }) => {
   const r = await t.get('/AGENTS.md/scratch/play/world', ann.token);
-  assert.is(r.status, 501);
+  assert.is(r.status, 404);
+  assert.is(r.json.class, 'unknown');
 });
 
 turns.run();

@@ -3,12 +3,13 @@
  * joined by doors), an empty world with the library (a scratch world), or a fork of another
  * world carrying what the forker may view.
  */
-import type { Entry, EntryBody, Package } from './entry.js';
+import type { Entry, Package } from './entry.js';
 import type { KernelOptions } from './options.js';
 import type { PackageSource, Programs } from './programs.js';
-import { contentId } from './content-id.js';
+import { seal } from './seal.js';
 import { applySeed, isRefusal } from './seed.js';
 import { nameOf, pinSlugOf, Refused, Turn } from './turn.js';
+import { checkLaw } from './turn/law.js';
 import { blankWorld, canSee, TOWN, type World } from './world.js';
 
 export interface LayoutCard {
@@ -63,10 +64,6 @@ export const genesisTown: TownLayout = {
     { id: 'lamp', kind: 'lamp', place: 'square' },
   ],
 };
-
-function seal(body: EntryBody): Entry {
-  return { ...body, ...contentId(body) };
-}
 
 const zero = () => ({ ticks: 0, heap: 0, bytes: 0 });
 
@@ -137,7 +134,7 @@ export function genesisEntry(
       throw e;
     }
   }
-  const effects = turn.finish();
+  const effects = checkLaw(turn);
   return seal({
     height: 0,
     clock,

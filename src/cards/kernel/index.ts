@@ -2,7 +2,13 @@
  * The kernel: pure TypeScript that turns a world and a command into the outcome of a turn
  * (`decide`), and a journal entry into the next world (`evolve`). No clock, no I/O inside.
  */
-export { decide, answerOf, seal, receiptOf, requestFingerprint, deliverOne } from './decide.js';
+export { decide, worldDecider, type WorldContext } from './decide.js';
+export { answerOf, journal } from './outcome.js';
+export type { Outcome, Answer, Receipt, TryReport, HostRequest, ReceiptRef } from './outcome.js';
+export { receiptOf, refusedBody } from './receipt.js';
+export { seal } from './seal.js';
+export { requestFingerprint } from './turn/request.js';
+export { deliverOne } from './deciders/deliver.js';
 export type {
   Command,
   TurnCommand,
@@ -15,11 +21,7 @@ export type {
   ReplCommand,
   CheckCommand,
   CiteCommand,
-  Outcome,
-  Receipt,
-  TryReport,
-  HostRequest,
-} from './decide.js';
+} from './commands.js';
 export { evolve, replay, applyWrite, JournalGap } from './evolve.js';
 export {
   blankWorld,

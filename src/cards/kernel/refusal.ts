@@ -3,6 +3,7 @@
  * that class carries. They end up flattened into the receipt.
  */
 import { refusalClasses, type BadSpellClause, type RefusalClass } from '../../contract/errors.js';
+import type { RunRefusal } from '../program.js';
 
 export interface Refusal {
   class: RefusalClass;
@@ -42,4 +43,22 @@ export function refusalLine(r: Refusal): string {
 
 export function hintKind(cls: RefusalClass): string {
   return refusalClasses[cls].hint;
+}
+
+export function lawRefusal(object: string, clause: string, reading: string): Refusal {
+  return { class: 'lawRefused', object, clause, reading, reason: refusedReason(clause, reading) };
+}
+
+/** A refusal of the language's runner (card code refused, ran out, mistyped) as the kernel's. */
+export function runRefusal(r: RunRefusal, object: string): Refusal {
+  switch (r.class) {
+    case 'cardRefused':
+      return { class: 'cardRefused', object, clause: r.clause, reading: r.reading, reason: refusedReason(r.clause, r.reading) };
+    case 'budget':
+      return { class: 'budget', reason: r.reason, object };
+    case 'typeMismatch':
+      return { class: 'typeMismatch', reason: r.reason, expected: r.expected, object };
+    default:
+      return { class: r.class, reason: r.reason, object };
+  }
 }

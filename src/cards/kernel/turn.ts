@@ -1,9 +1,10 @@
 /**
  * One turn being decided: a working set of cards over a world that is never touched, and the
  * effects the turn has gathered so far (writes, cards made, packages, lines, offers, sends).
- * Acts (a method run, a host spell, the acts of a plan) apply to the working set; `finish`
- * checks the law on everything written and turns the working set into the parts of one entry.
- * Any refusal is thrown as `Refused` and rolls the whole turn back (nothing of it is kept).
+ * Acts (a method run, a host spell, the acts of a plan) apply to the working set; the law stage
+ * (turn/law.ts) checks the law on everything written and turns the working set into the parts
+ * of one entry. Any refusal is thrown as `Refused` and rolls the whole turn back (nothing of it
+ * is kept).
  */
 import { createHash } from 'node:crypto';
 import { limits } from '../../contract/limits.js';
@@ -12,10 +13,10 @@ import type { TypedData } from '../typed.js';
 import type { Card, Offer, Package, Quiet, Send, Write } from './entry.js';
 import type { KernelOptions } from './options.js';
 import type { Carried, PackageSource, Programs } from './programs.js';
-import { badSpell, refusedReason, type Refusal } from './refusal.js';
-import { applySeed, isRefusal, sameData } from './seed.js';
+import { badSpell, lawRefusal, refusedReason, runRefusal, type Refusal } from './refusal.js';
+import { applySeed, isRefusal } from './seed.js';
 import { slugOfDigest } from './content-id.js';
-import { canSee, linesKept, type World } from './world.js';
+import { canSee, type World } from './world.js';
 
 export class Refused extends Error {
   constructor(readonly refusal: Refusal) {
@@ -65,14 +66,17 @@ export function pinSlugOf(pin: string): string {
 }
 
 export class Turn {
+  // The working set below is read by the law stage (turn/law.ts), which turns it into the
+  // entry's parts once the card has run; nothing else reaches into it.
   /** Working copies of every card the turn touched or made. */
-  private readonly working = new Map<string, Card>();
+  readonly working = new Map<string, Card>();
   /** The cards as they stood before the turn, for those it touched. */
-  private readonly before = new Map<string, Card>();
+  readonly before = new Map<string, Card>();
   readonly madeIds: string[] = [];
   readonly reprogrammed = new Set<string>();
-  private readonly newPackages = new Map<string, Package>();
-  private readonly says = new Map<string, string[]>();
+  readonly newPackages = new Map<string, Package>();
+  /** Lines said per card this turn. */
+  readonly says = new Map<string, string[]>();
   readonly lines: string[] = [];
   readonly offers: Offer[] = [];
   readonly sends: Send[] = [];
@@ -373,102 +377,6 @@ export class Turn {
     this.update(id, { kind: pkg.kind, pin: pkg.pin, pinSlug: pkg.pinSlug, state });
     this.reprogrammed.add(id);
   }
-
-  /**
-   * Checks the law on every card the turn wrote, reports wants opened and closed, and returns
-   * the entry's parts. A card made or reprogrammed in the turn is checked as new (no `before`).
-   */
-  finish(): TurnEffects {
-    const writes: Write[] = [];
-    const made: Card[] = [];
-    for (const [id, card] of this.working) {
-      const was = this.before.get(id);
-      const changedState = !was || !sameData(was.state, card.state) || this.reprogrammed.has(id);
-      const program = changedState ? this.programOf(card) : undefined;
-      if (program && changedState) {
-        const fresh = !was || this.reprogrammed.has(id);
-        const broken = program.checkLaw(fresh ? undefined : was.state, card.state, {
-          caller: this.scope.caller,
-          owner: card.owner,
-          self: id,
-          now: this.scope.clock,
-        });
-        if (broken) refuse(lawRefusal(id, broken.name, broken.reading));
-        this.revealWants(id, was, card, program);
-      }
-      const lines = this.says.get(id) ?? [];
-      if (!was) {
-        made.push(lines.length ? { ...card, lines: lines.slice(-linesKept) } : card);
-        continue;
-      }
-      const w: Write = { id, version: was.version + 1 };
-      if (changedState) w.state = card.state;
-      if (card.kind !== was.kind) w.kind = card.kind;
-      if (card.pin !== was.pin) {
-        w.pin = card.pin;
-        w.pinSlug = card.pinSlug;
-      }
-      if (card.owner !== was.owner) w.owner = card.owner;
-      if (card.visibility !== was.visibility) w.visibility = card.visibility;
-      if (card.lent !== was.lent) w.lent = card.lent;
-      if (card.place !== was.place) w.place = card.place;
-      if (lines.length) w.say = lines;
-      const changed =
-        changedState ||
-        lines.length > 0 ||
-        card.kind !== was.kind ||
-        card.pin !== was.pin ||
-        card.owner !== was.owner ||
-        card.visibility !== was.visibility ||
-        card.lent !== was.lent ||
-        card.place !== was.place;
-      if (changed) {
-        writes.push(w);
-        this.revealed.push(`${id} stands at version ${w.version}`);
-      }
-    }
-    const effects: TurnEffects = { made, writes, packages: [...this.newPackages.values()], offers: this.offers, sends: this.sends };
-    if (this.quiet) effects.quiet = this.quiet;
-    return effects;
-  }
-
-  private revealWants(id: string, was: Card | undefined, card: Card, program: Program): void {
-    const reprogrammed = this.reprogrammed.has(id);
-    // no wants before or after: nothing opens or closes
-    if (!program.wants.length && (!was || !reprogrammed)) return;
-    const ctx = { caller: this.scope.caller, owner: card.owner, self: id, now: this.scope.clock };
-    const after = distinct(safeWants(() => program.openWants(card.state, ctx)));
-    let before: string[] = [];
-    if (was) {
-      const old = reprogrammed ? this.programOfSafe(was) : program;
-      if (old) before = distinct(safeWants(() => old.openWants(was.state, ctx)));
-    }
-    const reading = (name: string) => program.wants.find((w) => w.name === name)?.reading;
-    for (const name of after) if (!before.includes(name)) this.revealed.push(`opened want ${name} on ${id}${reading(name) ? `: ${reading(name)}` : ''}`);
-    for (const name of before) if (!after.includes(name)) this.revealed.push(`closed want ${name} on ${id}`);
-  }
-
-  private programOfSafe(card: Card): Program | undefined {
-    try {
-      return this.programOf(card);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The wants this turn opens (for `try`). */
-  opens(): string[] {
-    return this.revealed.filter((r) => r.startsWith('opened want ')).map((r) => r.slice('opened want '.length));
-  }
-
-  /** Final working copies of cards the turn changed (for `try`). */
-  workingCards(): Card[] {
-    return [...this.working.values()];
-  }
-
-  beforeOf(id: string): Card | undefined {
-    return this.before.get(id);
-  }
 }
 
 /**
@@ -481,23 +389,6 @@ export function roomOf(state: TypedData): string | undefined {
   return room && room.tag === 'label' && room.value !== '' ? room.value : undefined;
 }
 
-export function lawRefusal(object: string, clause: string, reading: string): Refusal {
-  return { class: 'lawRefused', object, clause, reading, reason: refusedReason(clause, reading) };
-}
-
-export function runRefusal(r: RunRefusal, object: string): Refusal {
-  switch (r.class) {
-    case 'cardRefused':
-      return { class: 'cardRefused', object, clause: r.clause, reading: r.reading, reason: refusedReason(r.clause, r.reading) };
-    case 'budget':
-      return { class: 'budget', reason: r.reason, object };
-    case 'typeMismatch':
-      return { class: 'typeMismatch', reason: r.reason, expected: r.expected, object };
-    default:
-      return { class: r.class, reason: r.reason, object };
-  }
-}
-
 /** Card code must not be able to crash a turn: a throw from the language becomes `evaluation`. */
 function safely<T extends { ok: boolean }>(run: () => T): T | { ok: false; refusal: RunRefusal; usage: Usage } {
   try {
@@ -508,20 +399,6 @@ function safely<T extends { ok: boolean }>(run: () => T): T | { ok: false; refus
       refusal: { class: 'evaluation', reason: `the card could not be run: ${e instanceof Error ? e.message : String(e)}` },
       usage: zeroUsage(),
     };
-  }
-}
-
-/** The names once each, first occurrence first (as a Set would give them). */
-function distinct(names: string[]): string[] {
-  for (let i = 1; i < names.length; i++) if (names.indexOf(names[i]!) < i) return [...new Set(names)];
-  return names;
-}
-
-function safeWants(run: () => string[]): string[] {
-  try {
-    return run();
-  } catch {
-    return [];
   }
 }
 

@@ -33,6 +33,7 @@ import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { TownConfig } from '../../contract/town-config.js';
 import type { WorldDeps } from './world.js';
+import type { ProjectionName } from '../../projections/index.js';
 
 /** What the world routes read and write through, plus what pages add. */
 export interface PagesDeps extends Omit<WorldDeps, 'options'> {
@@ -74,7 +75,7 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
 
   /** A signed-in guest's pages show their own latest turn (read-your-writes). */
-  const settled = async (caller: Caller | undefined, ...projections: string[]) => {
+  const settled = async (caller: Caller | undefined, ...projections: ProjectionName[]) => {
     if (caller) for (const p of projections) await fresh.settle(caller.principal, p);
   };
   /**
@@ -82,7 +83,7 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
    * height once the read models the page reads have folded it (bounded), so that a page never
    * claims a height whose entries it does not show, and so never misses the `moved` after them.
    */
-  const drawnAt = async (...projections: string[]): Promise<number> => {
+  const drawnAt = async (...projections: ProjectionName[]): Promise<number> => {
     const height = service.height;
     const position = service.position;
     if (position !== undefined) for (const p of projections) await fresh.waits.wait(p, position, liveSettleMs);

@@ -3,8 +3,9 @@
  * side); every read is served from the read models (src/queries), after waiting until they show
  * the caller's own latest turn (read-your-writes, src/queries/fresh.ts).
  *
- * Scratch worlds (spec 4.3) reach these handlers too (ctx.state.scratch); they are not built
- * yet and answer `notImplemented`.
+ * Scratch worlds (spec 4.3) reach these handlers too (ctx.state.scratch): the same handler
+ * serves the caller's scratch world of that name, through its own world service and read models,
+ * with links that stay in that world.
  */
 import type { Answer, Receipt } from '../../cards/kernel/decide.js';
 import { deliveryLine, outcomeReply } from '../../queries/turn-reply.js';
@@ -12,7 +13,8 @@ import type { KernelOptions } from '../../cards/kernel/options.js';
 import type { Programs } from '../../cards/kernel/programs.js';
 import { hourMs, hourOf } from '../../cards/kernel/world.js';
 import { limits } from '../../contract/limits.js';
-import { castTurn } from '../../commands/turn.js';
+import { castTurn, turnCommand } from '../../commands/turn.js';
+import type { ScratchWorlds } from '../../commands/scratch-service.js';
 import type { Decided, WorldService } from '../../commands/world-service.js';
 import { cardReply, objectReply } from '../../queries/card.js';
 import type { ReadYourWrites } from '../../queries/fresh.js';
@@ -22,7 +24,8 @@ import { receiptByIntent, receiptBySlug } from '../../queries/receipt.js';
 import { sourceReply } from '../../queries/source.js';
 import { listWorld } from '../../queries/world.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
-import { guestsCollection, type GuestDoc } from '../../projections/guests.js';
+import { guestDocs, type GuestDoc } from '../../projections/guests.js';
+import type { ProjectionName } from '../../projections/index.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import type { EventStore } from '../../stores/event-store.js';
 import type { TownContext } from '../handler.js';
@@ -31,7 +34,7 @@ import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Clock } from '../../contract/clock.js';
 import { links } from '../links.js';
-import { hrefOf } from '../routes.js';
+import { hrefOf, type ScratchBase } from '../routes.js';
 
 export interface WorldDeps {
   service: WorldService;
@@ -42,32 +45,46 @@ export interface WorldDeps {
   fresh: ReadYourWrites;
   /** The kernel options turns are decided with now (the open-town quota lives there). */
   options: () => KernelOptions;
+  /** The guests' scratch worlds; without them the scratch tails answer as for no such world. */
+  scratches?: ScratchWorlds;
 }
 
-function noScratch(ctx: TownContext): void {
-  if (ctx.state.scratch !== undefined) {
-    throw new TownError('notImplemented', 'scratch worlds are not built yet; the same routes work on the town at /AGENTS.md/…', { hintHref: '/AGENTS.md/api' });
-  }
+/** The world a request is about: the town, or one of the caller's scratch worlds. */
+export interface WorldAt {
+  service: WorldService;
+  reads: WorldReads;
+  /** The scratch world's name, for links that stay in it. */
+  scratch?: string;
+}
+
+/** A route's href in the world a request is about: `/AGENTS.md/scratch/{name}/…` in a scratch world. */
+export function hrefIn(
+  scratch: string | undefined,
+  name: ScratchBase,
+  params: Record<string, string> = {},
+  query: Record<string, string | undefined> = {},
+): string {
+  return scratch === undefined ? hrefOf(name, params, query) : hrefOf(`scratch.${name}`, { ...params, name: scratch }, query);
 }
 
 /** Where a refusal's hint kind (spec 7.2) points next. */
-function hintHref(kind: string | undefined, object: string | undefined, slug: string | undefined): string | undefined {
+function hintHref(kind: string | undefined, object: string | undefined, slug: string | undefined, scratch: string | undefined): string | undefined {
   switch (kind) {
     case 'receipt':
-      return slug ? hrefOf('receipt', { slug }) : undefined;
+      return slug ? hrefIn(scratch, 'receipt', { slug }) : undefined;
     case 'source':
-      return object ? hrefOf('source', { object }) : undefined;
+      return object ? hrefIn(scratch, 'source', { object }) : undefined;
     case 'self':
-      return object ? hrefOf('object', { object }) : undefined;
+      return object ? hrefIn(scratch, 'object', { object }) : undefined;
     case 'world':
-      return hrefOf('world');
+      return hrefIn(scratch, 'world');
     default:
       return undefined;
   }
 }
 
 /** The turn reply of spec 2.5 (src/queries/turn-reply.ts) with its `_links`. */
-export function turnReply(d: Decided, object: string, q: { compact?: string; full?: string }): Record<string, unknown> {
+export function turnReply(d: Decided, object: string, q: { compact?: string; full?: string }, scratch?: string): Record<string, unknown> {
   const o: Answer = d.outcome;
   const reply = outcomeReply(o, {
     height: d.height,
@@ -78,10 +95,10 @@ export function turnReply(d: Decided, object: string, q: { compact?: string; ful
   const r: Receipt | undefined = o.kind === 'journal' || o.kind === 'repeat' || o.kind === 'refused' ? o.receipt : undefined;
   const slug = r?.slug;
   const _links = links({
-    receipt: slug !== undefined ? hrefOf('receipt', { slug }) : undefined,
-    card: hrefOf('card', { object }),
+    receipt: slug !== undefined ? hrefIn(scratch, 'receipt', { slug }) : undefined,
+    card: hrefIn(scratch, 'card', { object }),
     // A refusal nothing journaled has no slug; `duplicateIdentity` points at the first receipt (a content id reads as a slug).
-    hint: r?.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, slug ?? r.original) : undefined,
+    hint: r?.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, slug ?? r.original, scratch) : undefined,
   });
   return { ...reply, _links };
 }
@@ -91,106 +108,125 @@ export type WorldRoute = 'world' | 'object' | 'card' | 'source' | 'turn' | 'rece
 
 export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const { service, fresh } = deps;
-  const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
+  const town: WorldAt = {
+    service,
+    reads: { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock },
+  };
+  const at = (ctx: TownContext & { state: { caller: Caller } }) => worldAt(deps, town, ctx.state.caller, ctx.state.scratch);
 
   /** Read-your-writes: the projection a read uses shows the caller's own latest turn. */
-  const settled = (caller: Caller, projection: string) => fresh.settle(caller.principal, projection);
+  const settled = (caller: Caller, projection: ProjectionName) => fresh.settle(caller.principal, projection);
 
   return {
     async world(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       const q = ctx.state.query;
       await settled(caller, 'cards');
-      const page = await listWorld(r, caller.principal, { after: q.after, prefix: q.prefix });
-      return { ...page, _links: links({ next: page.next !== undefined ? hrefOf('world', {}, { after: page.next, prefix: q.prefix }) : undefined }) };
+      const page = await listWorld(w.reads, caller.principal, { after: q.after, prefix: q.prefix });
+      return { ...page, _links: links({ next: page.next !== undefined ? hrefIn(w.scratch, 'world', {}, { after: page.next, prefix: q.prefix }) : undefined }) };
     },
 
     async object(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
-      const reply = await objectReply(r, id, caller.principal);
-      return { ...reply, _links: links({ card: hrefOf('card', { object: id }), source: hrefOf('source', { object: id }) }) };
+      const reply = await objectReply(w.reads, id, caller.principal);
+      return { ...reply, _links: links({ card: hrefIn(w.scratch, 'card', { object: id }), source: hrefIn(w.scratch, 'source', { object: id }) }) };
     },
 
     async card(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
-      const reply = await cardReply(r, id, caller.principal);
-      return { ...reply, _links: links({ object: hrefOf('object', { object: id }), source: hrefOf('source', { object: id }) }) };
+      const reply = await cardReply(w.reads, id, caller.principal);
+      return { ...reply, _links: links({ object: hrefIn(w.scratch, 'object', { object: id }), source: hrefIn(w.scratch, 'source', { object: id }) }) };
     },
 
     async source(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
-      const reply = await sourceReply(r, id, caller.principal, ctx.state.query.full === '1');
-      return { ...reply, _links: links({ object: hrefOf('object', { object: id }) }) };
+      const reply = await sourceReply(w.reads, id, caller.principal, ctx.state.query.full === '1');
+      return { ...reply, _links: links({ object: hrefIn(w.scratch, 'object', { object: id }) }) };
     },
 
     async turn(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       const object = spellableId(ctx.params.object);
       const method = ctx.params.method;
-      const decided = await castTurn(service, caller, object, method, ctx.state.body);
+      // A guest stands in the town (its avatar); a scratch world holds only what it was given.
+      const decided =
+        w.scratch === undefined
+          ? await castTurn(w.service, caller, object, method, ctx.state.body)
+          : await w.service.submit(turnCommand(caller, object, method, ctx.state.body));
       fresh.note(caller.principal, decided.position);
-      return turnReply(decided, object, ctx.state.query);
+      return turnReply(decided, object, ctx.state.query, w.scratch);
     },
 
     async receipt(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       await settled(caller, 'receipts');
-      return receiptBySlug(r, ctx.params.slug, caller.principal, ctx.state.query.full === '1');
+      return receiptBySlug(w.reads, ctx.params.slug, caller.principal, ctx.state.query.full === '1');
     },
 
     async receiptByIntent(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       await settled(caller, 'receipts');
-      return receiptByIntent(r, ctx.state.query.intent, caller.principal, ctx.state.query.full === '1');
+      return receiptByIntent(w.reads, ctx.state.query.intent, caller.principal, ctx.state.query.full === '1');
     },
 
     async offers(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       const q = ctx.state.query;
       await settled(caller, 'offers');
       const after = q.after !== undefined ? Number(q.after) : undefined;
       const waitMs = Math.min(Number(q.wait ?? 0), limits.offersWaitSeconds) * 1000;
-      const found = await waitForOffers(r, caller.principal, after, waitMs, (ms) => fresh.waits.changed(ms));
+      const found = await waitForOffers(w.reads, caller.principal, after, waitMs, (ms) => fresh.waits.changed(ms));
       const reply = offersReply(found, q.compact === '1', after);
-      return { ...reply, _links: links({ next: hrefOf('offers', {}, { after: String(reply.height), ...(q.compact ? { compact: q.compact } : {}) }) }) };
+      return {
+        ...reply,
+        _links: links({ next: hrefIn(w.scratch, 'offers', {}, { after: String(reply.height), ...(q.compact ? { compact: q.compact } : {}) }) }),
+      };
     },
 
     async pending(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
+      const w = await at(ctx);
       await settled(caller, 'pending');
-      return { ...(await pendingReply(r, caller.principal)), _links: links({ deliver: hrefOf('deliver') }) };
+      return { ...(await pendingReply(w.reads, caller.principal)), _links: links({ deliver: hrefIn(w.scratch, 'deliver') }) };
     },
 
     async deliver(ctx) {
-      noScratch(ctx);
       const caller = ctx.state.caller;
-      const decided = await service.submit({ kind: 'deliver', max: limits.deliverPerCall });
+      const w = await at(ctx);
+      const decided = await w.service.submit({ kind: 'deliver', max: limits.deliverPerCall });
       fresh.note(caller.principal, decided.position);
       const o = decided.outcome;
-      if (o.kind !== 'journal') return { status: 'nothing', delivered: 0, line: 'no sends wait', _links: links({ pending: hrefOf('pending') }) };
+      if (o.kind !== 'journal') return { status: 'nothing', delivered: 0, line: 'no sends wait', _links: links({ pending: hrefIn(w.scratch, 'pending') }) };
       return {
         status: 'delivered',
         delivered: o.entries.length,
         receipts: o.entries.map(deliveryLine),
-        _links: links({ pending: hrefOf('pending') }),
+        _links: links({ pending: hrefIn(w.scratch, 'pending') }),
       };
     },
   };
+}
+
+/** The town, or the caller's scratch world of that name (another's answers as none). */
+export async function worldAt(deps: Pick<WorldDeps, 'scratches'>, town: WorldAt, caller: Caller, scratch: string | undefined): Promise<WorldAt> {
+  if (scratch === undefined) return town;
+  if (!deps.scratches) throw new TownError('unknown', `no scratch world ${JSON.stringify(scratch)} of yours is open`, { hintHref: '/AGENTS.md/scratch' });
+  const s = await deps.scratches.world(caller, scratch);
+  return { service: s.service, reads: { ...town.reads, world: s.id, label: s.world }, scratch };
 }
 
 /** `me.turns` (spec 2.7): turns the guest may still start before the clock hour turns. */
@@ -198,7 +234,7 @@ export function turnsLeft(deps: Pick<WorldDeps, 'reads' | 'clock' | 'fresh' | 'o
   return async (principal: string) => {
     const quota = deps.options().turnQuota ?? 0;
     await deps.fresh.settle(principal, 'guests');
-    const doc = (await deps.reads.collection(guestsCollection).findOne({ _id: principal })) as GuestDoc | null;
+    const doc = (await deps.reads.collection(guestDocs.name).findOne({ _id: principal })) as GuestDoc | null;
     const now = deps.clock();
     const used = doc && doc.hour === hourOf(now) ? doc.count : 0;
     return { remaining: Math.max(0, quota - used), next: new Date((hourOf(now) + 1) * hourMs).toISOString() };

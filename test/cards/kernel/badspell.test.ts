@@ -5,14 +5,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { badSpellClauses } from '../../../src/contract/errors.js';
-import { Harness, ann, bob, mayor, refusal } from './harness.js';
+import { given, Harness, ann, bob, journaledRefusal, mayor, refusal, turn } from './harness.js';
 
 const seen = new Set<string>();
 
+/** Given what `h` journaled, when `principal` casts `spell` at `object`, then one entry refusing `badSpell` with `clause`. */
 function expectClause(h: Harness, principal: string, object: string, spell: string, clause: string, hintHas?: string) {
-  const r = refusal(h.turn(principal, object, 'receive', { spell }));
-  assert.is(r.class, 'badSpell', `${spell}: ${JSON.stringify(r)}`);
-  assert.is(r.clause, clause, `${spell}: ${r.clause}: ${r.reason}`);
+  const r = refusal(
+    given(h)
+      .when(turn(principal, object, 'receive', { spell }))
+      .thenMatches(journaledRefusal({ class: 'badSpell', clause })),
+  );
   assert.ok(r.reason && r.reason.length > 8, `${spell} has a reason`);
   if (hintHas !== undefined) assert.ok(r.hint?.includes(hintHas), `${spell}: hint ${r.hint} lacks ${hintHas}`);
   seen.add(clause);

@@ -11,7 +11,7 @@ import * as dagCbor from '@ipld/dag-cbor';
 import { CID } from 'multiformats/cid';
 import * as Digest from 'multiformats/hashes/digest';
 import { canonicalBytes, cidText, contentId, fingerprint, fingerprintOfText, slugOfCid, slugWords, stableJson } from '../../../src/cards/kernel/content-id.js';
-import { requestFingerprint } from '../../../src/cards/kernel/decide.js';
+import { requestFingerprint } from '../../../src/cards/kernel/turn/request.js';
 import { copied } from '../../../src/cards/kernel/copy.js';
 import { Harness, ann, bob } from './harness.js';
 import { rng } from './random.js';

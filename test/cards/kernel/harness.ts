@@ -1,14 +1,18 @@
 /**
  * A world under test: decide commands against it, apply what they journal, keep the journal
- * and the commands that produced it (for replay and re-decision checks).
+ * and the commands that produced it (for replay and re-decision checks). `given(h)` specifies
+ * the world decider given/when/then from what a harness journaled (test/support/given.ts).
  */
 import * as assert from 'uvu/assert';
-import { answerOf, decide, type Answer, type Command, type Receipt, type TryReport } from '../../../src/cards/kernel/decide.js';
+import type { Command, TurnCommand } from '../../../src/cards/kernel/commands.js';
+import { decide, worldDecider, type WorldContext } from '../../../src/cards/kernel/decide.js';
 import type { Entry } from '../../../src/cards/kernel/entry.js';
+import { answerOf, type Answer, type Outcome, type Receipt, type TryReport } from '../../../src/cards/kernel/outcome.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import { defaultOptions, type KernelOptions } from '../../../src/cards/kernel/options.js';
 import type { Programs } from '../../../src/cards/kernel/programs.js';
 import { blankWorld, type World } from '../../../src/cards/kernel/world.js';
+import { specification, type Read, type Shape } from '../../support/given.js';
 import { fixturePrograms } from './fixtures.js';
 
 export const HOST = 'town.test';
@@ -125,8 +129,8 @@ export function plain(d: unknown): unknown {
   return d;
 }
 
-export function refusal(o: Answer): Receipt {
-  if (o.kind === 'journal' || o.kind === 'refused' || o.kind === 'repeat') {
+export function refusal(o: Answer | Outcome): Receipt {
+  if (o.kind === 'journal' || o.kind === 'refused' || (o.kind === 'repeat' && 'receipt' in o)) {
     assert.is(o.receipt.status, 'refused', `expected a refusal, got ${JSON.stringify(o.receipt).slice(0, 400)}`);
     return o.receipt;
   }
@@ -134,7 +138,56 @@ export function refusal(o: Answer): Receipt {
   throw new Error(`no receipt in ${o.kind}: ${JSON.stringify(o).slice(0, 300)}`);
 }
 
-export function report(o: Answer): TryReport {
+export function report(o: Answer | Outcome): TryReport {
   assert.is(o.kind, 'try');
   return (o as { report: TryReport }).report;
+}
+
+/**
+ * How a world's outcome reads in a specification: the entries it journals (a refusal journaled
+ * is an entry too, its receipt `refused`), `nothing` as no entries, a refusal nothing is
+ * journaled for as a refusal (its receipt); anything else (a repeat, a try, a value…) by kind.
+ */
+export function readWorld(o: Outcome): Read<Entry, Receipt> {
+  switch (o.kind) {
+    case 'journal':
+      return { events: o.entries };
+    case 'nothing':
+      return { events: [] };
+    case 'refused':
+      return { refused: o.receipt };
+    default:
+      return { other: o.kind };
+  }
+}
+
+/**
+ * Given what `h` journaled (or `entries`), when a command is decided at `h`'s clock, programs
+ * and options, then… (test/support/given.ts). The world is folded afresh from the entries, so
+ * `h` itself is left as it was.
+ */
+export function given(h: Harness, entries: readonly Entry[] = h.journal) {
+  return specification(worldDecider, { read: readWorld, context: (): WorldContext => [h.clock, h.programs, h.options] })(entries);
+}
+
+let intents = 0;
+
+/** A guest's turn, under a fresh intent unless the body names one. */
+export function turn(
+  principal: string,
+  object: string,
+  method: string,
+  body: Omit<TurnCommand, 'kind' | 'principal' | 'object' | 'method' | 'intent'> & { intent?: string } = {},
+): TurnCommand {
+  const { intent, ...rest } = body;
+  return { kind: 'turn', principal, object, method, intent: intent ?? `spec-${++intents}`, ...rest };
+}
+
+/**
+ * One journaled refusal, as `thenMatches` takes it: an entry whose receipt refuses as given and
+ * which carries nothing of the run (a refused turn rolls back whole: no writes, cards, offers
+ * or sends).
+ */
+export function journaledRefusal(receipt: Shape<Receipt>): Shape<Entry>[] {
+  return [{ receipt: { status: 'refused', ...receipt }, writes: undefined, made: undefined, offers: undefined, sends: undefined }];
 }

@@ -1,12 +1,17 @@
 /**
- * Every refusal class of spec 7.2 the kernel produces, given/when/then. (`staleRoot` is the
- * service's: it arises when an append at the expected height loses to another front.)
+ * Every refusal class of spec 7.2 the kernel produces, given/when/then (test/support/given.ts):
+ * given what a town journaled, when a command is decided, then the entry it journals (a refusal
+ * journaled is an entry whose receipt refuses) or the refusal it answers with journaling nothing.
+ * (`staleRoot` is the service's: it arises when an append at the expected height loses to
+ * another front.)
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { refusalClasses } from '../../../src/contract/errors.js';
-import { answerOf, decide } from '../../../src/cards/kernel/decide.js';
-import { Harness, ann, bob, mayor, plain, refusal } from './harness.js';
+import { decide } from '../../../src/cards/kernel/decide.js';
+import { answerOf } from '../../../src/cards/kernel/outcome.js';
+import { refused } from '../../support/given.js';
+import { given, Harness, ann, bob, journaledRefusal, mayor, plain, refusal, turn } from './harness.js';
 import { fixturePrograms } from './fixtures.js';
 import type { Programs } from '../../../src/cards/kernel/programs.js';
 
@@ -28,31 +33,35 @@ const row = (key: string, text: string) => ({
 });
 
 test('absentItem: a list edit names an item not present', () => {
-  const h = Harness.town();
-  const r = refusal(h.turn(ann, 'notice-board', 'update', { fields: { key: 'nothing', text: 'x' } }));
-  assert.is(r.class, 'absentItem');
-  assert.ok(r.reason!.includes('nothing'));
-  assert.is(r.hintKind, refusalClasses.absentItem.hint);
-  assert.is(refusal(h.turn(ann, 'notice-board', 'remove', { fields: { key: 'nothing' } })).class, 'absentItem');
+  const town = Harness.town();
+  const o = given(town)
+    .when(turn(ann, 'notice-board', 'update', { fields: { key: 'nothing', text: 'x' } }))
+    .thenMatches(journaledRefusal({ class: 'absentItem', hintKind: refusalClasses.absentItem.hint, object: 'notice-board', method: 'update' }));
+  assert.ok(refusal(o).reason!.includes('nothing'));
+  given(town)
+    .when(turn(ann, 'notice-board', 'remove', { fields: { key: 'nothing' } }))
+    .thenMatches(journaledRefusal({ class: 'absentItem' }));
 });
 
 test('duplicateKey and keyTaken: keyed rows refuse what a board must not hold', () => {
   const h = Harness.town();
   h.act(ann, 'notice-board', 'add', { fields: { key: 'fair', text: 'on sunday' } });
-  const r = refusal(h.turn(bob, 'notice-board', 'add', { fields: { key: 'fair', text: 'mine now' } }));
-  assert.is(r.class, 'keyTaken');
+  given(h)
+    .when(turn(bob, 'notice-board', 'add', { fields: { key: 'fair', text: 'mine now' } }))
+    .thenMatches(journaledRefusal({ class: 'keyTaken' }));
   assert.equal(
     (h.state('notice-board') as { rows: { key: string; text: string }[] }).rows.map((x) => [x.key, x.text]),
     [['fair', 'on sunday']],
   );
   const board = annMakes(h, 'board');
-  const dup = refusal(
-    h.turn(ann, board, 'put', {
-      argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2'), row('a', '3')] } }] },
-    }),
-  );
-  assert.is(dup.class, 'duplicateKey');
-  assert.ok(dup.reason!.includes('a'));
+  const dup = given(h)
+    .when(
+      turn(ann, board, 'put', {
+        argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2'), row('a', '3')] } }] },
+      }),
+    )
+    .thenMatches(journaledRefusal({ class: 'duplicateKey' }));
+  assert.ok(refusal(dup).reason!.includes('a'));
   assert.is(
     h.act(ann, board, 'put', { argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a', '1'), row('b', '2')] } }] } }).status,
     'done',
@@ -115,9 +124,10 @@ test('budgetExhausted: work and storage allowances are per run', () => {
 test('capacity: a world that holds its most cards refuses to make another', () => {
   const h = Harness.town();
   h.options = { ...h.options, capacity: { cards: h.world.cards.size, pending: 10 } };
-  const r = refusal(h.turn(ann, 'lamp', 'receive', { spell: 'make note' }));
-  assert.is(r.class, 'capacity');
-  assert.ok(r.reason!.includes('cards'));
+  const o = given(h)
+    .when(turn(ann, 'lamp', 'receive', { spell: 'make note' }))
+    .thenMatches(journaledRefusal({ class: 'capacity' }));
+  assert.ok(refusal(o).reason!.includes('cards'));
 });
 
 test('cardRefused: the card refuses by its own rule, with object, clause, reading and reason', () => {
@@ -127,26 +137,29 @@ test('cardRefused: the card refuses by its own rule, with object, clause, readin
     h.act(ann, id, 'light');
     h.act(ann, id, 'douse');
   }
-  const r = refusal(h.turn(ann, id, 'light'));
-  assert.is(r.class, 'cardRefused');
-  assert.is(r.object, id);
-  assert.is(r.clause, 'dry');
-  assert.is(r.reading, 'the lamp has no oil');
-  assert.is(r.reason, 'refused dry: the lamp has no oil');
-  assert.is(r.line, 'refused dry: the lamp has no oil');
+  given(h)
+    .when(turn(ann, id, 'light'))
+    .thenMatches(
+      journaledRefusal({
+        class: 'cardRefused',
+        object: id,
+        clause: 'dry',
+        reading: 'the lamp has no oil',
+        reason: 'refused dry: the lamp has no oil',
+        line: 'refused dry: the lamp has no oil',
+      }),
+    );
 });
 
 test('duplicateIdentity: another request under a used intent names the original; nothing journaled', () => {
   const h = Harness.town();
   const first = h.act(ann, 'lamp', 'light', { intent: 'morning' });
   const height = h.world.height;
-  const o = h.turn(ann, 'lamp', 'fill', { intent: 'morning', fields: { measures: 1 } });
-  assert.is(o.kind, 'refused');
+  const o = given(h)
+    .when(turn(ann, 'lamp', 'fill', { intent: 'morning', fields: { measures: 1 } }))
+    .then(refused({ status: 'refused', class: 'duplicateIdentity', original: first.cid }));
   const r = refusal(o);
-  assert.is(r.class, 'duplicateIdentity');
-  assert.is(r.original, first.cid);
   assert.ok(r.reason!.includes(`entry ${first.height}`) && r.reason!.includes('lamp'), r.reason);
-  assert.is(h.world.height, height);
   // the same intent for the same request is a repeat: the first receipt, no new entry
   const again = h.turn(ann, 'lamp', 'light', { intent: 'morning' });
   assert.is(again.kind, 'repeat');
@@ -169,10 +182,9 @@ test('evaluation: a malformed plan, and a natural below zero', () => {
 
 test('lawRefused: a change the law forbids names the clause and its reading', () => {
   const h = Harness.town();
-  const r = refusal(h.turn(ann, 'lamp', 'fill', { fields: { measures: 9 } }));
-  assert.is(r.class, 'lawRefused');
-  assert.is(r.clause, 'full');
-  assert.is(r.reason, 'refused full: a lamp holds ten measures of oil');
+  given(h)
+    .when(turn(ann, 'lamp', 'fill', { fields: { measures: 9 } }))
+    .thenMatches(journaledRefusal({ class: 'lawRefused', clause: 'full', reason: 'refused full: a lamp holds ten measures of oil' }));
   assert.is((h.state('lamp') as { fuel: number }).fuel, 3);
 });
 
@@ -180,24 +192,28 @@ test('moved: a root that has moved refuses; nothing runs, nothing is journaled, 
   const h = Harness.town();
   const v = h.world.cards.get('lamp')!.version;
   h.act(bob, 'lamp', 'light');
-  const height = h.world.height;
-  const o = h.turn(ann, 'lamp', 'fill', { fields: { measures: 1 }, intent: 'later', if: [{ object: 'lamp', version: v }] });
-  assert.is(o.kind, 'refused');
-  const r = refusal(o);
-  assert.is(r.class, 'moved');
-  assert.ok(r.reason!.includes(`version ${v + 1}`));
-  assert.is(h.world.height, height);
-  assert.is(h.turn(ann, 'lamp', 'fill', { fields: { measures: 1 }, intent: 'later', if: [{ object: 'lamp', version: v + 1 }] }).kind, 'journal');
+  const o = given(h)
+    .when(turn(ann, 'lamp', 'fill', { fields: { measures: 1 }, intent: 'later', if: [{ object: 'lamp', version: v }] }))
+    .then(refused({ class: 'moved', usage: { ticks: 0, heap: 0, bytes: 0 } }));
+  assert.ok(refusal(o).reason!.includes(`version ${v + 1}`));
+  given(h)
+    .when(turn(ann, 'lamp', 'fill', { fields: { measures: 1 }, intent: 'later', if: [{ object: 'lamp', version: v + 1 }] }))
+    .thenMatches([{ kind: 'turn', intent: { intent: 'later' }, receipt: { status: 'done' } }]);
   // a root you may not see has moved too (it is gone for you)
-  assert.is(refusal(h.turn(ann, 'lamp', 'light', { if: [{ object: 'nowhere', version: 1 }] })).class, 'moved');
+  given(h)
+    .when(turn(ann, 'lamp', 'light', { if: [{ object: 'nowhere', version: 1 }] }))
+    .then(refused({ class: 'moved' }));
 });
 
 test('noMethod: the card offers no such method; a view is not a method', () => {
   const h = Harness.town();
-  const r = refusal(h.turn(ann, 'lamp', 'dance'));
-  assert.is(r.class, 'noMethod');
-  assert.ok(r.reason!.includes('light'));
-  assert.is(refusal(h.turn(ann, 'lamp', 'paint')).class, 'noMethod');
+  const o = given(h)
+    .when(turn(ann, 'lamp', 'dance'))
+    .thenMatches(journaledRefusal({ class: 'noMethod' }));
+  assert.ok(refusal(o).reason!.includes('light'));
+  given(h)
+    .when(turn(ann, 'lamp', 'paint'))
+    .thenMatches(journaledRefusal({ class: 'noMethod' }));
 });
 
 test('programRefused: stateType, migration, law syntax, compile and packageBytes', () => {
@@ -255,16 +271,12 @@ test('quiet: the opener quiets a guest; their turns refuse with clause, reason a
   const until = h.clock + 3_600_000;
   const q = h.cast(mayor, 'town', `quiet ann until ${until} -- shouting in the square`);
   assert.is(q.status, 'done');
-  const height = h.world.height;
-  const o = h.turn(ann, 'lamp', 'light', { intent: 'hush' });
-  assert.is(o.kind, 'refused');
-  const r = refusal(o);
-  assert.is(r.class, 'quiet');
-  assert.is(r.clause, new Date(until).toISOString());
-  assert.is(r.reason, 'shouting in the square');
-  assert.is(r.next, until);
-  assert.is(h.world.height, height);
-  assert.is(h.turn(bob, 'lamp', 'light').kind, 'journal', 'others play on');
+  given(h)
+    .when(turn(ann, 'lamp', 'light', { intent: 'hush' }))
+    .then(refused({ class: 'quiet', clause: new Date(until).toISOString(), reason: 'shouting in the square', next: until }));
+  given(h)
+    .when(turn(bob, 'lamp', 'light'))
+    .thenMatches([{ receipt: { status: 'done' } }]); // others play on
   h.clock = until + 1;
   assert.is(h.turn(ann, 'lamp', 'fill', { intent: 'hush', fields: { measures: 1 } }).kind, 'journal', 'the same intent works once quiet has passed');
 });
@@ -274,32 +286,32 @@ test('quota: past the turns of the hour the turn refuses with next = the next cl
   h.clock = Date.UTC(2026, 10, 23, 12, 10);
   h.act(ann, 'lamp', 'light');
   h.act(ann, 'lamp', 'fill', { fields: { measures: 1 } });
-  const o = h.turn(ann, 'lamp', 'light');
-  assert.is(o.kind, 'refused');
-  const r = refusal(o);
-  assert.is(r.class, 'quota');
-  assert.is(r.next, Date.UTC(2026, 10, 23, 13, 0));
-  assert.is(h.turn(bob, 'lamp', 'light').kind, 'journal');
+  given(h)
+    .when(turn(ann, 'lamp', 'light'))
+    .then(refused({ class: 'quota', next: Date.UTC(2026, 10, 23, 13, 0) }));
+  given(h)
+    .when(turn(bob, 'lamp', 'light'))
+    .thenMatches([{ kind: 'turn', principal: bob }]); // others have turns left this hour
   h.clock = Date.UTC(2026, 10, 23, 13, 0);
   assert.is(h.turn(ann, 'lamp', 'fill', { fields: { measures: 1 } }).kind, 'journal');
 });
 
 test('requiredAbsence: create finds the card already present and names it', () => {
   const h = Harness.empty(ann);
-  const create = (intent: string) =>
-    h.run({
-      kind: 'create',
-      principal: ann,
-      intent,
-      object: 'pet',
-      source:
-        'type Pet:\n  name: Text\n\ndef initial() -> Pet:\n  return Pet { name: "rex" }\n\nspell rename(self: Pet, name: Text 1..20) -> Pet:\n  return self { name: name }\n',
-      entry: 'initial',
-    });
+  const pet = {
+    kind: 'create' as const,
+    principal: ann,
+    intent: 'c1',
+    object: 'pet',
+    source:
+      'type Pet:\n  name: Text\n\ndef initial() -> Pet:\n  return Pet { name: "rex" }\n\nspell rename(self: Pet, name: Text 1..20) -> Pet:\n  return self { name: name }\n',
+    entry: 'initial',
+  };
+  const create = (intent: string) => h.run({ ...pet, intent });
   assert.is(create('c1').kind, 'journal');
-  const r = refusal(create('c2'));
-  assert.is(r.class, 'requiredAbsence');
-  assert.is(r.root, 'pet');
+  given(h)
+    .when({ ...pet, intent: 'c2' })
+    .thenMatches([{ kind: 'create', receipt: { status: 'refused', class: 'requiredAbsence', root: 'pet' }, made: undefined }]);
 });
 
 test('typeMismatch: fields that are not an object, an argument of the wrong shape, fields for a method with no form', () => {
@@ -337,9 +349,16 @@ test('unknownObject: an unseen card is exactly like an absent one', () => {
     source: 'type S:\n  n: Natural\n\ndef initial() -> S:\n  return S { n: 1 }\n\nspell poke(self: S) -> S:\n  return self\n',
     entry: 'initial',
   });
-  const hidden = refusal(h.turn(bob, 'secret', 'poke', { intent: 'x' }));
-  const absent = refusal(h.turn(bob, 'secrex', 'poke', { intent: 'y' }));
-  assert.is(hidden.class, 'unknownObject');
+  const hidden = refusal(
+    given(h)
+      .when(turn(bob, 'secret', 'poke', { intent: 'x' }))
+      .thenMatches(journaledRefusal({ class: 'unknownObject' })),
+  );
+  const absent = refusal(
+    given(h)
+      .when(turn(bob, 'secrex', 'poke', { intent: 'y' }))
+      .thenMatches(journaledRefusal({ class: 'unknownObject' })),
+  );
   const strip = (r: object) =>
     JSON.stringify(r)
       .replace(/secre[tx]/g, 'ID')

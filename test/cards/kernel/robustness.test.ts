@@ -1,7 +1,8 @@
 /** Bad input never crashes the kernel: random JSON as fields, arguments, spells and roots. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, type Outcome } from '../../../src/cards/kernel/decide.js';
+import { decide } from '../../../src/cards/kernel/decide.js';
+import type { Outcome } from '../../../src/cards/kernel/outcome.js';
 import { Harness, ann, bob } from './harness.js';
 import { rng } from './random.js';
 

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, type HostRequest } from '../../../src/cards/kernel/decide.js';
+import { decide } from '../../../src/cards/kernel/decide.js';
+import type { HostRequest } from '../../../src/cards/kernel/outcome.js';
 import { evolve, replay } from '../../../src/cards/kernel/evolve.js';
 import { blankWorld, visibleIds } from '../../../src/cards/kernel/world.js';
 import { Harness, ann, bob, mayor, plain, refusal } from './harness.js';

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, type Receipt } from '../../../src/cards/kernel/decide.js';
+import { decide } from '../../../src/cards/kernel/decide.js';
+import type { Receipt } from '../../../src/cards/kernel/outcome.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import { actionsOf, cardProgram, drawView, formsOf, lawLines } from '../../../src/cards/kernel/reading.js';
 import { contentId, slugOfCid } from '../../../src/cards/kernel/content-id.js';
@@ -15,7 +16,7 @@ import {
   turnsThisHour,
   visibleIds,
 } from '../../../src/cards/kernel/world.js';
-import { Harness, T0, ann, bob, mayor, plain, refusal, report } from './harness.js';
+import { given, Harness, T0, ann, bob, journaledRefusal, mayor, plain, refusal, report, turn } from './harness.js';
 
 test('genesis: a square with a notice board and a lamp, a library, a workshop and a post office joined by doors, and the town card', () => {
   const h = Harness.town();
@@ -41,6 +42,18 @@ test('genesis: a square with a notice board and a lamp, a library, a workshop an
 
 test("arrival: a guest's first arrival makes an avatar in the square; a second does nothing", () => {
   const h = Harness.town();
+  const arrive = { kind: 'arrive' as const, principal: ann, name: 'ann' };
+  given(h)
+    .when(arrive)
+    .thenMatches([
+      {
+        kind: 'arrival',
+        principal: ann,
+        avatars: [{ principal: ann, object: 'avatar-ann' }],
+        made: [{ id: 'avatar-ann', kind: 'avatar', owner: ann, place: 'square', lines: ['ann.town.test arrived in square'] }],
+        receipt: { status: 'done', object: 'avatar-ann', method: 'arrive' },
+      },
+    ]);
   const o = h.arrive(ann);
   assert.is(o.kind, 'journal');
   const id = h.world.avatars.get(ann)!;
@@ -50,7 +63,7 @@ test("arrival: a guest's first arrival makes an avatar in the square; a second d
   assert.is(card.owner, ann);
   assert.is((h.state(id) as { name: string }).name, 'ann');
   assert.equal(newestLines(card, 8), ['ann.town.test arrived in square'], 'lines show the guest by handle');
-  assert.is(h.arrive(ann).kind, 'nothing');
+  given(h).when(arrive).then([]);
   assert.equal((h.state('square') as { here: string[] }).here, ['avatar-ann'], 'the square hears the avatar come in');
 });
 
@@ -78,7 +91,21 @@ test("avatars move by their own spells and through doors; the kernel's place fol
 test('a turn: one entry with receipt, writes, lines and wants; the receipt carries slug, content id and height', () => {
   const h = Harness.town();
   const height = h.world.height;
-  const r = h.act(ann, 'lamp', 'light');
+  const light = turn(ann, 'lamp', 'light');
+  given(h)
+    .when(light)
+    .thenMatches([
+      {
+        height,
+        kind: 'turn',
+        principal: ann,
+        intent: { intent: light.intent },
+        request: { object: 'lamp', method: 'light' },
+        writes: [{ id: 'lamp', version: 2, say: ['ann.town.test lights the lamp'] }],
+        receipt: { status: 'done', line: 'ann.town.test lights the lamp', object: 'lamp', method: 'light' },
+      },
+    ]);
+  const r = h.act(ann, 'lamp', 'light', { intent: light.intent });
   assert.is(r.status, 'done');
   assert.is(r.height, height);
   assert.is(r.line, 'ann.town.test lights the lamp', "a card shows the guest's handle, not the principal");
@@ -119,9 +146,9 @@ test('a turn: one entry with receipt, writes, lines and wants; the receipt carri
 
 test('a turn that writes nothing advances no version', () => {
   const h = Harness.town();
-  h.act(ann, 'lamp', 'give', { fields: { to: 'town' } });
-  assert.is(h.world.cards.get('lamp')!.version, 1);
-  assert.is(h.journal.at(-1)!.writes, undefined);
+  given(h)
+    .when(turn(ann, 'lamp', 'give', { fields: { to: 'town' } }))
+    .thenMatches([{ kind: 'turn', receipt: { status: 'done' }, writes: undefined }]);
 });
 
 test('try: reports what it would write, offer, fire and open, and the roots it read; journals nothing', () => {
@@ -177,7 +204,9 @@ test('visibility: a card visible to its owner alone is absent for others until i
   });
   assert.equal(visibleIds(h.world, ann), ['diary']);
   assert.equal(visibleIds(h.world, bob), []);
-  assert.is(refusal(h.turn(bob, 'diary', 'write', { fields: { text: 'hi' } })).class, 'unknownObject');
+  given(h)
+    .when(turn(bob, 'diary', 'write', { fields: { text: 'hi' } }))
+    .thenMatches(journaledRefusal({ class: 'unknownObject', object: 'diary' }));
   h.cast(ann, 'diary', 'lend diary to bob');
   assert.equal(visibleIds(h.world, bob), ['diary']);
   assert.is(h.act(bob, 'diary', 'write', { fields: { text: 'hi from bob' } }).status, 'done');
@@ -219,10 +248,10 @@ test("a delivered send cannot cast a host spell (a card is no guest's deputy)", 
   const relay = h.cast(ann, 'lamp', 'make maker').offers[0]!;
   const target = h.cast(ann, 'lamp', 'make lamp').offers[0]!;
   h.act(ann, relay, 'relay', { fields: { to: target, text: 'become torch law none' } });
-  const o = h.deliver();
-  const r = (o as { entries: { receipt: Receipt }[] }).entries[0]!.receipt;
-  assert.is(r.status, 'refused');
-  assert.is(r.clause, 'noAction');
+  given(h)
+    .when({ kind: 'deliver', max: 16 })
+    .thenMatches([{ kind: 'delivery', principal: relay, receipt: { status: 'refused', class: 'badSpell', clause: 'noAction' }, writes: undefined }]);
+  h.deliver();
   assert.is(h.world.cards.get(target)!.kind, 'lamp');
   // what a card may send is a card's spell, cast with the sending card as caller
   h.act(ann, relay, 'relay', { fields: { to: target, text: 'fill measures=2' } });

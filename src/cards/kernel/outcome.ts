@@ -1,0 +1,67 @@
+/**
+ * What deciding answers (`Outcome`), and what a caller is answered with (`Answer`): a repeat's
+ * first receipt read back from the journal.
+ */
+import type { Diagnostic, Usage } from '../program.js';
+import type { TypedData } from '../typed.js';
+import type { Entry, ReceiptBody } from './entry.js';
+import { receiptOf } from './receipt.js';
+
+/** A receipt as a reply shows it; height, cid and slug are absent for a refusal nothing journaled. */
+export type Receipt = ReceiptBody & { height?: number; cid?: string; slug?: string };
+
+export interface TryReport extends ReceiptBody {
+  writes: { object: string; version: number; state: TypedData }[];
+  made: { object: string; kind: string; state: TypedData }[];
+  fires: { to: string; method: string; argument: TypedData }[];
+  opens: string[];
+  roots: { object: string; version: number }[];
+}
+
+/** The host refused the request as malformed (HTTP 400 `hostRequest`); nothing was decided. */
+export interface HostRequest {
+  class: 'hostRequest';
+  message: string;
+  diagnostics?: Diagnostic[];
+  stage?: string;
+  module?: string;
+  span?: { line: number; column: number; endLine: number; endColumn: number };
+  hint?: string;
+}
+
+/** Where a receipt stands in its world's journal. */
+export interface ReceiptRef {
+  cid: string;
+  slug: string;
+  height: number;
+}
+
+export type Outcome =
+  | { kind: 'journal'; entries: Entry[]; receipt: Receipt }
+  /** The intent was spent on this very request: its first receipt, which the journal holds at `first.height`. */
+  | { kind: 'repeat'; first: ReceiptRef }
+  | { kind: 'refused'; receipt: Receipt }
+  | { kind: 'try'; report: TryReport }
+  | { kind: 'value'; value: TypedData; usage: Usage }
+  | { kind: 'checked'; diagnostics: Diagnostic[] }
+  | { kind: 'rejected'; error: HostRequest }
+  | { kind: 'nothing'; reason: string };
+
+/** An outcome as a caller is answered with: a repeat's first receipt read back from the journal. */
+export type Answer = Exclude<Outcome, { kind: 'repeat' }> | { kind: 'repeat'; receipt: Receipt };
+
+/** Entries to journal, answered with the first one's receipt. */
+export function journal(entries: Entry[]): Outcome {
+  return { kind: 'journal', entries, receipt: receiptOf(entries[0]!) };
+}
+
+/**
+ * The answer to an outcome. A repeat needs `first`: the entry at `outcome.first.height`, read from
+ * the journal by the caller (the World keeps where a receipt is, not the receipt).
+ */
+export function answerOf(outcome: Outcome, first?: Entry): Answer {
+  if (outcome.kind !== 'repeat') return outcome;
+  const { cid, height } = outcome.first;
+  if (first?.cid !== cid) throw new Error(`the journal holds no entry ${cid} at height ${height}, the first receipt of a repeated intent`);
+  return { kind: 'repeat', receipt: receiptOf(first) };
+}

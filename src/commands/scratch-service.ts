@@ -1,0 +1,264 @@
+/**
+ * A guest's scratch worlds (spec 4.3): opening one (empty, or a fork of the town or of another of
+ * the guest's worlds as it stood at a height), finding the one a route names, listing them for
+ * `me`, and their expiry six hours of home-world clock after the last entry in them.
+ *
+ * Which worlds are open is the registry stream's (`scratch-<guest>`, decided by
+ * src/commands/scratch.ts through the shared command handler); each world is decided by the
+ * same kernel as the town, by a WorldService of its own on its own stream, opened when first
+ * used and kept while the world is open.
+ */
+import type { Command } from '../cards/kernel/commands.js';
+import type { Entry } from '../cards/kernel/entry.js';
+import { replay } from '../cards/kernel/evolve.js';
+import type { KernelOptions } from '../cards/kernel/options.js';
+import type { Programs } from '../cards/kernel/programs.js';
+import { blankWorld, type World } from '../cards/kernel/world.js';
+import type { Clock } from '../contract/clock.js';
+import { limits } from '../contract/limits.js';
+import { TownError } from '../contract/town-error.js';
+import { ScratchEvent, scratchStream } from '../events/scratch.js';
+import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../events/world.js';
+import { fold, handleCommand } from '../identity/streams.js';
+import type { EventStore } from '../stores/event-store.js';
+import { expiresAt, type LastTurns, type OpenWorld, type ScratchRefusal, type ScratchState, scratchDecider } from './scratch.js';
+import { WorldService } from './world-service.js';
+
+const scratchKind = { codec: ScratchEvent, decider: scratchDecider };
+
+export interface Guest {
+  principal: string;
+  name: string;
+}
+
+export interface ScratchDeps {
+  events: EventStore;
+  programs: Programs;
+  clock: Clock;
+  options: () => KernelOptions;
+  /** The town's own service: forks of the town read it, cites are journaled in it. */
+  town: WorldService;
+  host: string;
+}
+
+/** A scratch world as routes use it. */
+export interface OpenScratch {
+  /** As the guest names it: `scratch/<name>`. */
+  world: string;
+  name: string;
+  /** The world id its journal and read models are kept under. */
+  id: string;
+  service: WorldService;
+}
+
+export interface ScratchSummary {
+  principal: string;
+  world: string;
+  lastTurn: string;
+  expires: string;
+}
+
+const lifetimeMs = limits.scratchLifetimeSeconds * 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class ScratchWorlds {
+  private readonly services = new Map<string, Promise<WorldService>>();
+
+  constructor(private readonly o: ScratchDeps) {}
+
+  /** POST /AGENTS.md/scratch: opens `name`, empty or forked; answers spec 2.8. */
+  async open(
+    guest: Guest,
+    name: string,
+    from?: { world: string; height?: number },
+  ): Promise<{ status: 'scratch'; world: string; height: number; expires: string; position: bigint | undefined }> {
+    const source = from ? await this.source(guest, from) : undefined;
+    const now = this.o.clock();
+    const handled = await handleCommand(this.o.events, scratchStream(guest.name), scratchKind, {
+      kind: 'open',
+      guest: guest.name,
+      name,
+      now,
+      lastTurns: await this.lastTurns(guest),
+      ...(source ? { from: { world: source.world, height: source.height } } : {}),
+    });
+    if (!handled.ok) throw refusal(handled.reason, name, now);
+    await this.forgetExpired(handled.events);
+    const opened = handled.state.open.get(name)!;
+    const first = (): Extract<Command, { kind: 'empty' | 'fork' }> =>
+      source
+        ? { kind: 'fork', source: source.at(), forker: guest.principal, name: opened.world }
+        : { kind: 'empty', name: opened.world, host: this.o.host, opener: guest.principal };
+    const service = await this.service(opened.world, first);
+    return {
+      status: 'scratch',
+      world: `scratch/${name}`,
+      height: service.height,
+      expires: iso(service.committed.clock + lifetimeMs),
+      position: service.position,
+    };
+  }
+
+  /** The guest's open world of that name; another guest's, an expired one or none answer alike. */
+  async world(guest: Guest, name: string): Promise<OpenScratch> {
+    const open = await this.openWorlds(guest);
+    const w = open.find((x) => x.name === name);
+    if (!w) throw unknownWorld(name);
+    return { world: `scratch/${name}`, name, id: w.world, service: await this.service(w.world) };
+  }
+
+  /** `me.scratches`: the guest's open worlds, each with its last turn and when it expires. */
+  async list(guest: Guest): Promise<ScratchSummary[]> {
+    const open = await this.openWorlds(guest);
+    const lastTurns = await this.lastTurns(guest, open);
+    return open.map((w) => ({
+      principal: guest.principal,
+      world: `scratch/${w.name}`,
+      lastTurn: iso(lastTurns.get(w.world) ?? w.openedAt),
+      expires: iso(expiresAt(w, lastTurns)),
+    }));
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.services.values()];
+    this.services.clear();
+    await Promise.all(all.map(async (s) => (await s.catch(() => undefined))?.close()));
+  }
+
+  /** The guest's worlds still open now: any past its time is recorded as expired first. */
+  private async openWorlds(guest: Guest): Promise<OpenWorld[]> {
+    const { state } = await fold(this.o.events, scratchStream(guest.name), scratchKind);
+    const lastTurns = await this.lastTurns(guest, [...state.open.values()]);
+    const now = this.o.clock();
+    if ([...state.open.values()].some((w) => expiresAt(w, lastTurns) <= now)) {
+      const handled = await handleCommand(this.o.events, scratchStream(guest.name), scratchKind, { kind: 'expire', now, lastTurns });
+      if (handled.ok) {
+        await this.forgetExpired(handled.events);
+        return [...handled.state.open.values()];
+      }
+    }
+    return [...state.open.values()];
+  }
+
+  /** Per open world of the guest, the clock of its latest entry. */
+  private async lastTurns(guest: Guest, open?: OpenWorld[]): Promise<LastTurns> {
+    const worlds = open ?? [...(await fold(this.o.events, scratchStream(guest.name), scratchKind)).state.open.values()];
+    const out = new Map<string, number>();
+    for (const w of worlds) {
+      const loaded = this.services.get(w.world);
+      if (loaded) {
+        out.set(w.world, (await loaded).current.clock);
+        continue;
+      }
+      const [last] = await this.o.events.readStream(worldStream(w.world), { direction: 'backwards', maxCount: 1 });
+      if (last) out.set(w.world, decodeWorldEntry(last).clock);
+    }
+    return out;
+  }
+
+  /** An expired world stops answering and leaves memory; its read models go with its expiry event. */
+  private async forgetExpired(events: readonly ScratchEvent[]): Promise<void> {
+    for (const e of events) {
+      if (e.type !== 'ScratchExpired') continue;
+      const s = this.services.get(e.data.world);
+      this.services.delete(e.data.world);
+      if (s) await (await s.catch(() => undefined))?.close();
+    }
+  }
+
+  private service(id: string, first?: () => Extract<Command, { kind: 'empty' | 'fork' }>): Promise<WorldService> {
+    let s = this.services.get(id);
+    if (!s) {
+      const service = new WorldService({
+        events: this.o.events,
+        programs: this.o.programs,
+        clock: this.o.clock,
+        options: this.o.options,
+        world: id,
+        genesis: { host: this.o.host, opener: '' },
+        ...(first ? { first } : {}),
+      });
+      s = service.open().then(() => service);
+      this.services.set(id, s);
+      s.catch(() => this.services.delete(id));
+    }
+    return s;
+  }
+
+  /**
+   * The world a fork is taken from, as it stood at the height asked for: the town or one of the
+   * guest's own open worlds; a height past the head is refused.
+   */
+  private async source(guest: Guest, from: { world: string; height?: number }): Promise<{ world: string; height: number; at: () => World }> {
+    let id: string;
+    let head: number;
+    let live: () => World;
+    if (from.world === 'town') {
+      id = TOWN_WORLD;
+      head = this.o.town.height;
+      live = () => this.o.town.committed;
+    } else {
+      const name = from.world.slice('scratch/'.length);
+      const w = await this.world(guest, name).catch(() => {
+        throw new TownError(
+          'unknown',
+          `from.world ${JSON.stringify(from.world)} is not an open scratch world of yours; fork "town" or "scratch/<one of yours>"`,
+          {
+            hintHref: '/AGENTS.md/me',
+          },
+        );
+      });
+      id = w.id;
+      head = w.service.height;
+      live = () => w.service.committed;
+    }
+    const height = from.height ?? head;
+    if (height < 1 || height > head) {
+      throw new TownError('hostRequest', `from.height ${height} is not a height of ${from.world}: its journal holds heights 1 to ${head}`, {
+        hintHref: '/AGENTS.md/api',
+      });
+    }
+    // The head needs no replay: the fork is taken from the world as it stands when it is decided.
+    if (from.height === undefined) return { world: from.world, height, at: live };
+    const at = await this.worldAt(id, height);
+    return { world: from.world, height, at: () => at };
+  }
+
+  /** A world replayed from its journal up to `height` entries. */
+  private async worldAt(id: string, height: number): Promise<World> {
+    const world = blankWorld();
+    let next = 0;
+    while (next < height) {
+      const page = await this.o.events.readStream(worldStream(id), { fromRevision: BigInt(next), maxCount: Math.min(2048, height - next) });
+      if (!page.length) break;
+      const entries: Entry[] = page.map(decodeWorldEntry);
+      replay(entries, world);
+      next += page.length;
+    }
+    return world;
+  }
+}
+
+function unknownWorld(name: string): TownError {
+  return new TownError('unknown', `no scratch world ${JSON.stringify(name)} of yours is open; open one with POST /AGENTS.md/scratch`, {
+    hintHref: '/AGENTS.md/scratch',
+  });
+}
+
+function refusal(r: ScratchRefusal, name: string, now: number): TownError {
+  if (r.reason === 'alreadyOpen') {
+    return new TownError('hostRequest', `your scratch world ${JSON.stringify(name)} is already open; its routes are under /AGENTS.md/scratch/${name}/`, {
+      hintHref: `/AGENTS.md/scratch/${name}/world`,
+    });
+  }
+  return new TownError(
+    'rateLimited',
+    `you have ${limits.scratchWorlds} scratch worlds open, the most at once; the oldest, scratch/${r.oldest}, expires at ${iso(r.expires)}`,
+    {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil((r.expires - now) / 1000))) },
+      fields: { oldest: `scratch/${r.oldest}`, expires: iso(r.expires) },
+    },
+  );
+}
+
+export type { ScratchState };

@@ -1,0 +1,128 @@
+/**
+ * Handlers of the scratch routes proper (spec 4.3): open a world, create a card in it, run a
+ * REPL entry, check modules, and cite a scratch receipt into the town. The world routes' scratch
+ * tails are the world room's (src/http/handlers/world.ts), reached with ctx.state.scratch.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ScratchWorlds } from '../../commands/scratch-service.js';
+import type { WorldService } from '../../commands/world-service.js';
+import { decodeWorldEntry, worldStream } from '../../events/world.js';
+import { checkOutcomeReply } from '../../queries/check-reply.js';
+import type { ReadYourWrites } from '../../queries/fresh.js';
+import { spellableId } from '../../queries/world-reads.js';
+import { TownError } from '../../contract/town-error.js';
+import type { EventStore } from '../../stores/event-store.js';
+import { links } from '../links.js';
+import type { RoomHandlers } from '../route-types.js';
+import { hrefOf } from '../routes.js';
+import { hrefIn, turnReply } from './world.js';
+
+export interface ScratchDeps {
+  scratches: ScratchWorlds;
+  town: WorldService;
+  events: EventStore;
+  fresh: ReadYourWrites;
+}
+
+export type ScratchRoute = 'scratch' | 'scratchObjects' | 'repl' | 'check' | 'cite';
+
+export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
+  const { scratches, fresh } = deps;
+
+  return {
+    async scratch(ctx) {
+      const { name, from } = ctx.state.body;
+      const opened = await scratches.open(ctx.state.caller, name, from);
+      // The world's first entry is read by the caller's next read (its cards, a fork's cards).
+      fresh.note(ctx.state.caller.principal, opened.position);
+      const { position: _, ...answer } = opened;
+      return { ...answer, _links: links({ world: hrefIn(name, 'world'), objects: hrefOf('scratchObjects', { name }), me: hrefOf('me') }) };
+    },
+
+    async scratchObjects(ctx) {
+      const caller = ctx.state.caller;
+      const w = await scratches.world(caller, ctx.params.name);
+      const b = ctx.state.body;
+      const object = spellableId(b.object);
+      const decided = await w.service.submit({
+        kind: 'create',
+        principal: caller.principal,
+        intent: b.intent,
+        object,
+        entry: b.entry,
+        ...(b.source !== undefined ? { source: b.source } : {}),
+        ...(b.modules !== undefined ? { modules: b.modules } : {}),
+        ...(b.law !== undefined ? { law: b.law } : {}),
+        ...(b.seed !== undefined ? { seed: b.seed } : {}),
+      });
+      fresh.note(caller.principal, decided.position);
+      return turnReply(decided, object, {}, w.name);
+    },
+
+    async repl(ctx) {
+      const caller = ctx.state.caller;
+      const w = await scratches.world(caller, ctx.params.name);
+      const b = ctx.state.body;
+      const object = b.object ?? 'repl';
+      const decided = await w.service.submit({
+        kind: 'repl',
+        principal: caller.principal,
+        // Each REPL call is its own turn unless the caller names it (a retry then repeats it).
+        intent: b.intent ?? `repl:${randomUUID()}`,
+        entry: b.entry,
+        object,
+        ...(b.source !== undefined ? { source: b.source } : {}),
+        ...(b.arguments !== undefined ? { arguments: b.arguments } : {}),
+        ...(b.fields !== undefined ? { fields: b.fields } : {}),
+        ...(b.argument !== undefined ? { argument: b.argument } : {}),
+      });
+      fresh.note(caller.principal, decided.position);
+      const reply = turnReply(decided, object, {}, w.name);
+      // A plain entry answers a value: no card was cast on.
+      return decided.outcome.kind === 'value' ? { ...reply, _links: links({}) } : reply;
+    },
+
+    async check(ctx) {
+      const w = await scratches.world(ctx.state.caller, ctx.params.name);
+      const b = ctx.state.body;
+      const decided = await w.service.submit({
+        kind: 'check',
+        ...(b.source !== undefined ? { source: b.source } : {}),
+        ...(b.modules !== undefined ? { modules: b.modules } : {}),
+        ...(b.entry !== undefined ? { entry: b.entry } : {}),
+      });
+      const reply = checkOutcomeReply(decided.outcome as Parameters<typeof checkOutcomeReply>[0]);
+      // Verbatim on ?full=1; otherwise each diagnostic's message kept to its first line.
+      const full = ctx.state.query.full === '1';
+      return full ? reply : { ...reply, diagnostics: reply.diagnostics.map((d) => ({ ...d, message: d.message.split('\n')[0]! })) };
+    },
+
+    async cite(ctx) {
+      const caller = ctx.state.caller;
+      const w = await scratches.world(caller, ctx.params.name);
+      const b = ctx.state.body;
+      const record = w.service.committed.receipts.get(b.receipt);
+      if (!record) {
+        throw new TownError(
+          'unknown',
+          `no receipt ${JSON.stringify(b.receipt.slice(0, 80))} in scratch/${w.name}; cite a receipt by its content id (its cid)`,
+          {
+            hintHref: hrefIn(w.name, 'world'),
+          },
+        );
+      }
+      const [event] = await deps.events.readStream(worldStream(w.id), { fromRevision: BigInt(record.height), maxCount: 1 });
+      if (!event) throw new Error(`scratch ${w.id} has no entry at ${record.height}`);
+      const entry = decodeWorldEntry(event);
+      const decided = await deps.town.submit({
+        kind: 'cite',
+        principal: caller.principal,
+        world: w.id,
+        entry,
+        ...(b.intent !== undefined ? { intent: b.intent } : {}),
+      });
+      fresh.note(caller.principal, decided.position);
+      return turnReply(decided, entry.receipt.object ?? 'cite', {});
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Committing a unit of the embedded read store: the unit's overlay (read-store-unit.ts), its
+ * checkpoints and versions written as ONE abortable LMDB transaction, durably (fsync) or not at
+ * all.
+ */
+import type { Key as LmdbKey } from 'lmdb';
+import { DuplicateKey, type Doc } from './read-store.js';
+import type { Overlay } from './read-store-unit.js';
+import { entriesFor, keyValue, type IndexDef } from './embedded-read-keys.js';
+import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-read-env.js';
+import { committedOwners } from './embedded-read-indexes.js';
+
+/**
+ * Writes a unit's overlay, checkpoints and versions as ONE LMDB transaction. Everything is decided
+ * first, synchronously, against the committed state (units are serialised, and one process
+ * owns the directory, so it cannot change meanwhile): what each document replaces, its stale
+ * and new index entries, unique keys. Then every put and remove is queued in one event turn,
+ * which lmdb commits as one transaction (event-turn batching) and executes on its write
+ * thread, so LMDB's own work overlaps the encoding here; the promise resolves once the
+ * transaction is durable. Nothing can fail half-way: a refusal is thrown before anything is
+ * queued. Only in the store's gate.
+ */
+export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<void> {
+  if (overlay.empty) return;
+  const flagged = new Map<IndexDef, string>();
+  const added: string[] = [];
+  const writes: { dbs: CollectionDbs; docPuts: [string, Doc][]; docRemoves: string[]; idxPuts: Key[]; idxRemoves: Key[] }[] = [];
+  const uniqueOwners = new Map<IndexDef, Map<string, string>>();
+  for (const [collection, pending] of overlay.docs) {
+    if (pending.size === 0) continue;
+    const defs = lmdb.defs(collection);
+    const absent = overlay.absent.get(collection);
+    const committed = lmdb.dbs.get(collection);
+    const docPuts: [string, Doc][] = [];
+    const docRemoves: string[] = [];
+    const idxPuts: Key[] = [];
+    const idxRemoves: Key[] = [];
+    for (const [id, next] of pending) {
+      if (next) docPuts.push([id, next]);
+      else docRemoves.push(id);
+      if (defs.length === 0) continue;
+      // An id the unit found absent has no committed entries: no need to read it back.
+      const prev = absent?.has(id) ? undefined : committed?.docs.get([id]);
+      for (const def of defs) {
+        const after = next ? entriesFor(def, next) : [];
+        const before = prev ? entriesFor(def, prev) : undefined;
+        if (before) {
+          for (const e of before) {
+            if (!after.some((a) => a.exact === e.exact)) idxRemoves.push([def.name, ...e.tuple, id]);
+          }
+        }
+        let owners: Map<string, string> | undefined;
+        if (def.unique) {
+          owners = uniqueOwners.get(def);
+          if (!owners) uniqueOwners.set(def, (owners = new Map()));
+        }
+        for (const e of after) {
+          if (!e.plain && def.plain) flagged.set(def, collection);
+          if (owners) {
+            // Against the unit's other documents (an index made mid-unit never saw its earlier writes).
+            const owner = owners.get(e.exact);
+            if (owner !== undefined && owner !== id) throw new DuplicateKey(collection, keyValue(def, next!));
+            owners.set(e.exact, id);
+          }
+          if (before?.some((b) => b.exact === e.exact)) continue;
+          if (owners) {
+            for (const other of committedOwners(lmdb, collection, def, e)) {
+              // A document this unit rewrites is judged by its pending state, in `owners`.
+              if (other !== id && !pending.has(other)) throw new DuplicateKey(collection, keyValue(def, next!));
+            }
+          }
+          idxPuts.push([def.name, ...e.tuple, id]);
+        }
+      }
+    }
+    if (!lmdb.collections.has(collection)) added.push(collection);
+    // Sorted, so the write thread walks the B-trees in order.
+    docPuts.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    idxPuts.sort(compareKeys);
+    // Opened here, before anything is queued (opening is a synchronous transaction).
+    writes.push({ dbs: lmdb.open(collection), docPuts, docRemoves, idxPuts, idxRemoves });
+  }
+  // Every write below goes into the same transaction; unconditional writes share its promise.
+  const done = new Set<Promise<unknown>>();
+  for (const { dbs, docPuts, docRemoves, idxPuts, idxRemoves } of writes) {
+    for (const key of idxRemoves) done.add(dbs.idx.remove(key));
+    for (const id of docRemoves) done.add(dbs.docs.remove([id]));
+    for (const [id, doc] of docPuts) done.add(dbs.docs.put([id], doc));
+    for (const key of idxPuts) done.add(dbs.idx.put(key, TRUE));
+  }
+  const { meta } = lmdb;
+  for (const collection of added) done.add(meta.put(['collection', collection], 1));
+  for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
+  for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
+  for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
+  await Promise.all(done);
+  for (const def of flagged.keys()) def.plain = false;
+  for (const collection of added) lmdb.collections.add(collection);
+}
+
+/** Orders keys as ordered-binary does for the parts used here (strings, numbers); a locality hint only. */
+function compareKeys(a: LmdbKey[], b: LmdbKey[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    if (typeof x === typeof y) return (x as string | number) < (y as string | number) ? -1 : 1;
+    return typeof x === 'number' ? -1 : 1;
+  }
+  return a.length - b.length;
+}
