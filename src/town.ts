@@ -205,11 +205,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
-      ...unbuilt(
-        'xrpc',
-        'xrpcProcedure',
-        'didDocument',
-      ),
+      ...unbuilt('xrpc', 'xrpcProcedure', 'didDocument'),
     };
     const app = createApp({
       config,
