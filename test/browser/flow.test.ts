@@ -35,10 +35,15 @@ if (chromiumPath) {
   });
 } else skipNotice('browser/flow.test');
 
-/** A watched page of a context; its problems are checked at the end of every test. */
+/** The context's one watched page (made once, reused by every test); its problems are checked at the end of each. */
+const pageOf = new Map<BrowserContext, Watched>();
 async function open(ctx: Ctx, context: BrowserContext): Promise<Page> {
-  const w = await watchedPage(context);
-  ctx.watched.push(w);
+  let w = pageOf.get(context);
+  if (!w) {
+    w = await watchedPage(context);
+    pageOf.set(context, w);
+    ctx.watched.push(w);
+  }
   return w.page;
 }
 

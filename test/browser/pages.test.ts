@@ -188,6 +188,8 @@ it('a page over its rate limit is a styled page that loads itself again after Re
     assert.match(await textOf(page.locator('main')), /loads itself again/);
     assert.equal(await seriousViolations(page), []);
     await screenshot(page, 'out-error-429');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'out-error-429');
     // No click: the page asks again by itself once the wait is over.
     await page.waitForSelector('h1:text-is("kinds")', { timeout: 8000 });
     noProblems(w);
