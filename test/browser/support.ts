@@ -133,7 +133,10 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Legacy mode runs axe in the page itself (no second page per check): the town has no frames.
   // Only violations are detailed: passes and incomplete results are most of axe's time.
-  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze();
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ['violations'] })
+    .analyze();
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
