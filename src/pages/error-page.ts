@@ -20,7 +20,10 @@ const enterOr = (signedIn: boolean, rest: string) => (signedIn ? rest : `<a href
 const tellings: Partial<Record<ErrorClass, Telling>> = {
   unknown: { title: 'Nothing here by that name', next: () => `It may be hidden from you, or it may never have been. Try ${lookAround}.` },
   unknownRoute: { title: 'No such page', next: () => `Check the address, or go to ${lookAround}.` },
-  rateLimited: { title: 'Too many at once', next: () => 'This page loads itself again when the wait is over; nothing you did was lost.' },
+  rateLimited: {
+    title: 'Too many at once',
+    next: () => 'Nothing was done. This page loads itself again when the wait is over; a spell or a post you sent was not cast, so send it again then.',
+  },
   busy: { title: 'The town is busy', next: () => 'This page loads itself again in a moment.' },
   notImplemented: { title: 'Not built yet', next: () => `This part of the town is not built yet; the rest is open: ${lookAround}.` },
   unauthenticated: { title: 'Sign in first', next: (signedIn) => enterOr(signedIn, `Your session has ended: <a href="/enter">enter again</a>.`) },
