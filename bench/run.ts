@@ -11,6 +11,7 @@ const benches: Record<string, string> = {
   kernel: './kernel.js',
   turns: './turns.js',
   scratch: './scratch.js',
+  repository: './repository.js',
 };
 
 async function main(): Promise<void> {

@@ -17,9 +17,14 @@ import { rebuildProjections } from '../src/projections/rebuild.js';
 
 import { cpuUs, percentile, vmHwmMb } from './turns-figures.js';
 
-async function openBenchTown(dir: string): Promise<Town> {
+/**
+ * BENCH_REPOSITORY=off leaves the repository projection out (the repository bench measures turns
+ * with it and without it, in one run).
+ */
+async function openBenchTown(dir: string, repository = process.env.BENCH_REPOSITORY !== 'off'): Promise<Town> {
   const clock = Date.now;
   return openTown({
+    repository,
     // BENCH_PROJECTORS=workers: the server runs no projector (to see what folding costs a turn).
     settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: process.env.BENCH_PROJECTORS !== 'workers' },
     clock,
@@ -61,7 +66,7 @@ async function serveTown(dir: string, guests: number): Promise<void> {
   });
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
-  process.on('message', (m: { ask: string }) => {
+  process.on('message', async (m: { ask: string }) => {
     if (m.ask === 'live') {
       // What the server holds, not what it has yet to collect (the big town's children only:
       // a collection between loads would disturb the throughput figures).
@@ -85,6 +90,8 @@ async function serveTown(dir: string, guests: number): Promise<void> {
         appendP50: percentile(town.world.appendMs, 50),
         appendP99: percentile(town.world.appendMs, 99),
         cpuUs: cpuUs(),
+        repositoryCheckpoint: Number(town.projectors.find((p) => p.names.includes('repository'))?.checkpoint ?? -1),
+        head: Number((await town.events.headPosition()) ?? 0),
       });
       lags.length = 0;
       town.world.appendMs.length = 0;
@@ -102,7 +109,8 @@ async function serveTown(dir: string, guests: number): Promise<void> {
 
 /** Fills a journal: `cards` makes (each a new card) and the rest simple fills, pipelined. */
 async function generate(dir: string, entries: number, cards: number): Promise<void> {
-  const town = await openBenchTown(dir);
+  // The journal is what is measured here; the repository folds it where a bench asks for it.
+  const town = await openBenchTown(dir, false);
   const [token] = await admit(town, ['maker']);
   void token;
   const principal = `guest:${town.config.host}:maker`;
@@ -135,7 +143,13 @@ async function rebuild(dir: string): Promise<void> {
   const events = await openEventStore({ dataDir: dir });
   const reads = await openReadStore({ dataDir: dir });
   // As `npm run rebuild` runs it: its default batch, and (from the parent) its node flags.
-  const r = await rebuildProjections(events, reads, Object.values(allProjections(libraryPrograms())));
+  // The read models a caller's reads wait for; the repository's own fold is the repository bench's.
+  const all = allProjections(libraryPrograms());
+  const r = await rebuildProjections(
+    events,
+    reads,
+    Object.values(all).filter((p) => p.name !== 'repository'),
+  );
   // The floor of any rebuild: reading and decoding the journal, folding and writing nothing.
   const started = performance.now();
   let read = 0;

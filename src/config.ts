@@ -18,11 +18,24 @@ export interface Settings {
   origin?: string;
   /** Run projectors inside this process (default with the embedded read store). */
   inProcessProjectors: boolean;
+  /**
+   * Whether this box signs the world's repository (default yes; TOWN_SIGNING=off: it does not, and
+   * the repository then holds unsigned records and no tree). The keys live under the data
+   * directory (src/repository/keys.ts).
+   */
+  signing?: boolean;
+  /** Port of the firehose's WebSocket listener (TOWN_FIREHOSE_PORT; unset: no listener). */
+  firehosePort?: number;
+}
+
+function portOf(text: string, name: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, not ${text}`);
+  return port;
 }
 
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
-  const port = env.PORT === undefined ? 8080 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not ${env.PORT}`);
+  const port = env.PORT === undefined ? 8080 : portOf(env.PORT, 'PORT');
   const mongoUrl = env.MONGO_URL || undefined;
   return {
     port,
@@ -34,6 +47,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     origin: env.TOWN_ORIGIN || undefined,
     // With MongoDB, projectors are separate workers (`npm run projector -- <name>`) unless asked.
     inProcessProjectors: env.TOWN_PROJECTORS === 'inline' || (!mongoUrl && env.TOWN_PROJECTORS !== 'workers'),
+    signing: env.TOWN_SIGNING !== 'off',
+    ...(env.TOWN_FIREHOSE_PORT !== undefined && env.TOWN_FIREHOSE_PORT !== '' ? { firehosePort: portOf(env.TOWN_FIREHOSE_PORT, 'TOWN_FIREHOSE_PORT') } : {}),
   };
 }
 

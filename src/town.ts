@@ -12,6 +12,9 @@ import { type RoomTable, unbuilt } from './http/route-types.js';
 import type { TownConfig } from './contract/town-config.js';
 import type { Clock } from './contract/clock.js';
 import { pagesHandlers } from './http/handlers/pages.js';
+import { xrpcHandlers } from './http/handlers/xrpc.js';
+import { Firehose, subscribeReposPath } from './repository/firehose.js';
+import { publicKeys } from './repository/identity.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
@@ -36,12 +39,20 @@ import type { TownLayout } from './cards/kernel/genesis.js';
 import { WorldService } from './commands/world-service.js';
 import { fileSnapshots, noSnapshots } from './commands/world-snapshot.js';
 import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js';
-import { allProjections, projectionNames } from './projections/index.js';
+import { allProjections, type ProjectionName, projectionNames } from './projections/index.js';
+import { loadRepositoryKeys } from './repository/keys.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
 import { rebuildStale } from './projections/versions.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
+
+/**
+ * The repository's projector waits this long after a live entry before folding, so one signed
+ * commit covers what arrived meanwhile; and gives way to the request thread (nice 10).
+ */
+const repositoryLingerMs = 1000;
+const repositoryNice = 10;
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
 export const defaultTurnQuota = 240;
@@ -58,6 +69,8 @@ export interface Town {
   programs: Programs;
   /** The first open invitation, present only when this start founded the town. */
   firstInvitation?: string;
+  /** The firehose's WebSocket listener, when one is configured (settings.firehosePort). */
+  firehose?: { port: number; url: string };
   /** Milliseconds from openTown's start until the town could serve. */
   startMs: number;
   close(): Promise<void>;
@@ -90,6 +103,11 @@ export interface TownOptions {
    * that answers requests (what programs without library modules need).
    */
   projectorThread?: boolean;
+  /**
+   * Run the repository projection (default true). Off, the town serves no repository: for the
+   * bench that measures what the projection costs turns.
+   */
+  repository?: boolean;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
@@ -134,28 +152,42 @@ export async function openTown(options: TownOptions): Promise<Town> {
     closers.push(() => world.close());
 
     const projectors: ProjectorHandle[] = [];
+    const signing = settings.signing !== false;
     if (settings.inProcessProjectors) {
-      const projections = Object.values(allProjections(programs));
+      const all = allProjections(programs, signing ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
+      const projections = Object.values(all);
       // Read models built by another version of their fold are rebuilt from the journal (with
       // the progress bar on stderr) before a projector resumes them or a read is served.
       await rebuildStale(events, reads, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
-      await ensureIndexes(reads, projections);
+      await ensureIndexes(reads, Object.values(all));
       const modules = programs.libraryModules;
-      const projector: ProjectorHandle =
-        modules && options.projectorThread !== false
+      const threaded = modules && options.projectorThread !== false;
+      // The repository folds on a projector of its own: it signs commits, which must not hold up
+      // the read models a caller's next read waits for (docs/decisions.md, "Repository: off the turn's path").
+      const groups: { names: ProjectionName[]; repository: boolean }[] = [{ names: projectionNames.filter((n) => n !== 'repository'), repository: false }];
+      if (options.repository !== false) groups.push({ names: ['repository'], repository: true });
+      for (const group of groups) {
+        const projector: ProjectorHandle = threaded
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
               readStore: { url: settings.mongoUrl, dataDir: settings.dataDir },
-              names: [...projectionNames],
+              names: group.names,
               libraryModules: modules,
               batch: 1000,
+              ...(group.repository ? { lingerMs: repositoryLingerMs, nice: repositoryNice, ...(signing ? { signing: settings.dataDir } : {}) } : {}),
             })
-          : new Projector(events, reads, projections, { batch: 1000 });
-      await projector.start();
-      projectors.push(projector);
-      closers.push(() => projector.stop());
+          : new Projector(
+              events,
+              reads,
+              group.names.map((n) => all[n]),
+              { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}) },
+            );
+        await projector.start();
+        projectors.push(projector);
+        closers.push(() => projector.stop());
+      }
     }
     const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(reads), options.readYourWritesMs ?? 2000);
 
@@ -169,6 +201,30 @@ export async function openTown(options: TownOptions): Promise<Town> {
       },
     });
     closers.push(() => arrivals.close());
+
+    // The firehose listens beside the HTTP port; it hears the repository projector's commits.
+    let firehose: Town['firehose'];
+    if (settings.firehosePort !== undefined) {
+      const repositoryProjector = projectors.find((p) => p.names.includes('repository'));
+      const hose = new Firehose({
+        reads,
+        port: settings.firehosePort,
+        host: settings.listenHost,
+        onAdvance: (listener) => {
+          if (repositoryProjector) return repositoryProjector.onAdvance(() => listener());
+          // Projectors in other processes: look for new frames now and then.
+          const timer = setInterval(listener, 250);
+          return () => clearInterval(timer);
+        },
+      });
+      const port = await hose.start();
+      closers.push(() => hose.close());
+      const wsOrigin = new URL(config.origin);
+      wsOrigin.protocol = wsOrigin.protocol === 'https:' ? 'wss:' : 'ws:';
+      wsOrigin.port = String(port);
+      firehose = { port, url: `${wsOrigin.origin}${subscribeReposPath}` };
+    }
+    const keys = settings.signing !== false ? publicKeys(await loadRepositoryKeys(settings.dataDir)) : undefined;
 
     const feed = new FeedService(events, clock, config.host);
     // The town's answers follow the projectors: in this process on the embedded stores, as a
@@ -205,7 +261,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
-      ...unbuilt('xrpc', 'xrpcProcedure', 'didDocument'),
+      ...xrpcHandlers({ reads, events, programs, clock, config, keys, firehoseUrl: () => firehose?.url }),
+      // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
+      ...unbuilt('xrpcProcedure'),
     };
     const app = createApp({
       config,
@@ -229,6 +287,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       fresh,
       programs,
       firstInvitation,
+      ...(firehose ? { firehose } : {}),
       startMs: performance.now() - started,
       close: () =>
         (closing ??= (async () => {

@@ -15,6 +15,7 @@ import { libraryPrograms } from '../cards/kernel/library.js';
 import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { chooseProjections, startWorker } from '../projections/worker.js';
+import { loadRepositoryKeys } from '../repository/keys.js';
 
 async function main(argv: string[]): Promise<number> {
   const flags = argv.filter((a) => a.startsWith('--'));
@@ -31,6 +32,7 @@ async function main(argv: string[]): Promise<number> {
     reads,
     programs: libraryPrograms(),
     names,
+    ...(settings.signing !== false ? { repository: { keys: () => loadRepositoryKeys(settings.dataDir) } } : {}),
     ...(pollMs !== undefined ? { pollMs } : {}),
     onError: (e) => (failed = e),
   });

@@ -11,6 +11,7 @@ import { libraryPrograms } from '../cards/kernel/library.js';
 import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { allProjections } from '../projections/index.js';
+import { loadRepositoryKeys } from '../repository/keys.js';
 import { chooseProjections } from '../projections/worker.js';
 import { progressBar, rebuildProjections } from '../projections/rebuild.js';
 import { digestProjection } from '../projections/digest.js';
@@ -51,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   try {
-    const all = allProjections(libraryPrograms());
+    // The repository signs with this box's keys, as the live projection did.
+    const all = allProjections(libraryPrograms(), settings.signing !== false ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
     const chosen = names.map((n) => all[n]);
     if (!chosen.length) {
       if (snapshot && !settings.eventStoreUrl) console.log(await rebuildSnapshot(events, settings.dataDir));

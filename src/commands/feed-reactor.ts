@@ -14,6 +14,7 @@
 import { showData } from '../cards/typed-text.js';
 import { decodeFeedEvent, type FeedPosted, postUri } from '../events/feed.js';
 import { pollAll } from '../projections/projector.js';
+import { reactorCheckpoint } from './reactor-checkpoint.js';
 import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { FeedService } from './feed-service.js';
@@ -71,21 +72,7 @@ export async function startFeedReactor(opts: {
   onError?(error: Error): void;
 }): Promise<FeedReactor> {
   const { events, reads } = opts;
-  const from = await reads.checkpoint(feedAnswersCheckpoint);
-  let last: bigint | undefined;
-  let saving: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const save = () => {
-    timer = undefined;
-    const at = last;
-    if (at === undefined) return;
-    saving = saving.then(() => reads.unit(async (unit) => unit.setCheckpoint(feedAnswersCheckpoint, at))).catch(() => {});
-  };
-  const reached = (position: bigint) => {
-    if (last !== undefined && position <= last) return;
-    last = position;
-    timer ??= setTimeout(save, 200);
-  };
+  const checkpoint = await reactorCheckpoint(reads, feedAnswersCheckpoint);
   let caughtUp!: () => void;
   const caught = new Promise<void>((r) => (caughtUp = r));
   const report = opts.onError ?? ((e: Error) => console.error('feed answers:', e));
@@ -111,9 +98,9 @@ export async function startFeedReactor(opts: {
           await answer(posted.data);
         }
       }
-      reached(event.position);
+      checkpoint.reached(event.position);
     },
-    onPassed: reached,
+    onPassed: (position) => checkpoint.reached(position),
     onCaughtUp: () => caughtUp(),
     onError: (error: Error) => {
       caughtUp();
@@ -121,14 +108,14 @@ export async function startFeedReactor(opts: {
     },
   };
   const subscription: Subscription =
-    opts.pollMs !== undefined ? pollAll(events, from, handlers, opts.pollMs) : events.subscribeToAll(from, handlers, { streamPrefixes: ['feed-'] });
+    opts.pollMs !== undefined
+      ? pollAll(events, checkpoint.from, handlers, opts.pollMs)
+      : events.subscribeToAll(checkpoint.from, handlers, { streamPrefixes: ['feed-'] });
   return {
     caughtUp: caught,
     async close() {
       await subscription.close();
-      if (timer) clearTimeout(timer);
-      save();
-      await saving;
+      await checkpoint.close();
     },
   };
 }

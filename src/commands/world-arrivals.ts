@@ -13,6 +13,7 @@ import { identityOf } from '../identity/names.js';
 import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { pollAll } from '../projections/projector.js';
+import { reactorCheckpoint } from './reactor-checkpoint.js';
 import type { WorldService } from './world-service.js';
 
 export const arrivalsCheckpoint = 'arrivals';
@@ -45,24 +46,9 @@ export async function startArrivals(opts: {
   onError?(error: Error): void;
 }): Promise<ArrivalReactor> {
   const { events, reads, service, host } = opts;
-  const from = await reads.checkpoint(arrivalsCheckpoint);
-  let last: bigint | undefined;
-  let saving: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const save = () => {
-    timer = undefined;
-    const at = last;
-    if (at === undefined) return;
-    saving = saving.then(() => reads.unit(async (unit) => unit.setCheckpoint(arrivalsCheckpoint, at))).catch(() => {});
-  };
+  const checkpoint = await reactorCheckpoint(reads, arrivalsCheckpoint);
   let caughtUp!: () => void;
   const caught = new Promise<void>((r) => (caughtUp = r));
-  // The checkpoint is only a shortcut for the next start; it is written now and then.
-  const reached = (position: bigint) => {
-    if (last !== undefined && position <= last) return;
-    last = position;
-    timer ??= setTimeout(save, 200);
-  };
   const handlers: SubscribeHandlers = {
     onEvent: async (event: RecordedEvent) => {
       const name = admittedName(event);
@@ -73,10 +59,10 @@ export async function startArrivals(opts: {
         const open = (event.data as { open?: unknown } | null)?.open;
         if (typeof open === 'boolean') opts.onMode?.(open);
       }
-      reached(event.position);
+      checkpoint.reached(event.position);
     },
     // World entries are passed over unread; the checkpoint moves past them all the same.
-    onPassed: reached,
+    onPassed: (position) => checkpoint.reached(position),
     onCaughtUp: () => caughtUp(),
     onError: (error: Error) => {
       caughtUp();
@@ -84,14 +70,14 @@ export async function startArrivals(opts: {
     },
   };
   const subscription: Subscription =
-    opts.pollMs !== undefined ? pollAll(events, from, handlers, opts.pollMs) : events.subscribeToAll(from, handlers, { streamPrefixes: reactedStreams });
+    opts.pollMs !== undefined
+      ? pollAll(events, checkpoint.from, handlers, opts.pollMs)
+      : events.subscribeToAll(checkpoint.from, handlers, { streamPrefixes: reactedStreams });
   return {
     caughtUp: caught,
     async close() {
       await subscription.close();
-      if (timer) clearTimeout(timer);
-      save();
-      await saving;
+      await checkpoint.close();
     },
   };
 }

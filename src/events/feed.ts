@@ -9,6 +9,7 @@
  */
 import * as t from 'io-ts';
 import type { RecordedEvent } from '../stores/event-store.js';
+import { townDid } from '../identity/names.js';
 import { decodeEvent } from './identity.js';
 
 export const feedStream = 'feed-town';
@@ -49,11 +50,6 @@ export const decodeFeedEvent = (recorded: RecordedEvent): FeedEvent => decodeEve
 
 /** The feed's collection in the town's repository: every post and answer is a record of it. */
 export const feedCollection = 'town.feed.post';
-
-/** did:web of the town itself (a guest's is `did:web:<host>:guest:<name>`, see identity/names.ts). */
-export function townDid(host: string): string {
-  return `did:web:${host.replaceAll(':', '%3A')}`;
-}
 
 export function postUri(host: string, rkey: string): string {
   return `at://${townDid(host)}/${feedCollection}/${rkey}`;

@@ -6,6 +6,7 @@
  */
 import { errorClasses, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
 import { TownError } from '../contract/town-error.js';
+import { XrpcFailure } from '../contract/xrpc-failure.js';
 import { securityHeaderLines } from './front/security.js';
 import { replyLinks, type Links } from './links.js';
 
@@ -15,17 +16,8 @@ export interface Rendered {
   body: Record<string, unknown>;
 }
 
-/** Thrown by /xrpc handlers for the errors of spec 7.3. */
-export class XrpcFailure extends Error {
-  constructor(
-    readonly error: XrpcError,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'XrpcFailure';
-  }
-}
+/** Thrown by /xrpc handlers for the errors of spec 7.3 (src/contract/xrpc-failure.ts). */
+export { XrpcFailure };
 
 const reserved = new Set(['status', 'class', 'message', 'hint', '_links']);
 

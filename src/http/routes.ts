@@ -268,7 +268,13 @@ export const routes = [
   }),
 
   // 4.5 repository
-  route({ name: 'xrpc', method: 'GET', path: '/xrpc/:nsid', auth: 'optional', does: 'AT Protocol repository queries serving signed world entries' }),
+  route({
+    name: 'xrpc',
+    method: 'GET',
+    path: '/xrpc/:nsid',
+    auth: 'optional',
+    does: "AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite) keyed by height, and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}",
+  }),
   route({
     name: 'xrpcProcedure',
     method: 'POST',
@@ -278,6 +284,13 @@ export const routes = [
     does: 'AT Protocol procedures: hosted writes and service calls (act, try, plan)',
   }),
   route({ name: 'didDocument', method: 'GET', path: '/.well-known/did.json', auth: 'none', does: "the repository's DID document" }),
+  route({
+    name: 'guestDidDocument',
+    method: 'GET',
+    path: '/guest/:name/did.json',
+    auth: 'none',
+    does: "a guest's DID document: did:web:<host>:guest:<name> resolves here",
+  }),
 
   // 4.6 pages for people
   route({ name: 'home', method: 'GET', path: '/', ...page, does: 'HTML home' }),

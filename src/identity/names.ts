@@ -37,6 +37,11 @@ export function didOf(host: string, name: string): string {
   return `did:web:${host.replaceAll(':', '%3A')}:guest:${name}`;
 }
 
+/** The town's own did:web, `did:web:<host>` (the port's colon written %3A as did:web requires). */
+export function townDid(host: string): string {
+  return `did:web:${host.replaceAll(':', '%3A')}`;
+}
+
 export interface GuestIdentity {
   name: string;
   principal: string;

@@ -26,7 +26,8 @@ export interface Digest {
 export async function digestProjection(reads: ReadStore, projection: Projection, page = 1000): Promise<Digest> {
   const hash = createHash('sha256');
   let documents = 0;
-  for (const name of [...projection.collections].sort()) {
+  const omitted = new Set(projection.digestOmits ?? []);
+  for (const name of projection.collections.filter((c) => !omitted.has(c)).sort()) {
     hash.update(`\u0000${name}\u0000`);
     let after: string | undefined;
     for (;;) {

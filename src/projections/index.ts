@@ -10,12 +10,22 @@ import { offersModel, offersProjection } from './offers.js';
 import { pendingModel, pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
 import { receiptsModel, receiptsProjection } from './receipts.js';
+import { repositoryName, repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
 
 /** In the order rebuilds and digests list them. Readers name them by these literals, checked. */
-export const projectionNames = [cardsModel.name, receiptsModel.name, offersModel.name, pendingModel.name, guestsModel.name, feedModel.name] as const;
+export const projectionNames = [
+  cardsModel.name,
+  receiptsModel.name,
+  offersModel.name,
+  pendingModel.name,
+  guestsModel.name,
+  feedModel.name,
+  repositoryName,
+] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 
-export function allProjections(programs: Programs): Record<ProjectionName, Projection> {
+/** `repository`: the keys it signs with (none: records without a tree; src/repository/keys.ts). */
+export function allProjections(programs: Programs, repository: RepositoryProjectionOptions = {}): Record<ProjectionName, Projection> {
   return {
     [cardsModel.name]: cardsProjection(programs),
     [receiptsModel.name]: receiptsProjection(),
@@ -23,6 +33,7 @@ export function allProjections(programs: Programs): Record<ProjectionName, Proje
     [pendingModel.name]: pendingProjection(),
     [guestsModel.name]: guestsProjection(),
     [feedModel.name]: feedProjection(),
+    [repositoryName]: repositoryProjection(repository),
   };
 }
 

@@ -19,6 +19,11 @@ export interface Projection {
   version: number;
   /** Collections this projection writes (all named `<name>.<something>`), for drop and digest. */
   collections: string[];
+  /**
+   * Collections dropped and rebuilt with it but left out of its digest: what depends on how the
+   * journal arrived (how many entries one unit folded), not on what it holds.
+   */
+  digestOmits?: string[];
   indexes?: { collection: string; spec: IndexSpec }[];
   /** Event types it folds; others are skipped without a call (but still checkpointed). */
   handles(type: string): boolean;

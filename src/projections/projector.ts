@@ -25,6 +25,12 @@ export interface ProjectorOptions {
    * store does not tell it of appends made by another process.
    */
   pollMs?: number;
+  /**
+   * Wait this long after the first live event before folding (default: the next macrotask), so
+   * that a projection whose every unit costs much (the repository signs a commit per unit) folds
+   * what arrived meanwhile in one unit.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -166,10 +172,12 @@ export class Projector extends ProjectorBase {
     if (this.scheduled) return;
     this.scheduled = true;
     // A macrotask, so a burst of live events arriving together lands in one unit.
-    setImmediate(() => {
+    const fold = () => {
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    if (this.options.lingerMs) setTimeout(fold, this.options.lingerMs);
+    else setImmediate(fold);
   }
 
   /** Commits the buffered events; serialised so units never overlap. */

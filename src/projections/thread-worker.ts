@@ -3,6 +3,8 @@
  * fed with the events the server's thread forwards, folding into its own connection to the
  * read store, reporting each committed checkpoint.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { JournalReader } from '../stores/embedded-journal-reader.js';
@@ -10,6 +12,7 @@ import type { EventStore, SubscribeHandlers } from '../stores/event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
+import { loadRepositoryKeys } from '../repository/keys.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread-worker.ts runs as a worker thread (thread.ts starts it)');
@@ -101,7 +104,21 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
   return { events, deliver, drained: () => chain, close: () => reader?.close() };
 }
 
+/**
+ * Linux keeps a nice value per thread: this thread's own id (from /proc/thread-self) lowers its
+ * priority and nothing else's. Elsewhere the thread keeps the process's priority.
+ */
+function niceThread(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // Not Linux, or not allowed: the thread runs at the process's priority.
+  }
+}
+
 async function run(): Promise<void> {
+  if (data.nice !== undefined) niceThread(data.nice);
   const feed = forwardedEvents();
   const reads = await openReadStore(data.readStore);
   const programs = libraryPrograms({ modules: new Map(data.libraryModules.map((m) => [m.name, m])) });
@@ -124,8 +141,19 @@ async function run(): Promise<void> {
       port!.close();
     });
   });
+  const signing = data.signing;
   // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
-  const starting = startWorker({ events: feed.events, reads, programs, names: data.names, batch: data.batch, onError: failed, stale: 'refuse' });
+  const starting = startWorker({
+    events: feed.events,
+    reads,
+    programs,
+    names: data.names,
+    batch: data.batch,
+    ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
+    ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
+    onError: failed,
+    stale: 'refuse',
+  });
   const projector = await starting;
   projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
   void projector.whenCaughtUp().then(() => post({ caughtUp: true }));

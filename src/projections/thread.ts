@@ -30,6 +30,11 @@ export interface ThreadData {
   names: ProjectionName[];
   libraryModules: readonly Module[];
   batch: number;
+  /** The data directory whose repository keys sign (absent: the repository is not signed here). */
+  signing?: string;
+  lingerMs?: number;
+  /** Nice value of the thread (Linux): how readily it gives way to the thread answering requests. */
+  nice?: number;
 }
 
 /** Messages from this side to the projector thread. */
@@ -61,6 +66,10 @@ export interface ThreadProjectorOptions {
   names: ProjectionName[];
   libraryModules: readonly Module[];
   batch?: number;
+  /** See ThreadData. */
+  signing?: string;
+  lingerMs?: number;
+  nice?: number;
   /** Events forwarded and not yet folded before the subscription waits. */
   highWater?: number;
   /** First wait before a thread that failed is started again (doubling up to 30 s). */
@@ -109,7 +118,15 @@ export class ThreadProjector extends ProjectorBase {
   }
 
   private spawn(): Promise<void> {
-    const data: ThreadData = { readStore: this.o.readStore, names: this.o.names, libraryModules: this.o.libraryModules, batch: this.o.batch ?? 1000 };
+    const data: ThreadData = {
+      readStore: this.o.readStore,
+      names: this.o.names,
+      libraryModules: this.o.libraryModules,
+      batch: this.o.batch ?? 1000,
+      ...(this.o.signing !== undefined ? { signing: this.o.signing } : {}),
+      ...(this.o.lingerMs !== undefined ? { lingerMs: this.o.lingerMs } : {}),
+      ...(this.o.nice !== undefined ? { nice: this.o.nice } : {}),
+    };
     const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });
     this.worker = worker;
     this.buffer = [];

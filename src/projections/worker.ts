@@ -9,6 +9,7 @@ import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { allProjections, isProjectionName, projectionNames, type ProjectionName } from './index.js';
 import { Projector } from './projector.js';
+import type { RepositoryProjectionOptions } from '../repository/projection.js';
 import { rebuildStale, type RebuildStaleOptions } from './versions.js';
 
 export function chooseProjections(names: string[]): ProjectionName[] {
@@ -26,6 +27,10 @@ export interface WorkerOptions {
   /** Follow the journal by polling every pollMs (for a store that cannot notify this process). */
   pollMs?: number;
   batch?: number;
+  /** See ProjectorOptions.lingerMs. */
+  lingerMs?: number;
+  /** The repository's keys (none: it holds records and no tree). */
+  repository?: RepositoryProjectionOptions;
   onError?(error: Error): void;
   /** Read models built by another version of their fold: rebuilt (default) or refused. */
   stale?: RebuildStaleOptions['stale'];
@@ -34,11 +39,12 @@ export interface WorkerOptions {
 }
 
 export async function startWorker(o: WorkerOptions): Promise<Projector> {
-  const all = allProjections(o.programs);
+  const all = allProjections(o.programs, o.repository);
   const projections = o.names.map((n) => all[n]);
   await rebuildStale(o.events, o.reads, projections, { ...(o.stale ? { stale: o.stale } : {}), ...(o.out ? { out: o.out } : {}) });
   const projector = new Projector(o.events, o.reads, projections, {
     batch: o.batch ?? 1000,
+    ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
     ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
     ...(o.onError ? { onError: o.onError } : {}),
   });

@@ -3,8 +3,9 @@
  * replies in order; one thread by its root's URI; or the page of threads older than a given one.
  */
 import { TownError } from '../contract/town-error.js';
-import { postKey, postUri, townDid } from '../events/feed.js';
-import { hostName } from '../identity/names.js';
+import { postKey, postUri } from '../events/feed.js';
+import { townDid } from '../identity/names.js';
+import { townHandle } from '../repository/identity.js';
 import { type FeedPostDoc, type FeedThreadDoc, feedThreads } from '../projections/feed.js';
 import type { ReadStore } from '../stores/read-store.js';
 
@@ -29,7 +30,7 @@ export interface FeedThread {
 export function feedPost(host: string, p: FeedPostDoc): FeedPost {
   return {
     uri: postUri(host, p.rkey),
-    author: p.author ? { did: p.author.did, handle: p.author.handle } : { did: townDid(host), handle: hostName(host) },
+    author: p.author ? { did: p.author.did, handle: p.author.handle } : { did: townDid(host), handle: townHandle(host) },
     createdAt: new Date(p.at).toISOString(),
     text: p.text,
     ...(p.replyTo ? { replyTo: postUri(host, p.replyTo) } : {}),

@@ -1,0 +1,197 @@
+/**
+ * What the repository costs, in one run:
+ *   - durable turns/s and p50/p99 of a simple spell (`lamp fill`, 48 connections) on a town with
+ *     the repository projection and on one without it, in interleaved rounds (each round's ratio
+ *     taken against the other town measured beside it; medians reported), and how long the
+ *     repository took after each load to sign what the load journaled;
+ *   - commit signing throughput: the repository folded (records, tree, signed commits of at most
+ *     200 operations, frames) over a journal of `--entries` (20,000) entries, in units of 1,000
+ *     (a projector catching up) and of 50 (a live town's units), beside the bare signature rates.
+ *
+ *   npm run bench -- repository [--seconds=4] [--rounds=3] [--entries=20000]
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sign as nodeSign, generateKeyPairSync } from 'node:crypto';
+import { Secp256k1Keypair } from '@atproto/crypto';
+import nacl from 'tweetnacl';
+import { libraryPrograms } from '../src/cards/kernel/library.js';
+import { allProjections } from '../src/projections/index.js';
+import { rebuildProjections } from '../src/projections/rebuild.js';
+import { loadRepositoryKeys } from '../src/repository/keys.js';
+import { firehoseCollection, type FrameDoc } from '../src/repository/projection.js';
+import { openEmbeddedEventStore } from '../src/stores/embedded-event-store.js';
+import { openEmbeddedReadStore } from '../src/stores/embedded-read-store.js';
+import { flag, median } from './turns-figures.js';
+
+const servers = fileURLToPath(new URL('./turns-servers.js', import.meta.url));
+
+function child(args: string[], env: NodeJS.ProcessEnv = {}): { proc: ChildProcess; first: Promise<any> } {
+  const proc = fork(servers, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+    execArgv: ['--max-old-space-size=4096'],
+  });
+  const first = new Promise<any>((resolve, reject) => {
+    proc.once('message', resolve);
+    proc.once('exit', (code) => reject(new Error(`bench child ${args[0]} exited (${code})`)));
+  });
+  return { proc, first };
+}
+
+const ask = (proc: ChildProcess) =>
+  new Promise<any>((resolve) => {
+    proc.once('message', resolve);
+    proc.send({ ask: 'stats' });
+  });
+
+async function load(url: string, seconds: number, tokens: string[], prefix: string) {
+  const name = 'autocannon';
+  const autocannon = (await import(name)).default;
+  let n = 0;
+  let client = 0;
+  const r = await autocannon({
+    url,
+    connections: 48,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    setupClient: (c: { setHeaders(h: Record<string, string>): void }) => {
+      c.setHeaders({ 'content-type': 'application/json', authorization: `Bearer ${tokens[client++ % tokens.length]}` });
+    },
+    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ intent: `${prefix}-${n++}`, fields: { measures: 0 } }) }) }],
+  });
+  return {
+    rps: r.requests.average as number,
+    p50: r.latency.p50 as number,
+    p99: r.latency.p99 as number,
+    non2xx: r.non2xx as number,
+    errors: (r.errors + r.timeouts) as number,
+  };
+}
+
+/** Waits until the repository has folded the town's journal; the seconds it took. */
+async function drained(proc: ChildProcess): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const s = await ask(proc);
+    if (s.repositoryCheckpoint >= s.head) return (performance.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function signRates(): Record<string, number> {
+  const msg = new Uint8Array(120).fill(7);
+  const rate = (n: number, f: () => unknown) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) f();
+    return Math.round(n / ((performance.now() - t) / 1000));
+  };
+  const seed = new Uint8Array(32).fill(3);
+  const pair = nacl.sign.keyPair.fromSeed(seed);
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return {
+    ed25519NodeSignsPerS: rate(5000, () => nodeSign(null, msg, privateKey)),
+    ed25519TweetnaclSignsPerS: rate(200, () => nacl.sign.detached(msg, pair.secretKey)),
+  };
+}
+
+export async function main(args: string[]): Promise<Record<string, number>> {
+  const seconds = flag(args, 'seconds', 4);
+  const rounds = Math.max(1, flag(args, 'rounds', 3));
+  const entries = flag(args, 'entries', 20_000);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'town-bench-repo-'));
+  const out: Record<string, number> = {};
+  const children: ChildProcess[] = [];
+  try {
+    // 1. Turns with the repository and without it, interleaved.
+    const on = child(['--serve', path.join(root, 'on'), '48']);
+    const off = child(['--serve', path.join(root, 'off'), '48'], { BENCH_REPOSITORY: 'off' });
+    children.push(on.proc, off.proc);
+    const towns = { on: await on.first, off: await off.first };
+    const url = (port: number) => `http://127.0.0.1:${port}/AGENTS.md/world/lamp/fill`;
+    await load(url(towns.on.port), 1, towns.on.tokens, 'warm');
+    await load(url(towns.off.port), 1, towns.off.tokens, 'warm');
+    await drained(on.proc);
+    const rows: { on: Awaited<ReturnType<typeof load>>; off: Awaited<ReturnType<typeof load>>; drain: number }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // Alternate which goes first, so neither always meets the machine as the other left it.
+      const first = round % 2 === 0 ? 'on' : 'off';
+      const runs: Partial<Record<'on' | 'off', Awaited<ReturnType<typeof load>>>> = {};
+      let drain = 0;
+      for (const which of first === 'on' ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+        runs[which] = await load(url(towns[which].port), seconds, towns[which].tokens, `r${round}`);
+        // The repository signs what the load journaled before the next load starts.
+        if (which === 'on') drain = await drained(on.proc);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      rows.push({ on: runs.on!, off: runs.off!, drain });
+      console.log(
+        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms (repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
+      );
+    }
+    const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
+    Object.assign(out, {
+      onTurnsPerS: m((r) => r.on.rps),
+      offTurnsPerS: m((r) => r.off.rps),
+      onOffRatio: m((r) => r.on.rps / r.off.rps),
+      onP50: m((r) => r.on.p50),
+      offP50: m((r) => r.off.p50),
+      onP99: m((r) => r.on.p99),
+      offP99: m((r) => r.off.p99),
+      drainSeconds: m((r) => r.drain),
+    });
+    on.proc.disconnect();
+    off.proc.disconnect();
+
+    // 2. Signing throughput over a journal.
+    const dir = path.join(root, 'journal');
+    const gen = child(['--generate', dir, String(entries), '0']);
+    children.push(gen.proc);
+    const made = await gen.first;
+    for (const unit of [1000, 50]) {
+      const events = await openEmbeddedEventStore({ dataDir: dir });
+      const reads = await openEmbeddedReadStore({ dataDir: path.join(root, `fold-${unit}`) });
+      const repository = allProjections(libraryPrograms(), { keys: () => loadRepositoryKeys(dir) }).repository;
+      const r = await rebuildProjections(events, reads, [repository], { batch: unit });
+      const frames = (await reads.collection(firehoseCollection).find({}, { sort: { _id: -1 }, limit: 1 })) as FrameDoc[];
+      const commits = frames[0]?.seq ?? 0;
+      out[`unit${unit}EntriesPerS`] = r.events / r.seconds;
+      out[`unit${unit}CommitsPerS`] = commits / r.seconds;
+      console.log(
+        `repository over ${made.height} entries in units of ${unit}: ${Math.round(r.events / r.seconds)} entries/s, ${commits} signed commits (${(commits / r.seconds).toFixed(1)}/s) in ${r.seconds.toFixed(1)} s`,
+      );
+      await reads.close();
+      await events.close();
+    }
+    const k256 = await Secp256k1Keypair.create();
+    const msg = new Uint8Array(120).fill(7);
+    const t = performance.now();
+    for (let i = 0; i < 300; i++) await k256.sign(msg);
+    out.k256SignsPerS = Math.round(300 / ((performance.now() - t) / 1000));
+    Object.assign(out, signRates());
+    console.log(
+      `signatures alone: K-256 ${out.k256SignsPerS}/s (a commit), ed25519 ${out.ed25519NodeSignsPerS}/s by node:crypto (a receipt), ${out.ed25519TweetnaclSignsPerS}/s by tweetnacl`,
+    );
+    console.log(
+      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds)`,
+    );
+    return out;
+  } finally {
+    for (const c of children) if (c.connected) c.disconnect();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

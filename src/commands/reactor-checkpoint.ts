@@ -1,0 +1,41 @@
+/**
+ * Where a reactor (the arrivals, the feed's answers) resumes after a restart. Its reactions are
+ * idempotent, so the checkpoint is only a shortcut for the next start: it is written now and then
+ * (200 ms after it moves), never once per event, and a crash merely repeats a few reactions.
+ */
+import type { ReadStore } from '../stores/read-store.js';
+
+export interface ReactorCheckpoint {
+  /** Where the reactor resumes: after this `$all` position (undefined: from the start). */
+  from: bigint | undefined;
+  /** Everything up to `position` was reacted to (or passed over). */
+  reached(position: bigint): void;
+  /** Writes the last position reached and waits for it. */
+  close(): Promise<void>;
+}
+
+export async function reactorCheckpoint(reads: ReadStore, name: string): Promise<ReactorCheckpoint> {
+  const from = await reads.checkpoint(name);
+  let last: bigint | undefined;
+  let saving: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const save = () => {
+    timer = undefined;
+    const at = last;
+    if (at === undefined) return;
+    saving = saving.then(() => reads.unit(async (unit) => unit.setCheckpoint(name, at))).catch(() => {});
+  };
+  return {
+    from,
+    reached(position) {
+      if (last !== undefined && position <= last) return;
+      last = position;
+      timer ??= setTimeout(save, 200);
+    },
+    async close() {
+      if (timer) clearTimeout(timer);
+      save();
+      await saving;
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The repository's blocks (tree nodes, records, the head commit) as documents of the read store:
+ * `repository.blocks`, `_id` the CID's text, `bytes` base64 (docs/decisions.md, "Repository:
+ * blocks live in the read store"). Blocks are content-addressed, so what was read once can be
+ * kept: a CID names the same bytes for ever.
+ *
+ * While the projection folds a unit, the store reads through the unit (it sees the unit's own
+ * writes) and gathers what the unit's commits add and drop, written once at the unit's end.
+ */
+import { BlockMap, ReadableBlockstore } from '@atproto/repo';
+import type { Cid } from '@atproto/lex-data';
+import type { Collection, Doc } from '../stores/read-store.js';
+
+export const blocksCollection = 'repository.blocks';
+
+export interface BlockDoc extends Doc {
+  bytes: string;
+}
+
+/** Bytes kept per store, at most. */
+const cacheBytes = 64 * 1024 * 1024;
+
+export class DocBlockstore extends ReadableBlockstore {
+  /** Net changes of the unit being folded: bytes added, or null for dropped. */
+  private changes = new Map<string, Uint8Array | null>();
+  private readonly cache = new Map<string, Uint8Array>();
+  private cached = 0;
+
+  constructor(private collection: Collection) {
+    super();
+  }
+
+  /** Reads (and later writes) through this collection: the unit being folded, or the store. */
+  use(collection: Collection): void {
+    this.collection = collection;
+  }
+
+  async getBytes(cid: Cid): Promise<Uint8Array | null> {
+    const id = cid.toString();
+    const changed = this.changes.get(id);
+    if (changed !== undefined) return changed;
+    const hit = this.cache.get(id);
+    if (hit) return hit;
+    const doc = (await this.collection.findOne({ _id: id })) as BlockDoc | null;
+    if (!doc) return null;
+    const bytes = new Uint8Array(Buffer.from(doc.bytes, 'base64'));
+    this.keep(id, bytes);
+    return bytes;
+  }
+
+  async has(cid: Cid): Promise<boolean> {
+    return (await this.getBytes(cid)) !== null;
+  }
+
+  async getBlocks(cids: Cid[]): Promise<{ blocks: BlockMap; missing: Cid[] }> {
+    const blocks = new BlockMap();
+    const missing: Cid[] = [];
+    for (const cid of cids) {
+      const bytes = await this.getBytes(cid);
+      if (bytes) blocks.set(cid, bytes);
+      else missing.push(cid);
+    }
+    return { blocks, missing };
+  }
+
+  /** A commit's new blocks and the blocks it no longer needs. */
+  apply(added: BlockMap, removed: Iterable<Cid>): void {
+    for (const cid of removed) this.changes.set(cid.toString(), null);
+    added.forEach((bytes, cid) => {
+      const id = cid.toString();
+      this.changes.set(id, bytes);
+      this.keep(id, bytes);
+    });
+  }
+
+  /** Writes the unit's changes through the collection in use; forgets them. */
+  async flush(): Promise<void> {
+    const put: BlockDoc[] = [];
+    const gone: string[] = [];
+    for (const [id, bytes] of this.changes) {
+      if (bytes) put.push({ _id: id, bytes: Buffer.from(bytes).toString('base64') });
+      else gone.push(id);
+    }
+    this.changes = new Map();
+    if (put.length) await this.collection.putMany(put);
+    for (let i = 0; i < gone.length; i += 500) await this.collection.deleteMany({ _id: { $in: gone.slice(i, i + 500) } });
+  }
+
+  /** Forgets the unit's changes (the unit failed). */
+  discard(): void {
+    this.changes = new Map();
+  }
+
+  private keep(id: string, bytes: Uint8Array): void {
+    if (this.cache.has(id)) return;
+    if (this.cached + bytes.length > cacheBytes) {
+      this.cache.clear();
+      this.cached = 0;
+    }
+    this.cache.set(id, bytes);
+    this.cached += bytes.length;
+  }
+}

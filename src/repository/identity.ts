@@ -1,0 +1,66 @@
+/**
+ * The town as an AT Protocol account: its did:web, its handle, and the DID documents served at
+ * `/.well-known/did.json` (the town) and `/guest/<name>/did.json` (a guest's path-form did:web,
+ * `did:web:<host>:guest:<name>`, as src/identity/names.ts makes it).
+ *
+ * The repository's did comes from the host the town was founded with (the genesis entry), like
+ * principals: a town moved to another origin keeps the identity its records were signed under.
+ */
+import { INVALID_HANDLE, isValidHandle } from '@atproto/syntax';
+import { hostName, townDid } from '../identity/names.js';
+import { commitMultikey, ed25519Multikey, type RepositoryKeys } from './keys.js';
+
+export { townDid };
+
+/** AT Protocol's name for a handle that does not verify (an IP address, `localhost`). */
+export const invalidHandle = INVALID_HANDLE;
+
+/** The town's handle: its host without the port, when that is a valid handle. */
+export function townHandle(host: string): string {
+  const name = hostName(host).toLowerCase();
+  return isValidHandle(name) ? name : invalidHandle;
+}
+
+/** The fragment names of the two verification methods. */
+export const commitKeyId = '#atproto';
+export const receiptKeyId = '#receipts';
+
+export interface DidDocument {
+  '@context': string[];
+  id: string;
+  alsoKnownAs: string[];
+  verificationMethod: { id: string; type: 'Multikey'; controller: string; publicKeyMultibase: string }[];
+  service: { id: string; type: string; serviceEndpoint: string }[];
+}
+
+export interface PublicKeys {
+  /** Multikey text of the K-256 commit key. */
+  commit: string;
+  /** Multikey text of the ed25519 receipt key. */
+  receipt: string;
+}
+
+export function publicKeys(keys: RepositoryKeys): PublicKeys {
+  return { commit: commitMultikey(keys), receipt: ed25519Multikey(keys.receipt.publicKey) };
+}
+
+/**
+ * A did:web document: the keys as Multikey verification methods (`#atproto` is what AT Protocol
+ * verifiers read commits with) and the repository service at the town's origin. A box with no
+ * keys lists none.
+ */
+export function didDocument(did: string, handle: string, origin: string, keys: PublicKeys | undefined): DidDocument {
+  const methods: DidDocument['verificationMethod'] = keys
+    ? [
+        { id: `${did}${commitKeyId}`, type: 'Multikey', controller: did, publicKeyMultibase: keys.commit },
+        { id: `${did}${receiptKeyId}`, type: 'Multikey', controller: did, publicKeyMultibase: keys.receipt },
+      ]
+    : [];
+  return {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+    id: did,
+    alsoKnownAs: handle === invalidHandle ? [] : [`at://${handle}`],
+    verificationMethod: methods,
+    service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: origin }],
+  };
+}

@@ -1,0 +1,349 @@
+/**
+ * The repository projection: the town's journal as an AT Protocol repository. Each batch of
+ * entries becomes records (records.ts), then, on a box that signs, one signed commit per at most
+ * 200 record operations (a firehose frame holds no more), made by @atproto/repo (commit.ts),
+ * each also kept as a firehose frame. It runs on a projector of its own, off the turn's path
+ * (town.ts), so neither a turn nor the other read models wait for it.
+ *
+ *   repository.records   _id `<collection>/<rkey>`: every record (records.ts RecordDoc)
+ *   repository.cards     _id `<card id>`: whether the card is visible to everyone
+ *   repository.head      _id `head`: the did, the last height folded and the signed head
+ *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records (block-store.ts)
+ *   repository.firehose  _id `<seq>` (16 digits): the newest frames, for subscribeRepos
+ *
+ * The head is a function of the journal: the commit's rev comes from the entries' clocks, and
+ * K-256 signatures are deterministic (RFC 6979), so a rebuild signs the very head the live
+ * projection signed and the digest covers it. The frames are not: how many entries one commit
+ * covers depends on how the journal arrived, so the digest leaves them out (digestOmits).
+ *
+ * Idempotent: entries at or below the head's height are skipped.
+ */
+import { TID } from '@atproto/common-web';
+import { type Cid, parseCid } from '@atproto/lex-data';
+import { blocksToCarFile, BlockMap, cidForRecord, def, MST, type RecordWriteOp, WriteOpAction } from '@atproto/repo';
+import type { Entry } from '../cards/kernel/entry.js';
+import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
+import { DocBatch, worldProjection } from '../projections/entries.js';
+import type { Projection } from '../projections/projection.js';
+import { readModel } from '../projections/read-model.js';
+import type { Doc, Unit } from '../stores/read-store.js';
+import { blocksCollection, DocBlockstore } from './block-store.js';
+import { commitAt, type RepoHead } from './commit.js';
+import { townDid } from './identity.js';
+import type { RepositoryKeys } from './keys.js';
+import { objectOf, receiptMessage, recordDocOf, type RecordDoc, recordValue } from './records.js';
+
+/** The repository's read model and its collections, as the projection and its readers name them. */
+export const repositoryModel = readModel('repository');
+export const repositoryName = repositoryModel.name;
+export const recordDocs = repositoryModel.collection<RecordDoc>('records');
+export const cardVisibilityDocs = repositoryModel.collection<CardDoc>('cards');
+export const headDocs = repositoryModel.collection<HeadDoc>('head');
+export const frameDocs = repositoryModel.collection<FrameDoc>('firehose');
+export const recordsCollection = recordDocs.name;
+export const cardsCollection = cardVisibilityDocs.name;
+export const headCollection = headDocs.name;
+export const firehoseCollection = frameDocs.name;
+export { blocksCollection };
+
+/** Operations in one commit at most: a firehose frame carries at most 200 (subscribeRepos#commit). */
+export const opsPerCommit = 200;
+/** Frames kept for subscribers resuming with a cursor; older cursors start at the oldest kept. */
+export const framesKept = 2048;
+
+export interface HeadDoc extends Doc {
+  did: string;
+  /** Height of the last entry folded. */
+  height: number;
+  /** Microseconds of the last entry's rev (see `tickOf`). */
+  tick: number;
+  records: number;
+  /** The signed head (absent on a box that does not sign). */
+  commit?: string;
+  rev?: string;
+  data?: string;
+}
+
+export interface CardDoc extends Doc {
+  public: boolean;
+}
+
+export interface FrameOp {
+  action: 'create' | 'update' | 'delete';
+  path: string;
+  cid: string | null;
+  prev?: string;
+}
+
+/** A #commit frame as kept; `blocks` is the CAR (base64) of the commit's new and proving blocks. */
+export interface FrameDoc extends Doc {
+  seq: number;
+  commit: string;
+  rev: string;
+  since: string | null;
+  prevData?: string;
+  ops: FrameOp[];
+  blocks: string;
+  time: string;
+  /** Height of the last entry the commit covers. */
+  height: number;
+}
+
+export const frameId = (seq: number) => String(seq).padStart(16, '0');
+
+/** One record operation as planned: its value when planned, not when committed. */
+interface PlannedOp {
+  action: 'create' | 'update';
+  doc: RecordDoc;
+  value: ReturnType<typeof recordValue>;
+  cid: Cid;
+  prev?: string;
+}
+
+interface PlannedEntry {
+  entry: Entry;
+  ops: PlannedOp[];
+  tick: number;
+}
+
+export interface RepositoryProjectionOptions {
+  /** The box's keys, or undefined on a box that does not sign (records without a tree). */
+  keys?: () => Promise<RepositoryKeys | undefined>;
+  /** Wall clock of the firehose frames' `time`. */
+  now?: () => number;
+}
+
+/**
+ * A commit's rev, in microseconds: the entry's clock, or one more than the entry before when the
+ * clock has not moved on (several entries in one millisecond), plus room for the extra commits an
+ * entry with more than 200 operations needs. A function of the journal alone.
+ */
+function tickOf(before: number, entry: Entry, ops: number): number {
+  const extra = Math.max(0, Math.ceil(ops / opsPerCommit) - 1);
+  return Math.max(before + 1 + extra, entry.clock * 1000);
+}
+
+/** Collections are the town's NSIDs (records.ts), which @atproto/repo types as such. */
+type Nsid = `${string}.${string}.${string}`;
+
+const revOf = (tick: number) => TID.fromTime(tick, 0).toString();
+
+export function repositoryProjection(options: RepositoryProjectionOptions = {}): Projection {
+  let keys: Promise<RepositoryKeys | undefined> | undefined;
+  const now = options.now ?? Date.now;
+  let storage: DocBlockstore | undefined;
+  /** The head as last committed by this projection (checked against the head document). */
+  let head: RepoHead | undefined;
+
+  async function fold(all: StoredEntry[], unit: Unit): Promise<void> {
+    const heads = unit.collection(headCollection);
+    let state = (await heads.findOne({ _id: 'head' })) as HeadDoc | null;
+    const entries = all.filter((e) => e.world === TOWN_WORLD && (!state || e.entry.height > state.height)).map((e) => e.entry);
+    if (!entries.length) return;
+    if (!state) {
+      const genesis = entries[0]!;
+      if (genesis.kind !== 'genesis' || !genesis.world) throw new Error(`the town's journal starts with its genesis, not a ${genesis.kind} entry`);
+      state = { _id: 'head', did: townDid(genesis.world.host), height: -1, tick: 0, records: 0 };
+    }
+    const signing = await (keys ??= options.keys?.() ?? Promise.resolve(undefined));
+
+    const planned = await plan(entries, unit, state, signing);
+    state.height = entries[entries.length - 1]!.height;
+    state.tick = planned[planned.length - 1]!.tick;
+    state.records += entries.length;
+    if (signing) await commitAll(planned, unit, state, signing);
+    await heads.replaceOne({ _id: 'head' }, state, { upsert: true });
+  }
+
+  /** Records of the entries, and the records of cards whose visibility they change, in order. */
+  async function plan(entries: Entry[], unit: Unit, state: HeadDoc, signing: RepositoryKeys | undefined): Promise<PlannedEntry[]> {
+    const cards = new DocBatch(cardVisibilityDocs.in(unit));
+    await cards.load(
+      entries.flatMap((e) => [objectOf(e), ...(e.made ?? []).map((c) => c.id), ...(e.writes ?? []).filter((w) => w.visibility !== undefined).map((w) => w.id)]),
+    );
+    const records = new DocBatch(recordDocs.in(unit));
+    /** Records made in this batch, by the card they are about. */
+    const madeAbout = new Map<string, RecordDoc[]>();
+    const isPublic = (object: string) => object === '' || cards.get(object)?.public === true;
+    const out: PlannedEntry[] = [];
+    let tick = state.tick;
+    for (const entry of entries) {
+      const turned: string[] = [];
+      const see = (id: string, pub: boolean) => {
+        const was = cards.get(id);
+        if (was?.public === pub) return;
+        if (was) turned.push(id);
+        cards.set({ _id: id, public: pub });
+      };
+      for (const card of entry.made ?? []) see(card.id, card.visibility === 'everyone');
+      for (const write of entry.writes ?? []) if (write.visibility !== undefined) see(write.id, write.visibility === 'everyone');
+
+      const ops: PlannedOp[] = [];
+      for (const id of turned) {
+        for (const doc of await recordsAbout(id, unit, records, madeAbout)) {
+          const sealed = !isPublic(id);
+          if (doc.sealed === sealed) continue;
+          const prev = doc.cid;
+          const next: RecordDoc = { ...doc, sealed };
+          const value = recordValue(next);
+          const cid = await cidForRecord(value);
+          next.cid = cid.toString();
+          records.set(next);
+          replaceMade(madeAbout, next);
+          ops.push({ action: 'update', doc: next, value, cid, prev });
+        }
+      }
+      const base = recordDocOf(entry, signing?.receipt.sign(receiptMessage(entry.cid)));
+      const sealed = !isPublic(base.object);
+      const value = recordValue({ ...base, sealed });
+      const cid = await cidForRecord(value);
+      const doc: RecordDoc = { ...base, sealed, cid: cid.toString() };
+      records.set(doc);
+      if (doc.object) {
+        const list = madeAbout.get(doc.object);
+        if (list) list.push(doc);
+        else madeAbout.set(doc.object, [doc]);
+      }
+      ops.push({ action: 'create', doc, value, cid });
+      tick = tickOf(tick, entry, ops.length);
+      out.push({ entry, ops, tick });
+    }
+    await records.flush();
+    await cards.flush();
+    return out;
+  }
+
+  /** Signs the planned operations as commits of at most 200, keeps their frames and blocks. */
+  async function commitAll(planned: PlannedEntry[], unit: Unit, state: HeadDoc, signing: RepositoryKeys): Promise<void> {
+    const blocks = unit.collection(blocksCollection);
+    storage ??= new DocBlockstore(blocks);
+    storage.use(blocks);
+    if (state.commit && (!head || head.cid.toString() !== state.commit)) {
+      // Started again, or the last unit did not commit: the stored head is the truth.
+      head = await loadHead(storage, parseCid(state.commit));
+    } else if (!state.commit) head = undefined;
+
+    const frames = unit.collection(firehoseCollection);
+    const [last] = (await frames.find({}, { sort: { _id: -1 }, limit: 1 })) as FrameDoc[];
+    let seq = last?.seq ?? 0;
+    const made: FrameDoc[] = [];
+    const commit = async (ops: PlannedOp[], tick: number, height: number) => {
+      // A record made and changed again within one commit is one create of its last value.
+      const byPath = new Map<string, PlannedOp>();
+      for (const op of ops) {
+        const before = byPath.get(op.doc._id);
+        byPath.set(op.doc._id, before?.action === 'create' ? { ...op, action: 'create', prev: undefined } : before ? { ...op, prev: before.prev } : op);
+      }
+      const writes: RecordWriteOp[] = [...byPath.values()].map((op) =>
+        op.action === 'create'
+          ? { action: WriteOpAction.Create, collection: op.doc.collection as Nsid, rkey: op.doc.rkey, record: op.value }
+          : { action: WriteOpAction.Update, collection: op.doc.collection as Nsid, rkey: op.doc.rkey, record: op.value },
+      );
+      const rev = revOf(tick);
+      const result = await commitAt(storage!, state.did, head, writes, signing.commit, rev);
+      storage!.apply(result.data.newBlocks, result.data.removedCids);
+      head = result.head;
+      const carBlocks = new BlockMap();
+      carBlocks.addMap(result.data.newBlocks);
+      carBlocks.addMap(result.data.relevantBlocks);
+      made.push({
+        _id: frameId(++seq),
+        seq,
+        commit: result.data.cid.toString(),
+        rev,
+        since: result.data.since,
+        ...(result.prevData ? { prevData: result.prevData.toString() } : {}),
+        ops: [...byPath.values()].map((op) => ({
+          action: op.action,
+          path: op.doc._id,
+          cid: op.cid.toString(),
+          ...(op.prev !== undefined ? { prev: op.prev } : {}),
+        })),
+        blocks: Buffer.from(await blocksToCarFile(result.data.cid, carBlocks)).toString('base64'),
+        time: new Date(now()).toISOString(),
+        height,
+      });
+    };
+
+    let pending: PlannedOp[] = [];
+    let pendingTick = 0;
+    let pendingHeight = 0;
+    for (const p of planned) {
+      if (p.ops.length > opsPerCommit) {
+        if (pending.length) await commit(pending, pendingTick, pendingHeight);
+        pending = [];
+        const parts = Math.ceil(p.ops.length / opsPerCommit);
+        for (let i = 0; i < parts; i++) await commit(p.ops.slice(i * opsPerCommit, (i + 1) * opsPerCommit), p.tick - (parts - 1 - i), p.entry.height);
+        continue;
+      }
+      if (pending.length + p.ops.length > opsPerCommit) {
+        await commit(pending, pendingTick, pendingHeight);
+        pending = [];
+      }
+      pending.push(...p.ops);
+      pendingTick = p.tick;
+      pendingHeight = p.entry.height;
+    }
+    if (pending.length) await commit(pending, pendingTick, pendingHeight);
+
+    await storage.flush();
+    if (made.length) await frames.putMany(made);
+    // The frames beyond the newest `framesKept` go, a hundred frames at a time.
+    if (Math.floor(seq / 100) !== Math.floor((seq - made.length) / 100) && seq > framesKept) {
+      await frames.deleteMany({ _id: { $lte: frameId(seq - framesKept) } });
+    }
+    state.commit = head!.cid.toString();
+    state.rev = head!.commit.rev;
+    state.data = head!.commit.data.toString();
+  }
+
+  return {
+    ...worldProjection({
+      name: repositoryName,
+      collections: [recordsCollection, cardsCollection, headCollection, blocksCollection, firehoseCollection],
+      indexes: [
+        { collection: recordsCollection, spec: { keys: { object: 1 }, name: 'object' } },
+        { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
+        { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
+      ],
+      // Bump when `fold` (or records.ts) changes what it writes.
+      version: 1,
+      fold: async (entries, unit) => {
+        try {
+          await fold(entries, unit);
+        } catch (error) {
+          storage?.discard();
+          head = undefined;
+          throw error;
+        }
+      },
+    }),
+    digestOmits: [firehoseCollection],
+  };
+}
+
+/** A signed head from its blocks (the tree is read lazily, as commits need it). */
+export async function loadHead(storage: DocBlockstore, cid: Cid): Promise<RepoHead> {
+  const commit = await storage.readObj(cid, def.commit);
+  return { did: commit.did, data: MST.load(storage, commit.data), commit, cid };
+}
+
+/** Every record about card `id`: those in the store and those this batch made. */
+async function recordsAbout(id: string, unit: Unit, records: DocBatch<RecordDoc>, madeAbout: Map<string, RecordDoc[]>): Promise<RecordDoc[]> {
+  const stored = (await unit.collection(recordsCollection).find({ object: id }, { projection: { _id: 1 } })).map((d) => d._id);
+  await records.load(stored);
+  const out = new Map<string, RecordDoc>();
+  for (const key of stored) {
+    const doc = records.get(key);
+    if (doc) out.set(key, doc);
+  }
+  for (const doc of madeAbout.get(id) ?? []) out.set(doc._id, records.get(doc._id) ?? doc);
+  return [...out.values()].sort((a, b) => a.height - b.height);
+}
+
+function replaceMade(madeAbout: Map<string, RecordDoc[]>, doc: RecordDoc): void {
+  const list = madeAbout.get(doc.object);
+  if (!list) return;
+  const i = list.findIndex((d) => d._id === doc._id);
+  if (i >= 0) list[i] = doc;
+}

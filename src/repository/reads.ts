@@ -1,0 +1,108 @@
+/**
+ * What the /xrpc routes read of the repository: the head, records (by key, spoken name or content
+ * id), pages of a collection, the whole repository as a CAR and a record with its proof as a
+ * CAR. Everything comes from the repository's read model (projection.ts); CARs are written by
+ * @atproto/repo from the blocks of the signed head.
+ *
+ * A CAR is walked from the head as it stood when the read began; the projector may drop blocks
+ * of an older tree meanwhile, so a walk that meets a missing block starts again from the new head.
+ */
+import { ipldToJson } from '@atproto/common-web';
+import { parseCid } from '@atproto/lex-data';
+import { concatBytesAsync, getFullRepo, getRecords, type RepoStorage } from '@atproto/repo';
+import type { ReadStore } from '../stores/read-store.js';
+import { blocksCollection, DocBlockstore } from './block-store.js';
+import { headCollection, type HeadDoc, recordsCollection } from './projection.js';
+import { type RecordDoc, recordValue } from './records.js';
+
+export interface RecordView {
+  uri: string;
+  cid: string;
+  value: unknown;
+}
+
+/** How a record is asked for: its key, or (another name for one entry) a spoken name or content id. */
+export type RecordMatch = { found: RecordDoc } | { none: true } | { ambiguous: RecordDoc[] };
+
+const looksLikeCid = (s: string) => /^b[a-z2-7]{20,}$/.test(s);
+
+export class RepositoryReads {
+  private readonly blocks: DocBlockstore;
+
+  constructor(private readonly reads: ReadStore) {
+    this.blocks = new DocBlockstore(reads.collection(blocksCollection));
+  }
+
+  async head(): Promise<HeadDoc | undefined> {
+    return ((await this.reads.collection(headCollection).findOne({ _id: 'head' })) as HeadDoc | null) ?? undefined;
+  }
+
+  /** The record under `collection/rkey`, else the one entry a spoken name or content id names. */
+  async record(collection: string, rkey: string): Promise<RecordMatch> {
+    const records = this.reads.collection(recordsCollection);
+    const byKey = (await records.findOne({ _id: `${collection}/${rkey}` })) as RecordDoc | null;
+    if (byKey) return { found: byKey };
+    if (looksLikeCid(rkey)) {
+      const byCid = (await records.findOne({ entry: rkey })) as RecordDoc | null;
+      if (byCid) return byCid.collection === collection ? { found: byCid } : { none: true };
+    }
+    // A spoken name may be shared: a second receipt of that name, in any collection, makes it ambiguous.
+    const named = (await records.find({ slug: rkey }, { sort: { height: 1 }, limit: 16 })) as RecordDoc[];
+    if (named.length > 1) return { ambiguous: named };
+    if (named.length === 1 && named[0]!.collection === collection) return { found: named[0]! };
+    return { none: true };
+  }
+
+  /** A page of a collection in key order (reverse: newest first), after `cursor` (a record key). */
+  async list(collection: string, limit: number, cursor: string | undefined, newestFirst: boolean): Promise<{ records: RecordDoc[]; cursor?: string }> {
+    const low = `${collection}/`;
+    const high = `${collection}/\u007f`;
+    const id: Record<string, string> = newestFirst
+      ? { $gt: low, $lt: cursor !== undefined ? `${low}${cursor}` : high }
+      : { $gt: cursor !== undefined ? `${low}${cursor}` : low, $lt: high };
+    const docs = (await this.reads.collection(recordsCollection).find({ _id: id }, { sort: { _id: newestFirst ? -1 : 1 }, limit: limit + 1 })) as RecordDoc[];
+    const page = docs.slice(0, limit);
+    return docs.length > limit ? { records: page, cursor: page[page.length - 1]!.rkey } : { records: page };
+  }
+
+  /** Collections holding at least one record. */
+  async collections(names: readonly string[]): Promise<string[]> {
+    const records = this.reads.collection(recordsCollection);
+    const out: string[] = [];
+    for (const name of names) if (await records.findOne({ _id: { $gt: `${name}/`, $lt: `${name}/\u007f` } }, { projection: { _id: 1 } })) out.push(name);
+    return out;
+  }
+
+  /** The whole repository at its head, as a CAR. */
+  fullCar(): Promise<Uint8Array | undefined> {
+    return this.fromHead((commit) => concatBytesAsync(getFullRepo(this.storage(), commit)));
+  }
+
+  /** One record with the tree nodes that prove it, and the signed commit, as a CAR. */
+  recordCar(collection: string, rkey: string): Promise<Uint8Array | undefined> {
+    return this.fromHead((commit) => concatBytesAsync(getRecords(this.blocks, commit, [{ collection: collection as never, rkey }])));
+  }
+
+  private storage(): RepoStorage {
+    // getFullRepo reads blocks only; the writing half of RepoStorage is the projection's.
+    return this.blocks as unknown as RepoStorage;
+  }
+
+  private async fromHead(walk: (commit: ReturnType<typeof parseCid>) => Promise<Uint8Array>): Promise<Uint8Array | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const head = await this.head();
+      if (!head?.commit) return undefined;
+      try {
+        return await walk(parseCid(head.commit));
+      } catch (error) {
+        const moved = (await this.head())?.commit !== head.commit;
+        if (!moved || attempt >= 3) throw error;
+      }
+    }
+  }
+}
+
+/** A record as getRecord and listRecords show it. */
+export function recordView(did: string, doc: RecordDoc): RecordView {
+  return { uri: `at://${did}/${doc.collection}/${doc.rkey}`, cid: doc.cid, value: ipldToJson(recordValue(doc)) };
+}

@@ -1,0 +1,261 @@
+/**
+ * The repository's queries over /xrpc (spec 4.5), by NSID: AT Protocol's own (server, repo,
+ * sync, identity) and the town's `town.world.getProjection` / `listProjections`. Each takes the
+ * request's query parameters and answers an object (JSON) or bytes (a CAR); failures are the
+ * AT Protocol errors of spec 7.3 (`XrpcFailure`). The HTTP room (src/http/handlers/xrpc.ts)
+ * only dispatches.
+ *
+ * The repository is the town's: its did (`did:web:<host>`) and handle (`<host>`, when that is a
+ * valid handle) name it; any other repo, did or handle is RepoNotFound / HandleNotFound, except
+ * the handles of the town's guests, which resolve to their did:web.
+ */
+import { isValidDid, isValidHandle, isValidNsid, isValidRecordKey, isValidTid } from '@atproto/syntax';
+import type { Programs } from '../cards/kernel/programs.js';
+import type { Clock } from '../contract/clock.js';
+import { XrpcFailure } from '../contract/xrpc-failure.js';
+import type { TownConfig } from '../contract/town-config.js';
+import { TownError } from '../contract/town-error.js';
+import { TOWN_WORLD } from '../events/world.js';
+import { didOf, hostName, isGuestName } from '../identity/names.js';
+import type { WorldReads } from '../queries/world-reads.js';
+import type { EventStore } from '../stores/event-store.js';
+import type { ReadStore } from '../stores/read-store.js';
+import { didDocument, type PublicKeys, townDid, townHandle } from './identity.js';
+import { liveValue, liveValues, NoValue, type ProjectionKind, projectionKinds } from './live-values.js';
+import { type RecordView, recordView, RepositoryReads } from './reads.js';
+import { recordCollections, townNamespace } from './records.js';
+
+export type Params = Record<string, string | undefined>;
+
+/** A CAR reply: the bytes and their media type. */
+export interface CarReply {
+  car: Uint8Array;
+}
+
+export type XrpcReply = object | CarReply;
+
+export interface XrpcDeps {
+  reads: ReadStore;
+  events: EventStore;
+  programs: Programs;
+  clock: Clock;
+  config: TownConfig;
+  /** The repository's public keys (undefined on a box that does not sign). */
+  keys: PublicKeys | undefined;
+  /** Where subscribeRepos is served as a WebSocket (undefined: no firehose listener here). */
+  firehoseUrl: () => string | undefined;
+}
+
+export const getProjectionNsid = `${townNamespace}.getProjection`;
+export const listProjectionsNsid = `${townNamespace}.listProjections`;
+
+const fail = (error: ConstructorParameters<typeof XrpcFailure>[0], message: string): never => {
+  throw new XrpcFailure(error, message);
+};
+
+function required(q: Params, name: string): string {
+  const v = q[name];
+  if (v === undefined || v === '') fail('InvalidRequest', `missing parameter ${name}`);
+  return v!;
+}
+
+function limitOf(q: Params, fallback = 50, max = 100): number {
+  const text = q.limit;
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > max) fail('InvalidRequest', `limit must be an integer from 1 to ${max}`);
+  return n;
+}
+
+function flag(q: Params, name: string): boolean {
+  const v = q[name];
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  return fail('InvalidRequest', `${name} must be true or false`);
+}
+
+/** A check of @atproto/syntax, without narrowing the text (some of its types are plain strings). */
+const passes = (check: (s: string) => boolean, s: string) => check(s);
+
+function nsidParam(q: Params, name: string): string {
+  const v = required(q, name);
+  if (!passes(isValidNsid, v)) fail('InvalidRequest', `${name} is not an NSID: ${JSON.stringify(v.slice(0, 80))}`);
+  return v;
+}
+
+function rkeyParam(q: Params): string {
+  const v = required(q, 'rkey');
+  if (!passes(isValidRecordKey, v)) fail('InvalidRequest', `rkey is not a record key: ${JSON.stringify(v.slice(0, 80))}`);
+  return v;
+}
+
+export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promise<XrpcReply>> {
+  const repo = new RepositoryReads(deps.reads);
+  const world: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: TOWN_WORLD, clock: deps.clock };
+
+  /** The repository's did: from the genesis host once the projection has folded it. */
+  async function did(): Promise<string> {
+    return (await repo.head())?.did ?? townDid(deps.config.host);
+  }
+  const handle = () => townHandle(deps.config.host);
+
+  /** The `repo` (did or handle) or `did` parameter must name this town's repository. */
+  async function ours(q: Params, name: 'repo' | 'did'): Promise<string> {
+    const v = required(q, name);
+    const mine = await did();
+    if (v === mine || v.toLowerCase() === handle()) return mine;
+    const valid = name === 'did' ? passes(isValidDid, v) : passes(isValidDid, v) || passes(isValidHandle, v);
+    if (!valid) fail('InvalidRequest', `${name} is not a ${name === 'did' ? 'did' : 'did or handle'}`);
+    return fail('RepoNotFound', `this town serves one repository, ${mine}; not ${v.slice(0, 120)}`);
+  }
+
+  /** The signed head, or RepoNotServed on a box that does not sign. */
+  async function signedHead() {
+    const head = await repo.head();
+    if (!deps.keys) fail('RepoNotServed', 'this box has no signing key: it serves records but no tree and no signed commit');
+    if (!head?.commit) fail('RepoNotFound', 'the repository has no signed commit yet; try again shortly');
+    return head!;
+  }
+
+  async function findRecord(q: Params): Promise<{ did: string; view: RecordView; rkey: string; collection: string }> {
+    const mine = await ours(q, 'repo');
+    const collection = nsidParam(q, 'collection');
+    const rkey = rkeyParam(q);
+    const match = await repo.record(collection, rkey);
+    if ('ambiguous' in match) {
+      fail(
+        'AmbiguousSlug',
+        `${match.ambiguous.length} receipts are named ${rkey}: ask by record key or content id (${match.ambiguous.map((d) => `${d.collection}/${d.rkey} ${d.entry}`).join(', ')})`,
+      );
+    }
+    if ('none' in match) fail('RecordNotFound', `no record ${collection}/${rkey} in ${mine}`);
+    const doc = (match as { found: import('./records.js').RecordDoc }).found;
+    if (q.cid !== undefined && q.cid !== doc.cid) fail('RecordNotFound', `the record ${doc.collection}/${doc.rkey} is not ${q.cid} now`);
+    return { did: mine, view: recordView(mine, doc), rkey: doc.rkey, collection: doc.collection };
+  }
+
+  function kindParam(q: Params): ProjectionKind {
+    const kind = required(q, 'kind');
+    if (!(projectionKinds as readonly string[]).includes(kind)) fail('InvalidRequest', `kind is one of ${projectionKinds.join(', ')}`);
+    if (kind === 'answer' && !q.view) fail('InvalidRequest', 'kind answer needs view: the name of the view whose answer to read');
+    return kind as ProjectionKind;
+  }
+
+  const live = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof NoValue) fail('RecordNotFound', error.message);
+      if (error instanceof TownError && error.cls === 'denied') fail('Denied', error.message);
+      if (error instanceof TownError && error.cls === 'unspellable') fail('InvalidRequest', error.message);
+      throw error;
+    }
+  };
+
+  return {
+    'com.atproto.server.describeServer': async () => ({
+      did: await did(),
+      availableUserDomains: [`.${hostName(deps.config.host)}`],
+      inviteCodeRequired: !deps.config.open,
+      links: {},
+    }),
+
+    'com.atproto.repo.describeRepo': async (q) => {
+      const mine = await ours(q, 'repo');
+      const h = handle();
+      return {
+        handle: h,
+        did: mine,
+        didDoc: didDocument(mine, h, deps.config.origin, deps.keys),
+        collections: await repo.collections(recordCollections),
+        handleIsCorrect: isValidHandle(h) && h !== 'handle.invalid',
+      };
+    },
+
+    'com.atproto.repo.getRecord': async (q) => (await findRecord(q)).view,
+
+    'com.atproto.repo.listRecords': async (q) => {
+      const mine = await ours(q, 'repo');
+      const collection = nsidParam(q, 'collection');
+      const limit = limitOf(q);
+      const reverse = flag(q, 'reverse');
+      const cursor = q.cursor;
+      if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
+      // Newest first unless `reverse`, as AT Protocol's own servers list.
+      const page = await repo.list(collection, limit, cursor, !reverse);
+      return { records: page.records.map((d) => recordView(mine, d)), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
+    },
+
+    'com.atproto.sync.getRepo': async (q) => {
+      await ours(q, 'did');
+      if (q.since !== undefined && !isValidTid(q.since)) fail('InvalidRequest', 'since is a rev (a TID)');
+      await signedHead();
+      const car = await repo.fullCar();
+      return car ? { car } : fail('RepoNotFound', 'the repository has no signed commit yet');
+    },
+
+    'com.atproto.sync.getLatestCommit': async (q) => {
+      await ours(q, 'did');
+      const head = await signedHead();
+      return { cid: head.commit!, rev: head.rev! };
+    },
+
+    'com.atproto.sync.getRecord': async (q) => {
+      const mine = await ours(q, 'did');
+      await signedHead();
+      const { collection, rkey } = await findRecord({ ...q, repo: mine });
+      const car = await repo.recordCar(collection, rkey);
+      return car ? { car } : fail('RepoNotFound', 'the repository has no signed commit yet');
+    },
+
+    'com.atproto.sync.listRepos': async (q) => {
+      limitOf(q, 500, 1000);
+      const head = deps.keys ? await repo.head() : undefined;
+      // One repository; with no signed head (a box that does not sign) there is none to list.
+      if (q.cursor !== undefined || !head?.commit) return { repos: [] };
+      return { repos: [{ did: head.did, head: head.commit, rev: head.rev!, active: true }] };
+    },
+
+    'com.atproto.sync.getRepoStatus': async (q) => {
+      const mine = await ours(q, 'did');
+      const head = deps.keys ? await repo.head() : undefined;
+      return { did: mine, active: true, ...(head?.rev ? { rev: head.rev } : {}) };
+    },
+
+    'com.atproto.sync.subscribeRepos': async () => {
+      const url = deps.firehoseUrl();
+      return fail(
+        'UpgradeRequired',
+        url
+          ? `subscribeRepos is a WebSocket on the firehose listener: ${url}`
+          : 'subscribeRepos is a WebSocket on the configured firehose listener, and this town has none configured (TOWN_FIREHOSE_PORT)',
+      );
+    },
+
+    'com.atproto.identity.resolveHandle': async (q) => {
+      const asked = required(q, 'handle').toLowerCase();
+      if (!isValidHandle(asked)) fail('InvalidRequest', 'handle is not a handle');
+      if (asked === handle()) return { did: await did() };
+      // A guest's handle is `<name>.<host without port>`.
+      const suffix = `.${hostName(deps.config.host).toLowerCase()}`;
+      if (asked.endsWith(suffix)) {
+        const name = asked.slice(0, -suffix.length);
+        if (isGuestName(name) && (await deps.events.streamRevision(`guest-${name}`)) !== undefined) return { did: didOf(deps.config.host, name) };
+      }
+      return fail('HandleNotFound', `this town resolves its own handle and its guests'; not ${asked.slice(0, 120)}`);
+    },
+
+    [getProjectionNsid]: async (q) => {
+      const kind = kindParam(q);
+      if (kind !== 'index') required(q, 'card');
+      return live(() => liveValue(world, kind, { card: q.card, view: q.view, after: q.after, prefix: q.prefix }));
+    },
+
+    [listProjectionsNsid]: async (q) => {
+      const kind = kindParam(q);
+      const limit = limitOf(q);
+      const page = await live(() => liveValues(world, kind, { view: q.view, limit, ...(q.cursor !== undefined ? { cursor: q.cursor } : {}) }));
+      return { projections: page.values, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
+    },
+  };
+}
