@@ -4,8 +4,9 @@
  * activity first (TIDs sort by time and never repeat).
  *
  *   feed.threads  _id `<root rkey>`
+ *   feed.posts    _id `<rkey>`: each post alone, for the repository's `town.feed.post` records
  *
- * Idempotent: a post already in its thread is not added again.
+ * Idempotent: a post already in its thread is not added again; a post is written by its key.
  */
 import { decodeFeedEvent } from '../events/feed.js';
 import type { RecordedEvent } from '../stores/event-store.js';
@@ -44,17 +45,20 @@ function postOf(event: RecordedEvent): FeedPostDoc {
 
 export const feedModel = readModel('feed');
 export const feedThreads = feedModel.collection<FeedThreadDoc>('threads');
+export const feedPosts = feedModel.collection<FeedPostDoc & Doc>('posts');
 
 export function feedProjection(): Projection {
   return {
     name: feedModel.name,
     // Bump when the fold changes what it writes: a start with read models of another version rebuilds them.
-    version: 1,
-    collections: [feedThreads.name],
+    // 2: each post also alone in feed.posts.
+    version: 2,
+    collections: [feedThreads.name, feedPosts.name],
     indexes: [{ collection: feedThreads.name, spec: { keys: { last: -1 }, name: 'newest' } }],
     handles: (type) => type === 'FeedPosted' || type === 'FeedAnswered',
     async apply(event: RecordedEvent, unit: Unit): Promise<void> {
       const post = postOf(event);
+      await feedPosts.in(unit).replaceOne({ _id: post.rkey }, { _id: post.rkey, ...post }, { upsert: true });
       const threads = feedThreads.in(unit);
       if (post.rkey === post.root) {
         if (await threads.findOne({ _id: post.rkey })) return;

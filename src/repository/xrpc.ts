@@ -23,6 +23,7 @@ import type { ReadStore } from '../stores/read-store.js';
 import { didDocument, type PublicKeys, townDid, townHandle } from './identity.js';
 import { liveValue, liveValues, NoValue, type ProjectionKind, projectionKinds } from './live-values.js';
 import { type RecordView, recordView, RepositoryReads } from './reads.js';
+import { feedCollection, feedRecord, feedRecords, hasFeedRecords } from './feed-records.js';
 import { recordCollections, townNamespace } from './records.js';
 
 export type Params = Record<string, string | undefined>;
@@ -167,12 +168,21 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
         handle: h,
         did: mine,
         didDoc: didDocument(mine, h, deps.config.origin, deps.keys),
-        collections: await repo.collections(recordCollections),
+        collections: [...(await repo.collections(recordCollections)), ...((await hasFeedRecords(deps.reads)) ? [feedCollection] : [])],
         handleIsCorrect: isValidHandle(h) && h !== 'handle.invalid',
       };
     },
 
-    'com.atproto.repo.getRecord': async (q) => (await findRecord(q)).view,
+    'com.atproto.repo.getRecord': async (q) => {
+      if (q.collection === feedCollection) {
+        const mine = await ours(q, 'repo');
+        const rkey = rkeyParam(q);
+        const found = await feedRecord(deps.reads, deps.config.host, rkey);
+        if (!found || (q.cid !== undefined && q.cid !== found.cid)) fail('RecordNotFound', `no record ${feedCollection}/${rkey} in ${mine}`);
+        return found!;
+      }
+      return (await findRecord(q)).view;
+    },
 
     'com.atproto.repo.listRecords': async (q) => {
       const mine = await ours(q, 'repo');
@@ -182,6 +192,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       const cursor = q.cursor;
       if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
       // Newest first unless `reverse`, as AT Protocol's own servers list.
+      if (collection === feedCollection) return feedRecords(deps.reads, deps.config.host, limit, cursor, !reverse);
       const page = await repo.list(collection, limit, cursor, !reverse);
       return { records: page.records.map((d) => recordView(mine, d)), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
     },

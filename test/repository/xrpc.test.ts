@@ -309,6 +309,38 @@ test('AmbiguousSlug: a spoken name two receipts share', async ({ t, agent, did }
   await records.deleteMany({ _id: 'town.world.turn/000000009999' });
 });
 
+test('feed posts are records of town.feed.post: their uri resolves with getRecord, and listRecords pages them', async ({ t, agent, did, ann }) => {
+  const top = await t.post('/AGENTS.md/feed', ann.token, { text: 'a post to look up' });
+  assert.is(top.status, 200, top.text);
+  const reply = await t.post('/AGENTS.md/feed', ann.token, { text: 'and a reply', reply_to: top.json.uri });
+  await settled(t);
+  const [, , , collection, rkey] = (reply.json.uri as string).split('/');
+  assert.is(collection, 'town.feed.post');
+  const got = await agent.com.atproto.repo.getRecord({ repo: did, collection: collection!, rkey: rkey! });
+  assert.is(got.data.uri, reply.json.uri);
+  assert.ok(got.data.cid, 'the content id of the record value');
+  assert.equal(got.data.value, {
+    $type: 'town.feed.post',
+    text: 'and a reply',
+    createdAt: reply.json.createdAt,
+    town: false,
+    author: 'did:web:town.test:guest:ann',
+    reply: { root: top.json.uri, parent: top.json.uri },
+  });
+  const again = await agent.com.atproto.repo.getRecord({ repo: did, collection: collection!, rkey: rkey!, cid: got.data.cid });
+  assert.is(again.data.cid, got.data.cid);
+  const listed = await agent.com.atproto.repo.listRecords({ repo: did, collection: 'town.feed.post', limit: 1 });
+  assert.is(listed.data.records.length, 1);
+  assert.ok(listed.data.cursor, 'a next page');
+  const next = await agent.com.atproto.repo.listRecords({ repo: did, collection: 'town.feed.post', limit: 100, cursor: listed.data.cursor });
+  const uris = [...listed.data.records, ...next.data.records].map((r) => r.uri);
+  assert.ok(uris.includes(top.json.uri) && uris.includes(reply.json.uri), 'every post on some page');
+  assert.equal(uris, [...uris].sort().reverse(), 'newest first');
+  assert.ok((await agent.com.atproto.repo.describeRepo({ repo: did })).data.collections.includes('town.feed.post'));
+  const missing = await failure(agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.feed.post', rkey: '3kabcdefghijk' }));
+  assert.is(missing.error, 'RecordNotFound');
+});
+
 test('rate limit without credential: RateLimitExceeded with Retry-After', async () => {
   const t = await startTestTown({ limiters: undefined });
   try {
