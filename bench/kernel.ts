@@ -14,7 +14,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { contentId } from '../src/cards/kernel/content-id.js';
-import { decide, type Command } from '../src/cards/kernel/decide.js';
+import type { Command } from '../src/cards/kernel/commands.js';
+import { decide } from '../src/cards/kernel/decide.js';
 import { evolve } from '../src/cards/kernel/evolve.js';
 import { libraryPrograms } from '../src/cards/kernel/library.js';
 import { defaultOptions } from '../src/cards/kernel/options.js';

@@ -270,11 +270,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
       ...xrpcHandlers({ reads, events, programs, clock, config, keys, firehoseUrl: () => firehose?.url }),
-      ...unbuilt(
-        // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
-        'xrpcProcedure',
-        'book',
-      ),
+      // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
+      ...unbuilt('xrpcProcedure'),
     };
     // The MCP room's tools call the other rooms' handlers, so it is made from them.
     const mcp = mcpRoom({

@@ -5,7 +5,9 @@
  * queued sends delivered (up to 16), as the world service does. Nothing here runs card code
  * itself: every step is the kernel's `decide`.
  */
-import { answerOf, decide, type Answer, type Command, type CreateCommand, type Outcome, type ReplCommand, type TurnCommand } from '../cards/kernel/decide.js';
+import type { Command, CreateCommand, ReplCommand, TurnCommand } from '../cards/kernel/commands.js';
+import { decide } from '../cards/kernel/decide.js';
+import { answerOf, type Answer, type Outcome } from '../cards/kernel/outcome.js';
 import type { Card, Entry } from '../cards/kernel/entry.js';
 import { evolve } from '../cards/kernel/evolve.js';
 import { libraryPrograms } from '../cards/kernel/library.js';

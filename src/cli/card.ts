@@ -9,7 +9,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { actionsOf, formsOf } from '../cards/kernel/reading.js';
-import type { HostRequest, Outcome } from '../cards/kernel/decide.js';
+import type { HostRequest, Outcome } from '../cards/kernel/outcome.js';
 import { decide } from '../cards/kernel/decide.js';
 import { blankWorld } from '../cards/kernel/world.js';
 import { defaultOptions } from '../cards/kernel/options.js';

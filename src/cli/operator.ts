@@ -93,12 +93,18 @@ async function invites(io: OperatorIo): Promise<number> {
     io.out('no invitations');
     return 0;
   }
-  io.out(['hash'.padEnd(12), 'guest'.padEnd(32), 'state'.padEnd(8), 'expires'].join('  '));
-  for (const row of rows) {
-    const guest = row.guest ?? '(open)';
-    const state = row.spentBy ? `${row.status} by ${row.spentBy}` : row.status;
-    io.out([row.codeHash.slice(0, 12), guest.padEnd(32), state.padEnd(8), new Date(row.expires).toISOString()].join('  '));
-  }
+  const table = [
+    ['hash', 'guest', 'state', 'expires'],
+    ...rows.map((row) => [
+      row.codeHash.slice(0, 12),
+      row.guest ?? '(open)',
+      row.spentBy ? `${row.status} by ${row.spentBy}` : row.status,
+      new Date(row.expires).toISOString(),
+    ]),
+  ];
+  // Each column as wide as its widest cell, so the columns line up whatever the states say.
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)));
+  for (const cells of table) io.out(cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
   return 0;
 }
 

@@ -41,6 +41,11 @@ export const limits = {
   // Not shown in the spec: our choices (docs/decisions.md).
   feedQuotaPerHour: 20,
   feedPostChars: 3000,
+  // Pages for a signed-in person (issue 18): their own budget, not the credential's API budget.
+  ratePerSessionOnPages: [300, 60] as [number, number],
+  ratePerAddressOnPagesWithLogin: [1200, 60] as [number, number],
+  liveStreamsPerSession: 4,
+  liveStreamsPerAddress: 8,
 } as const;
 
 /** The limits as the catalogue shows them: name, value, and what each applies to. */
@@ -80,4 +85,20 @@ export const limitTable: { name: string; value: unknown; appliesTo: string }[] =
   { name: 'guestNameLength', value: limits.guestNameLength, appliesTo: 'name' },
   { name: 'feedQuota', value: `${limits.feedQuotaPerHour} per hour`, appliesTo: 'posts to the feed, per resident (`me.feed` shows what is left)' },
   { name: 'feedPostChars', value: limits.feedPostChars, appliesTo: 'text of one feed post (UTF-16 code units, as JSON counts them)' },
+  {
+    name: 'ratePerSessionOnPages',
+    value: limits.ratePerSessionOnPages,
+    appliesTo: 'pages and live streams for a signed-in browser, per session (a live stream is one call per connection)',
+  },
+  { name: 'ratePerAddressOnPagesWithLogin', value: limits.ratePerAddressOnPagesWithLogin, appliesTo: 'pages of every signed-in session at one address' },
+  {
+    name: 'liveStreamsPerSession',
+    value: `${limits.liveStreamsPerSession} of the ${limits.liveStreams}`,
+    appliesTo: '`/live`, `/live/{object}` held at once by one session',
+  },
+  {
+    name: 'liveStreamsPerAddress',
+    value: `${limits.liveStreamsPerAddress} of the ${limits.liveStreams}`,
+    appliesTo: '`/live`, `/live/{object}` held at once from one address',
+  },
 ];

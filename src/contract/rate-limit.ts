@@ -108,9 +108,9 @@ export function createLimiter(budget: RateBudget, clock: Clock, maxKeys = 100_00
   };
 }
 
-/** One limiter per budget of spec 8; the front and the identity room share these instances. */
+/** One limiter per budget of spec 8 (and the page budgets we add); the front and the identity room share these instances. */
 export interface Limiters {
-  /** ratePerCredential: every call made with a verified credential (key: credential hash). */
+  /** ratePerCredential: every API call made with a verified credential (key: credential hash). */
   credential: RateLimiter;
   /** ratePerAddressOnChallengeAndVerify: accept, arrive, POST /enter (key: address). */
   identity: RateLimiter;
@@ -118,19 +118,36 @@ export interface Limiters {
   page: RateLimiter;
   /** ratePerAddressOnXrpcWithoutCredential (key: address). */
   xrpc: RateLimiter;
+  /** ratePerSessionOnPages: pages and live streams of a signed-in browser (key: session). */
+  session: RateLimiter;
+  /** ratePerAddressOnPagesWithLogin: pages of every signed-in session at one address (key: address). */
+  signedIn: RateLimiter;
 }
+
+type Budget = readonly [number, number];
 
 export function createLimiters(
   clock: Clock,
   budgets: {
-    credential: readonly [number, number];
-    identity: readonly [number, number];
-    page: readonly [number, number];
-    xrpc: readonly [number, number];
+    credential: Budget;
+    identity: Budget;
+    page: Budget;
+    xrpc: Budget;
+    /** Default: ratePerSessionOnPages. */
+    session?: Budget;
+    /** Default: ratePerAddressOnPagesWithLogin. */
+    signedIn?: Budget;
   },
 ): Limiters {
-  const make = ([limit, windowSeconds]: readonly [number, number]) => createLimiter({ limit, windowSeconds }, clock);
-  return { credential: make(budgets.credential), identity: make(budgets.identity), page: make(budgets.page), xrpc: make(budgets.xrpc) };
+  const make = ([limit, windowSeconds]: Budget) => createLimiter({ limit, windowSeconds }, clock);
+  return {
+    credential: make(budgets.credential),
+    identity: make(budgets.identity),
+    page: make(budgets.page),
+    xrpc: make(budgets.xrpc),
+    session: make(budgets.session ?? limits.ratePerSessionOnPages),
+    signedIn: make(budgets.signedIn ?? limits.ratePerAddressOnPagesWithLogin),
+  };
 }
 
 /** The budgets of spec 8 as the front applies them. */
@@ -140,5 +157,7 @@ export function defaultLimiters(clock: Clock): Limiters {
     identity: limits.ratePerAddressOnChallengeAndVerify,
     page: limits.ratePerAddressOnPagesWithoutLogin,
     xrpc: limits.ratePerAddressOnXrpcWithoutCredential,
+    session: limits.ratePerSessionOnPages,
+    signedIn: limits.ratePerAddressOnPagesWithLogin,
   });
 }

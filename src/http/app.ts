@@ -24,6 +24,7 @@ import { errorText, type Logger, replyFailure, stderrLogger } from './front/fail
 import { frontHandlers } from './front/own-routes.js';
 import { spendRate } from './front/rate.js';
 import { finishReply, jsonReply } from './front/reply.js';
+import { setSecurityHeaders } from './front/security.js';
 import type { AnyHandler, TownContext, TownState } from './handler.js';
 import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';
@@ -140,6 +141,7 @@ export function createApp(options: AppOptions): TownApp {
     // koa's `ctx.ip` without a trusted proxy is the socket's address; read it directly then.
     state.address = app.proxy ? ctx.ip : ctx.req.socket.remoteAddress || '';
     ctx.res.setHeader('X-Request-Id', requestId);
+    setSecurityHeaders(ctx.res);
     let route: Route | undefined;
     try {
       // The in-flight limit sits inside the reply so that `busy` itself is an envelope.
@@ -167,7 +169,7 @@ export function createApp(options: AppOptions): TownApp {
       }
       if (!measured) finishReply(ctx as TownContext);
     } catch (err) {
-      replyFailure(ctx as TownContext, err, route, logger);
+      await replyFailure(ctx as TownContext, err, route, logger, authenticator);
     }
   });
 

@@ -1,13 +1,13 @@
 /**
  * The one place that turns a failure into a reply: the JSON envelope of spec 2.10 (status, class,
- * message, hint?, the host's extra fields, _links), an AT Protocol error on /xrpc routes
- * (spec 7.3), or a small page for a browser on an HTML route. The same bytes are also written
+ * message, hint?, the host's extra fields, _links) or an AT Protocol error on /xrpc routes
+ * (spec 7.3); a browser on a page gets src/pages/error-page.ts instead. The same bytes are also written
  * straight to a socket by the wire guard (wire.ts), below koa.
  */
-import escapeHtml from 'escape-html';
 import { errorClasses, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
 import { TownError } from '../contract/town-error.js';
 import { XrpcFailure } from '../contract/xrpc-failure.js';
+import { securityHeaderLines } from './front/security.js';
 import { replyLinks, type Links } from './links.js';
 
 export interface Rendered {
@@ -67,17 +67,6 @@ export function xrpcError(err: TownError | XrpcFailure, self: string): Rendered 
   return { status, headers: { ...err.extra.headers }, body: { error, message: err.message, _links: replyLinks(self) } };
 }
 
-/** A failure on a page route, for a browser. */
-export function errorPage(err: TownError): { status: number; headers: Record<string, string>; html: string } {
-  const spec = errorClasses[err.cls];
-  const hint = err.extra.hint ? `<p>${escapeHtml(err.extra.hint)}</p>` : '';
-  const html =
-    `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(err.cls)}</title>` +
-    `<main><h1>${escapeHtml(err.message)}</h1>${hint}` +
-    `<p><a href="/">Home</a> · <a href="/enter">Enter</a></p></main></html>`;
-  return { status: spec.http, headers: { ...err.extra.headers }, html };
-}
-
 const reasonPhrase: Partial<Record<number, string>> = {
   400: 'Bad Request',
   408: 'Request Timeout',
@@ -101,6 +90,7 @@ export function rawEnvelope(cls: ErrorClass, message: string, self: string | und
     `Date: ${date.toUTCString()}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${json.length}\r\n` +
+    securityHeaderLines +
     'Connection: close\r\n\r\n';
   return Buffer.concat([Buffer.from(head, 'latin1'), json]);
 }

@@ -18,6 +18,11 @@ export interface TownState {
   query: Record<string, string | undefined>;
   /** Present on bearer/cookie routes (required) and on optional routes when given. */
   caller?: Caller;
+  /**
+   * The verified session id of a cookie caller (set by the auth step): the key of the session's
+   * page budget and of its share of the live streams.
+   */
+  session?: string;
   /** Remote address used for per-address limits. */
   address: string;
   requestId: string;

@@ -29,10 +29,10 @@ export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${in
     : Record<never, string>;
 
 /**
- * Bearer routes and cookie routes that send the signed-out to /enter always have a caller by the
- * time the handler runs; others may.
+ * Bearer routes and cookie routes that send the signed-out to /enter or refuse them always have
+ * a caller by the time the handler runs; others may.
  */
-export type CallerOf<K extends RouteName> = RowOf<K> extends { auth: 'bearer' } | { signedOut: 'enter' } ? Caller : Caller | undefined;
+export type CallerOf<K extends RouteName> = RowOf<K> extends { auth: 'bearer' } | { signedOut: 'enter' | 'refuse' } ? Caller : Caller | undefined;
 
 export type RouteState<K extends RouteName> = Omit<TownState, 'body' | 'query' | 'caller'> & {
   body: BodyOf<K>;

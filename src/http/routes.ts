@@ -12,11 +12,13 @@ import { FieldsType } from '../contract/codec.js';
 
 export type Auth = 'none' | 'bearer' | 'cookie' | 'optional';
 /**
- * Which rate budget of spec 8 a call spends. `credential`: per credential [32,60] (any call made
- * with a verified credential spends it). `identity`: unauthenticated identity calls, per address
- * [16,60]. `page`: pages without login, per address [32,60]. `xrpc`: /xrpc without credential,
- * per address [32,60]. `none`: documents every agent must be able to read (guide, catalogue,
- * assets, health) are not limited.
+ * Which rate budget of spec 8 a call spends (front/rate.ts). `credential`: per credential [32,60]
+ * (any call made with a verified credential spends it, but a page's). `identity`: unauthenticated
+ * identity calls, per address [16,60]. `page`: pages and live streams: without login per address
+ * [32,60], signed in per session and per address (ratePerSessionOnPages,
+ * ratePerAddressOnPagesWithLogin). `xrpc`: /xrpc without credential, per address [32,60].
+ * `none`: documents every agent must be able to read (guide, catalogue, assets, health) are not
+ * limited.
  */
 export type RateClass = 'credential' | 'identity' | 'page' | 'xrpc' | 'none';
 /** What a reply is; errors on `html` routes are pages, on `xrpc` routes AT Protocol errors. */
@@ -42,8 +44,11 @@ export interface Route {
   rate: RateClass;
   /** Exists on an open town only; an invited town answers unknownRoute. */
   openOnly?: boolean;
-  /** Cookie routes: what happens without a session. `serve` as a guest; `enter`: 303 to /enter. */
-  signedOut?: 'serve' | 'enter';
+  /**
+   * Cookie routes: what happens without a session. `serve` as a guest; `enter`: 303 to /enter;
+   * `refuse`: 401 unauthenticated (the live streams, which a page opens only when signed in).
+   */
+  signedOut?: 'serve' | 'enter' | 'refuse';
   /** Set on generated scratch variants: the table route whose handler they reach. */
   base?: string;
 }
@@ -304,6 +309,8 @@ export const routes = [
     path: '/feed',
     auth: 'cookie',
     signedOut: 'enter',
+    // A post is the world's business, as through the API: the credential's budget.
+    rate: 'credential',
     form: true,
     body: b.FeedPageBody,
     does: 'post from the feed page; 303 back to /feed',
@@ -376,6 +383,8 @@ export const routes = [
     path: '/play/:object',
     auth: 'cookie',
     signedOut: 'enter',
+    // A turn is the world's business, as through the API: the credential's budget.
+    rate: 'credential',
     form: true,
     body: b.PlayBody,
     does: "reply to a card (`text`) or do one of a view's acts (`do`, `f.<field>`); shows the receipt",
@@ -386,7 +395,8 @@ export const routes = [
     name: 'liveObject',
     method: 'GET',
     path: '/live/:object',
-    ...page,
+    auth: 'cookie',
+    signedOut: 'refuse',
     reply: 'sse',
     query: b.LiveObjectQuery,
     does: `server-sent \`view\` events for a thing (held ${limits.liveStreamSeconds} s)`,
@@ -395,7 +405,8 @@ export const routes = [
     name: 'live',
     method: 'GET',
     path: '/live',
-    ...page,
+    auth: 'cookie',
+    signedOut: 'refuse',
     reply: 'sse',
     query: b.LiveQuery,
     does: `server-sent \`moved\` events as the journal moves (held ${limits.liveStreamSeconds} s)`,
@@ -430,8 +441,16 @@ export const routes = [
   }),
   route({ name: 'mcpEnd', method: 'DELETE', path: '/mcp', auth: 'bearer', does: 'end an MCP session (not in the spec)' }),
 
-  // Not in the spec: our operators' probe.
+  // Not in the spec: our operators' probe, and the icon every browser asks for.
   route({ name: 'health', method: 'GET', path: '/health', auth: 'none', does: "the front's liveness probe (not in the spec)" }),
+  route({
+    name: 'favicon',
+    method: 'GET',
+    path: '/favicon.ico',
+    auth: 'none',
+    reply: 'text',
+    does: "the town's icon, which browsers ask for (not in the spec)",
+  }),
 ] as const;
 
 /** One row of the table, with its literal types. */

@@ -8,6 +8,7 @@ import type Koa from 'koa';
 import { limits } from '../contract/limits.js';
 import { envelope } from './envelope.js';
 import { TownError } from '../contract/town-error.js';
+import { securityHeaders } from './front/security.js';
 import { guardServer } from './wire.js';
 
 export interface ServeOptions {
@@ -54,7 +55,13 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
       req.url ?? '/',
     );
     const json = Buffer.from(JSON.stringify(body));
-    res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(json.length), connection: 'close' });
+    res.writeHead(status, {
+      ...securityHeaders,
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(json.length),
+      connection: 'close',
+    });
     res.end(json);
   });
   const handle = app.callback();

@@ -12,6 +12,7 @@ import { limits } from '../contract/limits.js';
 import { doorsList, exactCard, paintOf, wantsOf, type CardView } from './card-panel.js';
 import { e, layout, numbered, readerOf, seg, shortName } from './layout.js';
 import { receiptsOf, visibleCards } from './reads.js';
+import { bookHref } from './book-page.js';
 
 /** Doors of the room a card is (or lies in), as the reader may see them. */
 export async function doorsNear(r: WorldReads, reader: string, card: Pick<CardView, 'id' | 'kind' | 'place'>): Promise<CardDoc[]> {
@@ -53,6 +54,9 @@ export async function cardPage(r: WorldReads, id: string, caller: Caller | undef
     `<p class="more">show: <a href="${here}?show=law#law">law</a> · <a href="${here}?show=source#source">source</a>` +
     ` · <a href="${here}?show=receipts#receipts">last ${limits.receiptsOnCardPage} receipts</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
   const play = caller ? `<p><a class="play" href="/play/${seg(id)}">play ${e(id)}</a></p>` : '<p><a href="/enter">enter</a> to play</p>';
-  const body = `<h1>${e(id)}</h1>${paintOf(card)}${play}${exactCard(card, doc.state)}${wantsOf(card)}${doorsList(doors, false)}${onDemand}${more.join('')}`;
+  // An avatar's page leads to its resident's commonplace book.
+  const book = card.kind === 'avatar' ? bookHref(doc.owner) : undefined;
+  const bookLink = book ? `<p><a class="book" href="${e(book)}">${e(card.owner)}'s commonplace book</a></p>` : '';
+  const body = `<h1>${e(id)}</h1>${paintOf(card)}${play}${bookLink}${exactCard(card, doc.state)}${wantsOf(card)}${doorsList(doors, false)}${onDemand}${more.join('')}`;
   return layout(id, body, { caller, liveView: card.paint !== undefined ? { object: id, version: card.version } : undefined });
 }

@@ -25,7 +25,7 @@ export function exactCard(card: CardView, state: CardDoc['state']): string {
     `<dt>version</dt><dd>${e(card.version)}</dd><dt>owner</dt><dd>${e(card.owner)}</dd><dt>maker</dt><dd>${e(card.maker)}</dd>` +
     `<dt>place</dt><dd>${card.place ? `<a href="/o/${seg(card.place)}">${e(card.place)}</a>` : '—'}</dd>` +
     `<dt>seen by</dt><dd>${e(card.visibility)}</dd><dt>state</dt><dd><code>${e(showData(state))}</code></dd></dl>` +
-    `<h3>newest lines</h3>${lines}</details>`
+    `<h2 class="sub">newest lines</h2>${lines}</details>`
   );
 }
 

@@ -9,7 +9,7 @@ import { sourceReply } from '../queries/source.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, numbered, readerOf, seg } from './layout.js';
 import { lawSection, receiptsSection } from './card-page.js';
-import { spellForms } from './play-page.js';
+import { spellForms } from './spell-forms.js';
 import { showData } from '../cards/typed-text.js';
 
 export async function inspectPage(r: WorldReads, id: string, caller: Caller | undefined, height: number): Promise<string> {

@@ -1,8 +1,9 @@
 /**
  * The frame every page for people is drawn in (spec 4.6): one stylesheet, one script that only
- * enhances (every page works without it), and a navigation bar. Every value a page shows goes
- * through `e` (escape-html): guests write card names, lines and states, so nothing they wrote
- * may reach the page as markup.
+ * enhances (every page works without it), a link past the navigation, and a navigation bar that
+ * says who is signed in. Every value a page shows goes through `e` (escape-html): guests write
+ * card names, lines and states, so nothing they wrote may reach the page as markup. Pages carry
+ * no inline script or style: the front's Content-Security-Policy allows only the town's own files.
  */
 import escapeHtml from 'escape-html';
 import type { TownContext } from '../http/handler.js';
@@ -13,27 +14,61 @@ export const e = (value: unknown): string => escapeHtml(String(value));
 /** A path segment for a card id: a `/` inside an id travels as %2F (spec 2.1). */
 export const seg = (id: string): string => encodeURIComponent(id);
 
+/** Who the navigation names: a signed-in guest (or one just admitted, before their next page). */
+export type Reader = Pick<Caller, 'handle'>;
+
 export interface PageOptions {
-  caller?: Caller;
-  /** `data-live` on <body>: the script redraws the page when the journal moves past it. */
+  caller?: Reader;
+  /**
+   * `data-live` on <body>: the script redraws the page when the journal moves past it. Only a
+   * signed-in reader follows the live streams (spec 4.6: cookie); others refresh by hand.
+   */
   liveHeight?: number;
-  /** `data-view`: the script follows /live/{object} from this version. */
+  /** `data-view`: the script follows /live/{object} from this version (signed in only). */
   liveView?: { object: string; version: number };
+  /** Scripts of the town's own beside town.js (`/static/<name>`), e.g. the arrival proof. */
+  scripts?: string[];
+  /**
+   * `data-retry-after` on <body>: the script loads the same address again after this many
+   * seconds (a 429 or 503 page retrying by itself). A script rather than a meta refresh, which
+   * would move a reader on without their say (WCAG 2.2.1; axe's meta-refresh rule).
+   */
+  retryAfterSeconds?: number;
+  /** A class on <main> (e.g. `error`). */
+  mainClass?: string;
+}
+
+/** The navigation's places: path, label. */
+const places: [string, string][] = [
+  ['/', 'home'],
+  ['/town', 'town'],
+  ['/map', 'map'],
+  ['/kinds', 'kinds'],
+  ['/library', 'library'],
+  ['/lib', 'modules'],
+  ['/history', 'history'],
+  ['/feed', 'feed'],
+];
+
+export function navigation(caller: Reader | undefined): string {
+  const links = places.map(([href, label]) => `<a href="${href}">${label}</a>`).join(' ');
+  const who = caller ? `<a href="/play/">play</a> <span class="who">${e(caller.handle)}</span> <a href="/leave">leave</a>` : '<a href="/enter">enter</a>';
+  return `<nav aria-label="the town">${links} <span class="me">${who}</span></nav>`;
 }
 
 export function layout(title: string, body: string, o: PageOptions = {}): string {
-  const who = o.caller ? `<span class="who">${e(o.caller.handle)}</span> <a href="/leave">leave</a>` : '<a href="/enter">enter</a>';
-  const live = o.liveHeight !== undefined ? ` data-live="${e(o.liveHeight)}"` : '';
-  const view = o.liveView ? ` data-view-object="${e(o.liveView.object)}" data-view-version="${e(o.liveView.version)}"` : '';
+  const signedIn = o.caller !== undefined;
+  const live = signedIn && o.liveHeight !== undefined ? ` data-live="${e(o.liveHeight)}"` : '';
+  const view = signedIn && o.liveView ? ` data-view-object="${e(o.liveView.object)}" data-view-version="${e(o.liveView.version)}"` : '';
+  const scripts = (o.scripts ?? []).map((s) => `<script src="/static/${e(s)}" defer></script>`).join('');
+  const retry = o.retryAfterSeconds !== undefined ? ` data-retry-after="${e(Math.max(1, Math.ceil(o.retryAfterSeconds)))}"` : '';
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${e(title)}</title><link rel="stylesheet" href="/static/town.css">` +
-    '<script src="/static/town.js" defer></script></head>' +
-    `<body${live}${view}><nav><a href="/">home</a> <a href="/town">town</a> <a href="/map">map</a>` +
-    ' <a href="/kinds">kinds</a> <a href="/library">library</a> <a href="/lib">modules</a>' +
-    ` <a href="/history">history</a> <a href="/feed">feed</a> <span class="me">${who}</span></nav>` +
-    `<main>${body}</main></body></html>`
+    `<title>${e(title)} · Town</title><link rel="icon" href="/favicon.ico"><link rel="stylesheet" href="/static/town.css">` +
+    `<script src="/static/town.js" defer></script>${scripts}</head>` +
+    `<body${live}${view}${retry}><a class="skip" href="#main">skip to the page</a><header>${navigation(o.caller)}</header>` +
+    `<main id="main"${o.mainClass ? ` class="${e(o.mainClass)}"` : ''}>${body}</main></body></html>`
   );
 }
 

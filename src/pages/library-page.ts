@@ -30,7 +30,7 @@ export function libraryPage(name: string, caller: Caller | undefined): string {
     throw new TownError('unknownRoute', `the library has no page ${JSON.stringify(name.slice(0, 80))}`, { hint: 'the library lists its pages at /library' });
   return layout(
     `library: ${name}`,
-    `<p><a href="/library">the library</a> · <a href="/lib/${encodeURIComponent(name)}">module source</a></p><pre class="md">${e(md)}</pre>`,
+    `<h1>library: ${e(name)}</h1><p><a href="/library">the library</a> · <a href="/lib/${encodeURIComponent(name)}">module source</a></p><pre class="md">${e(md)}</pre>`,
     { caller },
   );
 }

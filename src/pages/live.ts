@@ -9,7 +9,11 @@
  *                       without a view (or one the reader may not see)
  *
  * Each stream is held `holdMs` (55 s) and then closed (the browser reconnects); at most `max`
- * (16) are open at once across both channels, beyond which the answer is `busy` (503).
+ * (16) are open at once across both channels, beyond which the answer is `busy` (503). Both
+ * channels need the session cookie (the front refuses a reader without one), and no one session
+ * may hold more than `perSession` (4) of them, nor one address more than `perAddress` (8): one
+ * client cannot take every stream and shut live pages off for everyone (429, with Retry-After
+ * the moment its own oldest stream ends).
  */
 import type { Program } from '../cards/program.js';
 import type { Card } from '../cards/kernel/entry.js';
@@ -34,6 +38,10 @@ export interface LiveOptions {
   holdMs?: number;
   /** Streams open at once (spec: 16). */
   max?: number;
+  /** Streams one session may hold at once (4). */
+  perSession?: number;
+  /** Streams one address may hold at once (8). */
+  perAddress?: number;
 }
 
 export interface LiveChannels {
@@ -64,19 +72,45 @@ function viewName(program: Program | undefined): string | undefined {
   return views.includes('paint') ? 'paint' : views[0];
 }
 
+/** An open stream: how to end it, whose it is, and when its hold time is over. */
+interface Held {
+  session: string;
+  address: string;
+  until: number;
+}
+
 export function liveChannels(o: LiveOptions): LiveChannels {
   const holdMs = o.holdMs ?? limits.liveStreamSeconds * 1000;
   const max = o.max ?? limits.liveStreams;
-  const ends = new Set<() => void>();
+  const perSession = o.perSession ?? limits.liveStreamsPerSession;
+  const perAddress = o.perAddress ?? limits.liveStreamsPerAddress;
+  const ends = new Map<() => void, Held>();
+
+  /** Refuses a stream beyond the town's 16, or beyond the caller's fair share of them. */
+  function admit(session: string, address: string): void {
+    if (ends.size >= max) {
+      throw new TownError('busy', `${max} live streams are open, the most this town holds at once; try again shortly`, { headers: { 'Retry-After': '5' } });
+    }
+    const mine = (key: 'session' | 'address', value: string) => [...ends.values()].filter((h) => h[key] === value);
+    for (const [whose, held, share] of [
+      ['this session', mine('session', session), perSession],
+      ['this address', mine('address', address), perAddress],
+    ] as const) {
+      if (held.length < share) continue;
+      const wait = Math.max(1, Math.ceil((Math.min(...held.map((h) => h.until)) - Date.now()) / 1000));
+      throw new TownError('rateLimited', `${whose} holds ${held.length} live streams, its share of the ${max}; close a page, or try again in ${wait} s`, {
+        headers: { 'Retry-After': String(wait) },
+      });
+    }
+  }
 
   /**
    * Opens a stream: takes a slot, answers the headers, and calls `tick` now and after every
    * commit until the stream ends (held time over, reader gone, or `tick` says so).
    */
   function stream(ctx: TownContext, tick: (write: (text: string) => void) => boolean | undefined): void {
-    if (ends.size >= max) {
-      throw new TownError('busy', `${max} live streams are open, the most this town holds at once; try again shortly`, { headers: { 'Retry-After': '5' } });
-    }
+    const session = ctx.state.session ?? '';
+    admit(session, ctx.state.address);
     const res = ctx.res;
     let ended = false;
     let unsubscribe = () => {};
@@ -89,7 +123,7 @@ export function liveChannels(o: LiveOptions): LiveChannels {
       clearTimeout(timer);
       if (!res.writableEnded) res.end();
     };
-    ends.add(end);
+    ends.set(end, { session, address: ctx.state.address, until: Date.now() + holdMs });
     const write = (text: string) => {
       if (!ended && res.writable) res.write(text);
     };
@@ -129,7 +163,7 @@ export function liveChannels(o: LiveOptions): LiveChannels {
     },
 
     closeAll() {
-      for (const end of [...ends]) end();
+      for (const end of [...ends.keys()]) end();
     },
 
     moved(ctx) {

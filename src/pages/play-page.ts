@@ -1,67 +1,81 @@
 /**
- * GET /play/{object}: the card's paint, the card folded beneath, its wants and doors, one reply
- * box (`?say=` fills it) with the card's spells suggested, and each spell as a form of its own.
+ * GET /play/{object}: the card's paint, each of its spells as a form of its own (spell-forms.ts:
+ * typed inputs, and a button per card near for a spell that wants one), one reply box for prose
+ * (`?say=` fills it), its wants, its doors and the cards near as links, and the card folded
+ * beneath.
  * POST /play/{object}: a reply (`text`, to `receive` as {text, post: ""}) or one of the forms
  * offered (`do` = `action?field=value&…`, `f.<field>` for what the reader typed), cast as the
  * signed-in guest under a fresh intent; the page shows the receipt line, what came back, and
  * the card afterwards.
  */
 import { randomUUID } from 'node:crypto';
-import type { FormField } from '../cards/program.js';
 import type { Decided } from '../commands/world-service.js';
 import { TownError } from '../contract/town-error.js';
 import type { Caller } from '../contract/caller.js';
-import type { PackageDoc } from '../projections/cards.js';
+import type { CardDoc, PackageDoc } from '../projections/cards.js';
 import { actionsOf, cardReply, shownCard } from '../queries/card.js';
 import { outcomeReply } from '../queries/turn-reply.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { offersAfter } from '../queries/offers.js';
-import { doorsList, exactCard, paintOf, wantsOf } from './card-panel.js';
-import { doorsNear } from './card-page.js';
+import { type CardView, doorsList, exactCard, paintOf, wantsOf } from './card-panel.js';
 import { e, layout, seg } from './layout.js';
+import { labelOf, labelsOf, visibleCards } from './reads.js';
+import { type NearCard, type Nearby, spellForms } from './spell-forms.js';
 
-/** One input per form field, named `f.<field>`, so a `do` form posts what the reader typed. */
-function input(f: FormField): string {
-  const name = `f.${f.name}`;
-  const req = f.optional ? '' : ' required';
-  switch (f.form.kind) {
-    case 'oneOf':
-      return `<label>${e(f.name)} <select name="${e(name)}"${req}>${f.form.options.map((o) => `<option>${e(o)}</option>`).join('')}</select></label>`;
-    case 'boolean':
-      return `<label>${e(f.name)} <select name="${e(name)}"><option>true</option><option>false</option></select></label>`;
-    case 'natural':
-      return `<label>${e(f.name)} <input name="${e(name)}" type="number" min="${e(f.form.min)}" max="${e(f.form.max)}"${req}></label>`;
-    default:
-      return `<label>${e(f.name)} <input name="${e(name)}" maxlength="${e(f.form.max)}"${f.optional || f.form.min === 0 ? '' : req}></label>`;
-  }
+/** What lies near the card: its room, the room's doors and where they lead, things, avatars. */
+async function nearbyOf(r: WorldReads, reader: string, card: CardView, avatar: string | undefined): Promise<{ nearby: Nearby; doors: CardDoc[] }> {
+  const room = card.kind === 'room' ? card.id : card.place;
+  const lying = room ? await visibleCards(r, reader, { place: room }, 200) : [];
+  const doors = lying.filter((c) => c.kind === 'door');
+  const targets = doors.map((d) => labelOf(d.state, 'to') ?? '').filter((to) => to !== '');
+  const mine = avatar ? await visibleCards(r, reader, { id: avatar }, 1) : [];
+  const carried = mine.length ? labelsOf(mine[0]!.state, 'carried') : [];
+  const named = await visibleCards(r, reader, { id: { $in: [...new Set([...targets, ...carried, ...(room ? [room] : [])])] } }, 200);
+  const byId = new Map([...lying, ...named, ...mine].map((c) => [c.id, c]));
+  const near = (id: string): NearCard[] => {
+    const c = byId.get(id);
+    return c ? [{ id, name: labelOf(c.state, 'name') ?? labelOf(c.state, 'title') ?? id }] : [];
+  };
+  const avatars = [...(avatar ? [avatar] : []), ...lying.filter((c) => c.kind === 'avatar' && c.id !== avatar).map((c) => c.id)];
+  const things = [...lying.filter((c) => c.kind !== 'door' && c.kind !== 'avatar').map((c) => c.id), ...carried];
+  return {
+    doors,
+    nearby: {
+      rooms: [...new Set(targets)].flatMap(near),
+      here: room ? near(room) : [],
+      doors: doors.flatMap((d) => near(d.id)),
+      things: [...new Set(things)].flatMap(near),
+      avatars: [...new Set(avatars)].flatMap(near),
+    },
+  };
 }
 
-/** The card's spells as forms posting `do` to /play/{object}. */
-export function spellForms(id: string, pkg: PackageDoc | undefined): string {
-  const listed = actionsOf(pkg);
-  const forms = (pkg?.methods ?? [])
-    .filter((m) => listed[m.name] !== undefined)
-    .map((m) => {
-      const fields = (m.form ?? []).map(input).join(' ');
-      return (
-        `<form class="spell" method="post" action="/play/${seg(id)}"><input type="hidden" name="do" value="${e(m.name)}">` +
-        `<button>${e(m.name)}</button> ${fields} <code class="template">${e(listed[m.name])}</code></form>`
-      );
-    });
-  return forms.length ? `<section class="spells"><h2>spells</h2>${forms.join('')}</section>` : '';
+/** The cards near, each a link to play it. */
+function nearList(id: string, nearby: Nearby): string {
+  const items = [...nearby.avatars, ...nearby.things].filter((c) => c.id !== id);
+  if (!items.length) return '';
+  return `<section class="near" aria-labelledby="near-h"><h2 id="near-h">near here</h2><ul>${items.map((c) => `<li><a href="/play/${seg(c.id)}">${e(c.name)}</a>${c.name !== c.id ? ` <code>${e(c.id)}</code>` : ''}</li>`).join('')}</ul></section>`;
 }
 
-export async function playPage(r: WorldReads, id: string, caller: Caller, say: string | undefined, outcome = ''): Promise<string> {
+export interface PlayOptions {
+  /** `?say=`: text to put in the reply box. */
+  say?: string;
+  /** The receipt of the play just cast, shown above the card. */
+  outcome?: string;
+  /** The reader's avatar: offered first for fields that want an avatar, its things for things. */
+  avatar?: string;
+}
+
+export async function playPage(r: WorldReads, id: string, caller: Caller, o: PlayOptions = {}): Promise<string> {
   const card = await cardReply(r, id, caller.principal);
   const { card: doc, pkg } = await shownCard(r, id, caller.principal);
-  const doors = await doorsNear(r, caller.principal, card);
-  const suggestions = card.spells.map((s) => `<li><a href="/play/${seg(id)}?say=${encodeURIComponent(s)}">${e(s)}</a></li>`).join('');
+  const { nearby, doors } = await nearbyOf(r, caller.principal, card, o.avatar);
   const reply =
     `<form class="reply" method="post" action="/play/${seg(id)}">` +
-    `<label for="say">say to ${e(id)}</label><textarea id="say" name="text" rows="2">${e(say ?? '')}</textarea><button>reply</button></form>` +
-    (suggestions ? `<details open><summary>spells it hears</summary><ul class="suggest">${suggestions}</ul></details>` : '');
+    `<label for="say">say to ${e(id)}</label><textarea id="say" name="text" rows="2">${e(o.say ?? '')}</textarea><button>reply</button>` +
+    '<p class="h">Prose goes to the card as it is; a spell typed here is cast as written.</p></form>';
   const body =
-    `${outcome}<h1>${e(id)}</h1>${paintOf(card)}${reply}${spellForms(id, pkg)}${wantsOf(card)}${doorsList(doors, true)}` +
+    `<h1>${e(id)}</h1>${o.outcome ?? ''}${paintOf(card)}${spellForms(id, pkg, nearby)}${reply}${wantsOf(card)}${doorsList(doors, true)}${nearList(id, nearby)}` +
     `${exactCard(card, doc.state)}<p><a href="/o/${seg(id)}">card page</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
   return layout(`play ${id}`, body, { caller, liveView: card.paint !== undefined ? { object: id, version: card.version } : undefined });
 }

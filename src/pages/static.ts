@@ -1,11 +1,13 @@
 /**
  * GET /static/{file}: the stylesheet and the script, read once from src/pages/static (found by
- * walking up from this file, so it works from src/ and dist/src/ alike). Only the files named
- * here are served: a request can never name a path of its own.
+ * walking up from this file, so it works from src/ and dist/src/ alike), and the guest door's
+ * arrival script, kept as text beside the proof it solves (src/identity/proof-script.ts). Only
+ * the files named here are served: a request can never name a path of its own.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { arrivalFormScript } from '../identity/proof-script.js';
 
 const types: Record<string, string> = {
   'town.css': 'text/css; charset=utf-8',
@@ -34,6 +36,7 @@ export function assetNamed(file: string): Asset | undefined {
   if (!assets) {
     const dir = staticDir();
     assets = new Map(Object.entries(types).map(([name, type]) => [name, { type, body: readFileSync(join(dir, name)) }]));
+    assets.set('arrive.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(arrivalFormScript) });
   }
   return assets.get(file);
 }

@@ -1,7 +1,8 @@
 /** GET /style/: the style specimen: every element the pages use, drawn with the stylesheet. */
+import type { Caller } from '../contract/caller.js';
 import { e, layout } from './layout.js';
 
-export function stylePage(): string {
+export function stylePage(caller?: Caller): string {
   const body =
     '<h1>style specimen</h1><p>Every element the pages use, as the stylesheet draws it.</p>' +
     '<h2>a card</h2><p class="paint">the lamp (lit): 3 measures of oil</p>' +
@@ -15,5 +16,5 @@ export function stylePage(): string {
     '<h2>source</h2><pre class="source"><span id="L1"><a class="ln" href="#L1">1</a> type Lamp:</span>\n<span id="L2"><a class="ln" href="#L2">2</a>   lit: Boolean</span></pre>' +
     '<h2>a table</h2><table class="map"><thead><tr><th>from</th><th>door</th><th>to</th></tr></thead><tbody><tr><td>square</td><td>the door to the library (open)</td><td>library</td></tr></tbody></table>' +
     `<p>Escaped text: ${e('<script>alert(1)</script>')}</p>`;
-  return layout('style', body);
+  return layout('style', body, { caller });
 }

@@ -37,11 +37,11 @@ export async function townPage(r: WorldReads, caller: Caller | undefined, open: 
     let more = '';
     if (unfolded) {
       const pkg = await packageOf(r, room.pin);
-      const spells = Object.values(actionsOf(pkg));
+      const spells = Object.entries(actionsOf(pkg));
       more =
-        `<h4>newest lines</h4>${room.lines.length ? `<ol class="lines">${room.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ol>` : '<p>Quiet so far.</p>'}` +
+        `<h3>newest lines</h3>${room.lines.length ? `<ol class="lines">${room.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ol>` : '<p>Quiet so far.</p>'}` +
         (spells.length
-          ? `<h4>spells</h4><ul>${spells.map((s) => `<li>${caller ? `<a href="/play/${seg(room.id)}?say=${encodeURIComponent(s)}">${e(s)}</a>` : e(s)}</li>`).join('')}</ul>`
+          ? `<h3>spells</h3><ul>${spells.map(([name, s]) => `<li>${caller ? `<a href="/play/${seg(room.id)}#spell-${encodeURIComponent(name)}">${e(s)}</a>` : e(s)}</li>`).join('')}</ul>`
           : '');
     } else if (room.lines.length) {
       more = `<p class="last">${e(room.lines[room.lines.length - 1])}</p>`;

@@ -70,6 +70,8 @@ export function receiptsProjection(): Projection {
     indexes: [
       { collection: receiptDocs.name, spec: { keys: { slug: 1 }, name: 'slug' } },
       { collection: receiptDocs.name, spec: { keys: { principal: 1, intent: 1 }, name: 'principal_intent' } },
+      // A resident's commonplace book (/o/{handle}/book): their receipts, newest first.
+      { collection: receiptDocs.name, spec: { keys: { principal: 1, height: -1 }, name: 'principal_height' } },
     ],
     // Bump when `fold` (or receiptDoc) changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).

@@ -5,7 +5,7 @@
  * at all (no modules, too many, one too large) is `hostRequest` instead.
  */
 import * as t from 'io-ts';
-import type { Outcome } from '../cards/kernel/decide.js';
+import type { Outcome } from '../cards/kernel/outcome.js';
 import type { Diagnostic } from '../cards/program.js';
 import { hostRequestError } from './turn-reply.js';
 

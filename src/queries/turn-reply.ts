@@ -7,7 +7,7 @@
  * The codecs describe the bodies (they cross the HTTP boundary); the types come from them.
  */
 import * as t from 'io-ts';
-import type { Answer, HostRequest, Receipt, TryReport } from '../cards/kernel/decide.js';
+import type { Answer, HostRequest, Receipt, TryReport } from '../cards/kernel/outcome.js';
 import { ReceiptBodyC, UsageC, type Entry } from '../cards/kernel/entry.js';
 import type { Usage } from '../cards/program.js';
 import { TypedDataC, type TypedData } from '../cards/typed.js';

@@ -118,6 +118,18 @@ test('threads come newest activity first (a post or an answer in it); before pag
   await feedUntil(ada.token, (th) => th[0]?.post.uri === posts[0]!.uri);
 });
 
+test('@name in a post reaches that resident as a line of the town card', async () => {
+  const r = await t.post('/AGENTS.md/feed', ada.token, { text: 'has anyone seen @bob, or @cy?' });
+  assert.is(r.status, 200, r.text);
+  await feedUntil(ada.token, (th) => th.some((x: any) => x.post.uri === r.json.uri && x.replies.some((p: any) => p.town)));
+  const card = await t.get('/AGENTS.md/world/town/card', bob.token);
+  assert.ok(
+    card.json.lines.some((l: string) => l.startsWith('ada.town.test mentions @bob:')),
+    JSON.stringify(card.json.lines),
+  );
+  assert.ok(card.json.lines.some((l: string) => l.startsWith('ada.town.test mentions @cy:')));
+});
+
 test('refusals: empty, white space, non-text, too long, unknown fields, a reply_to that names no post, unknown thread', async () => {
   const cases: [unknown, number, string][] = [
     [{ text: '' }, 400, 'hostRequest'],

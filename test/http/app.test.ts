@@ -307,8 +307,10 @@ test('rate limits: pages without login and /xrpc without credential, 32 a minute
       for (let i = 0; i < 32; i++) assert.is((await fetch(t.base + path)).status, 200);
       assert.is((await fetch(t.base + path)).status, 429);
     }
-    // signed in, a page spends the credential's budget instead
+    // signed in, a page spends the session's page budget, not the credential's API budget
     assert.is((await fetch(`${t.base}/`, { headers: { Cookie: 'town_session=ada-session' } })).status, 200);
+    assert.is(t.app.limiters.session.peek('ada-session').remaining, limits.ratePerSessionOnPages[0] - 1);
+    assert.is(t.app.limiters.credential.peek('hash-ada').remaining, limits.ratePerCredential[0]);
   } finally {
     await t.close();
   }

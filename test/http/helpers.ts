@@ -40,7 +40,8 @@ export const authenticator: Authenticator = {
 };
 
 /** Budgets too large to reach, for tests about something else than rate limits. */
-export const unlimited = (clock: () => number) => createLimiters(clock, { credential: [1e9, 60], identity: [1e9, 60], page: [1e9, 60], xrpc: [1e9, 60] });
+export const unlimited = (clock: () => number) =>
+  createLimiters(clock, { credential: [1e9, 60], identity: [1e9, 60], page: [1e9, 60], xrpc: [1e9, 60], session: [1e9, 60], signedIn: [1e9, 60] });
 
 export interface Town {
   app: TownApp;

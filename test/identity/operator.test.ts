@@ -48,8 +48,16 @@ test('invite prints a code once that accept takes; invites lists it by hash pref
   assert.not.match(ctx.out.join('\n') + ctx.err.join('\n'), code.slice(11), 'the listing never shows a code');
   assert.is((await service(ctx).accept(code, undefined)).name, 'grace');
   ctx.out.length = 0;
+  await run(ctx, 'invite');
+  ctx.out.length = 0;
   await run(ctx, 'invites');
-  assert.match(ctx.out[1]!, /spent by grace/);
+  assert.match(ctx.out.join('\n'), /spent by grace/);
+  // An aligned table: every column starts at the same place on every line.
+  const starts = (line: string) => [...line.matchAll(/(?<= {2})\S/g)].map((m) => m.index);
+  assert.is(ctx.out.length, 3);
+  assert.equal(starts(ctx.out[1]!), starts(ctx.out[0]!));
+  assert.equal(starts(ctx.out[2]!), starts(ctx.out[0]!));
+  assert.match(ctx.out[0]!, /^hash {10}guest {3}state {11}expires$/);
 });
 
 test('invite refuses a bad name, a bad duration, an unknown flag', async (ctx) => {

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { issueChallenge } from '../../src/identity/challenge.js';
 import { identityOf } from '../../src/identity/names.js';
-import { enterPage, keyPage, leavePage } from '../../src/identity/pages.js';
+import { enterPage, keyPage, leavePage } from '../../src/pages/door-page.js';
 import { arrivalFormScript, sha256ZeroBitsSource } from '../../src/identity/proof-script.js';
 import { leadingZeroBits } from '../../src/commands/arrival.js';
 
@@ -45,7 +45,9 @@ test('the enter page: invitation and key forms; the arrival form only on an open
   assert.match(open, new RegExp(`name="challenge" value="${challenge.challenge.replace(/[.]/g, '\\.')}"`));
   assert.match(open, /name="nonce"/);
   assert.match(open, /data-bits="18"/);
-  assert.match(open, /<script>/);
+  // The proof runs from the town's own script file: the policy allows no inline script.
+  assert.match(open, /<script src="\/static\/arrive\.js" defer><\/script>/);
+  assert.not.match(open, /<script>/);
 });
 
 test('everything written into a page is escaped', () => {
@@ -53,15 +55,20 @@ test('everything written into a page is escaped', () => {
   const page = enterPage({ error: { message: evil, hint: evil }, values: { code: evil, name: evil } });
   assert.not.match(page, /<script>alert/);
   assert.match(page, /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot;&#39;&amp;/);
-  assert.not.match(leavePage(evil), /<script>alert/);
+  assert.not.match(leavePage({ handle: evil }), /<script>alert/);
   assert.not.match(keyPage({ ...identityOf('h', 'ada'), handle: evil }, evil), /<script>alert/);
 });
 
 test('the key page shows the key; the leave page has one sign-out button', () => {
   assert.match(keyPage(identityOf('town.test', 'ada'), 'svc_key_abc'), /svc_key_abc/);
-  const leave = leavePage('ada.town.test');
+  const leave = leavePage({ handle: 'ada.town.test' });
   assert.is(leave.match(/<button/g)?.length, 1);
   assert.match(leave, /method="post" action="\/leave"/);
+  // Signed out, it says so and offers the door again, not a button that does nothing.
+  const left = leavePage(undefined);
+  assert.not.match(left, /<button/);
+  assert.match(left, /Signed out/);
+  assert.match(left, /href="\/enter"/);
 });
 
 test.run();

@@ -92,7 +92,9 @@ function open(base: string, p: string, headers: Record<string, string> = {}): Pr
 const live = suite<{ t: PagesTown; ann: PageGuest; bob: PageGuest }>('live');
 
 live.before(async (ctx) => {
-  ctx.t = await startPagesTown({ holdMs: 1500 });
+  // Every client of these tests is one address: its share is lifted to the whole town's 16 here
+  // (live-share.test.ts holds the shares as the town sets them).
+  ctx.t = await startPagesTown({ holdMs: 1500, perAddress: 16 });
   ctx.ann = await ctx.t.guest('ann');
   ctx.bob = await ctx.t.guest('bob');
 });
@@ -133,26 +135,34 @@ live('a page drawn at a height (data-live) hears `moved` only once the journal m
   }
 });
 
-live('/live resumes from ?h= and from Last-Event-ID, and a reader without a session may follow it', async ({ t }) => {
+live('/live resumes from ?h= and from Last-Event-ID; a reader without a session is refused 401', async ({ t, ann }) => {
   const height = t.town.world.height;
-  const behind = await open(t.base, '/live?h=0');
+  const cookie = ann.cookie;
+  const behind = await open(t.base, '/live?h=0', { cookie });
   const f = await behind.next((x) => x.event === 'moved');
   assert.is(f.data, String(height), 'a page drawn before now hears at once where the journal is');
   behind.close();
-  const resumed = await open(t.base, '/live', { 'last-event-id': '1' });
+  const resumed = await open(t.base, '/live', { cookie, 'last-event-id': '1' });
   assert.is((await resumed.next((x) => x.event === 'moved')).id, String(height));
   resumed.close();
-  const current = await open(t.base, `/live?h=${height}`);
+  const current = await open(t.base, `/live?h=${height}`, { cookie });
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(current.frames, [], 'nothing moved since the page was drawn');
   current.close();
   // A reconnecting EventSource sends the page's URL again with the last id it heard: the id wins.
-  const reconnected = await open(t.base, '/live?h=0', { 'last-event-id': String(height) });
+  const reconnected = await open(t.base, '/live?h=0', { cookie, 'last-event-id': String(height) });
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(reconnected.frames, [], 'nothing moved since the last event heard');
   reconnected.close();
-  const bad = await open(t.base, '/live?h=x');
+  const bad = await open(t.base, '/live?h=x', { cookie });
   assert.is(bad.status, 400);
+  // Spec 4.6: the streams are cookie routes. Without a session nothing is held open.
+  for (const p of ['/live', '/live/lamp']) {
+    const anon = await open(t.base, p);
+    assert.is(anon.status, 401, p);
+    await anon.ended;
+    assert.is(JSON.parse(anon.body).class, 'unauthenticated');
+  }
 });
 
 live('/live/{object} sends the view drawn again, id the version, after the thing moves', async ({ t, ann }) => {
@@ -189,12 +199,14 @@ live('/live/{object}: 404 for a thing with no view or no such thing, 403 for a v
   shown.close();
 });
 
-live('at most 16 streams at once: the 17th is answered 503, and a closed one frees its place', async ({ t, ann }) => {
+live('at most 16 streams at once: the 17th is answered 503, and a closed one frees its place', async ({ t, ann, bob }) => {
+  // Four sessions holding their share of four each fill the town's sixteen.
+  const cookies = [ann.cookie, bob.cookie, (await t.guest('cat')).cookie, (await t.guest('dan')).cookie];
   // Earlier tests' streams are closed by the client; wait until the town has seen them go.
   const streams: Stream[] = [];
   try {
     for (let i = 0; i < 16; i++) {
-      const s = await open(t.base, '/live', { cookie: ann.cookie });
+      const s = await open(t.base, '/live', { cookie: cookies[i % 4]! });
       if (s.status !== 200) {
         s.close();
         await new Promise((r) => setTimeout(r, 50));
@@ -209,10 +221,11 @@ live('at most 16 streams at once: the 17th is answered 503, and a closed one fre
     const env = JSON.parse(over.body);
     assert.is(env.class, 'busy');
     assert.ok(over.headers['retry-after']);
+    const freed = streams.length - 1;
     streams.pop()!.close();
     let again: Stream | undefined;
     for (let tries = 0; tries < 40; tries++) {
-      again = await open(t.base, '/live', { cookie: ann.cookie });
+      again = await open(t.base, '/live', { cookie: cookies[freed % 4]! });
       if (again.status === 200) break;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -223,9 +236,9 @@ live('at most 16 streams at once: the 17th is answered 503, and a closed one fre
   }
 });
 
-live('a stream is closed by the town after its hold time', async ({ t }) => {
+live('a stream is closed by the town after its hold time', async ({ t, ann }) => {
   await new Promise((r) => setTimeout(r, 200));
-  const s = await open(t.base, '/live');
+  const s = await open(t.base, '/live', { cookie: ann.cookie });
   const started = Date.now();
   assert.is(s.status, 200);
   await s.ended;

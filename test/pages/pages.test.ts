@@ -51,7 +51,7 @@ pages('every page renders for a guest and for a reader without a session', async
     assert.match(anon.text, re, `${p} without a session`);
   }
   const spells = await t.request('GET', '/inspect/lamp', { cookie: ann.cookie });
-  assert.match(spells.text, /<form class="spell" method="post" action="\/play\/lamp"><input type="hidden" name="do" value="light">/);
+  assert.match(spells.text, /<div class="spell" id="spell-light"><form method="post" action="\/play\/lamp"><input type="hidden" name="do" value="light">/);
   html(await t.request('GET', '/style/'));
   const css = await t.request('GET', '/static/town.css');
   assert.is(css.status, 200);

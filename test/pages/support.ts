@@ -13,7 +13,7 @@ import { createApp } from '../../src/http/app.js';
 import { identityHandlers } from '../../src/http/handlers/identity.js';
 import { pagesHandlers } from '../../src/http/handlers/pages.js';
 import { turnsLeft, worldHandlers } from '../../src/http/handlers/world.js';
-import { createLimiters } from '../../src/contract/rate-limit.js';
+import { createLimiters, type Limiters } from '../../src/contract/rate-limit.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { StoreAuthenticator } from '../../src/identity/authenticator.js';
 import { issueInvitation } from '../../src/identity/operator.js';
@@ -48,8 +48,13 @@ export interface PagesTown {
 }
 
 export const clock = () => Date.UTC(2026, 10, 23, 12, 0, 0);
+const fixedClock = clock;
 
-export async function startPagesTown(live: { holdMs?: number; max?: number } = { holdMs: 2000 }): Promise<PagesTown> {
+export async function startPagesTown(
+  live: { holdMs?: number; max?: number; perSession?: number; perAddress?: number } = { holdMs: 2000 },
+  o: { limiters?: Limiters; clock?: () => number } = {},
+): Promise<PagesTown> {
+  const clock = o.clock ?? fixedClock;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
   const errors: string[] = [];
   const town = await openTown({
@@ -59,7 +64,16 @@ export async function startPagesTown(live: { holdMs?: number; max?: number } = {
     programs: testPrograms(),
     layout: testLayout,
   });
-  const limiters = createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] });
+  const limiters =
+    o.limiters ??
+    createLimiters(clock, {
+      credential: [10_000, 1],
+      identity: [10_000, 1],
+      page: [10_000, 1],
+      xrpc: [10_000, 1],
+      session: [10_000, 1],
+      signedIn: [10_000, 1],
+    });
   const deps = {
     service: town.world,
     events: town.events,

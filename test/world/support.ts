@@ -115,7 +115,14 @@ export async function startTestTown(o: Omit<Partial<TownOptions>, 'settings'> & 
       clock,
       origin: 'http://town.test',
       // Rate limits lifted (a per-second budget no test reaches): these tests are not about them.
-      limiters: createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] }),
+      limiters: createLimiters(clock, {
+        credential: [10_000, 1],
+        identity: [10_000, 1],
+        page: [10_000, 1],
+        xrpc: [10_000, 1],
+        session: [10_000, 1],
+        signedIn: [10_000, 1],
+      }),
       logger: { error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields).slice(0, 2000)}`) },
       ...rest,
       ...more,

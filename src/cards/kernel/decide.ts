@@ -59,23 +59,3 @@ export type WorldContext = [clock: number, programs: Programs, options?: KernelO
  * returns the same world (see world.ts on ownership), so `initialState` makes a fresh one.
  */
 export const worldDecider: Decider<World, Command, Entry, Outcome, WorldContext> = { decide, evolve, initialState: blankWorld };
-
-// Where these lived before the split; the command types, outcomes and receipts have modules of their own.
-export type {
-  Command,
-  TurnCommand,
-  DeliverCommand,
-  ArriveCommand,
-  GenesisCommand,
-  EmptyCommand,
-  ForkCommand,
-  CreateCommand,
-  ReplCommand,
-  CheckCommand,
-  CiteCommand,
-} from './commands.js';
-export { answerOf, type Answer, type HostRequest, type Outcome, type Receipt, type ReceiptRef, type TryReport } from './outcome.js';
-export { receiptOf, refusedBody } from './receipt.js';
-export { seal } from './seal.js';
-export { requestFingerprint } from './turn/request.js';
-export { deliverOne } from './deciders/deliver.js';

@@ -1,7 +1,8 @@
 /**
  * The auth step of a route: a bearer credential (bearer routes require one), a session cookie
- * (cookie routes; the signed-out are served as guests or sent to /enter, as the row says), or
- * on /xrpc an optional bearer that is never refused here.
+ * (cookie routes; the signed-out are served as guests, sent to /enter or refused, as the row
+ * says; pages open to all read it too, to name who is signed in), or on /xrpc an optional
+ * bearer that is never refused here.
  */
 import type { Authenticator } from '../../contract/caller.js';
 import { TownError } from '../../contract/town-error.js';
@@ -32,14 +33,21 @@ export async function authenticate(ctx: TownContext, r: Route, authenticator: Au
     // to the handler, never refused here.
     const token = bearerToken(ctx);
     if (token !== undefined) state.caller = await authenticator.bearer(token);
-  } else if (r.auth === 'cookie') {
+  } else if (r.auth === 'cookie' || (r.auth === 'none' && r.reply === 'html' && r.method === 'GET')) {
+    // A page anyone may read (the guest door, the style specimen) still names who is signed in.
     const session = ctx.cookies.get(sessionCookie);
-    if (session) state.caller = await authenticator.session(session);
+    if (session) {
+      state.caller = await authenticator.session(session);
+      if (state.caller) state.session = session;
+    }
     if (!state.caller && r.signedOut === 'enter') {
       ctx.status = 303;
       ctx.redirect(`/enter?next=${encodeURIComponent(ctx.originalUrl)}`);
       ctx.status = 303;
       return false;
+    }
+    if (!state.caller && r.signedOut === 'refuse') {
+      throw new TownError('unauthenticated', 'this stream is for a signed-in browser: it needs the session cookie', { hintHref: '/enter' });
     }
   }
   return true;

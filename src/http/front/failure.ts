@@ -4,10 +4,13 @@
  * the repository routes; anything else is 500 `internal`, logged with the request id and never
  * shown to the caller.
  */
+import type { Authenticator } from '../../contract/caller.js';
 import { TownError } from '../../contract/town-error.js';
-import { envelope, errorPage, XrpcFailure, xrpcError } from '../envelope.js';
-import type { TownContext } from '../handler.js';
+import { errorPage } from '../../pages/error-page.js';
+import { envelope, XrpcFailure, xrpcError } from '../envelope.js';
+import { sessionCookie, type TownContext } from '../handler.js';
 import type { Route } from '../routes.js';
+import { setSecurityHeaders } from './security.js';
 
 export interface Logger {
   error(message: string, fields: Record<string, unknown>): void;
@@ -21,7 +24,19 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-export function replyFailure(ctx: TownContext, err: unknown, route: Route | undefined, logger: Logger): void {
+/**
+ * Paths a browser may land on that are not the agents' (guide, API, repository, assets): a
+ * person who mistypes one gets a page, not JSON.
+ */
+const agentsPath = /^\/(?:AGENTS\.md|xrpc|\.well-known|static)(?:\/|$)/;
+
+/** Whether a person (a browser asking for HTML) is on a page: a page route, or no route at all. */
+function onPage(ctx: TownContext, route: Route | undefined): boolean {
+  if (route ? route.reply !== 'html' : agentsPath.test(ctx.path)) return false;
+  return ctx.accepts('json', 'html') === 'html';
+}
+
+export async function replyFailure(ctx: TownContext, err: unknown, route: Route | undefined, logger: Logger, authenticator?: Authenticator): Promise<void> {
   let failure: TownError | XrpcFailure;
   if (err instanceof TownError || err instanceof XrpcFailure) failure = err;
   else {
@@ -36,8 +51,10 @@ export function replyFailure(ctx: TownContext, err: unknown, route: Route | unde
   }
   if (ctx.headerSent || !ctx.writable) return;
   for (const name of ctx.res.getHeaderNames()) if (name !== 'x-request-id') ctx.res.removeHeader(name);
-  if (failure instanceof TownError && route?.reply === 'html' && ctx.accepts('json', 'html') === 'html') {
-    const page = errorPage(failure);
+  setSecurityHeaders(ctx.res);
+  if (failure instanceof TownError && onPage(ctx, route)) {
+    const page = errorPage(failure, await signedIn(ctx, authenticator), ctx.originalUrl);
+    if (ctx.headerSent || !ctx.writable) return;
     ctx.set(page.headers);
     ctx.status = page.status;
     ctx.type = 'text/html; charset=utf-8';
@@ -49,4 +66,15 @@ export function replyFailure(ctx: TownContext, err: unknown, route: Route | unde
   ctx.status = rendered.status;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(rendered.body);
+}
+
+/**
+ * Who the error page's navigation names: the caller the auth step found, else (a failure before
+ * it, e.g. no such route) the session the cookie names, if it is still good.
+ */
+async function signedIn(ctx: TownContext, authenticator: Authenticator | undefined) {
+  if (ctx.state.caller?.via === 'cookie') return ctx.state.caller;
+  const session = ctx.cookies.get(sessionCookie);
+  if (!session || !authenticator || ctx.state.caller) return undefined;
+  return authenticator.session(session).catch(() => undefined);
 }

@@ -6,7 +6,7 @@
 import { errorClasses } from '../../contract/errors.js';
 import { arrivalLimits } from '../../identity/arrival-limits.js';
 import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../cookies.js';
-import { enterPage, keyPage, leavePage, localPath } from '../../identity/pages.js';
+import { enterPage, keyPage, leavePage, localPath } from '../../pages/door-page.js';
 import { checkSameOrigin } from '../same-origin.js';
 import { IdentityService, sessionLifetimeMs, type Admission } from '../../identity/service.js';
 import { readTownOpen } from '../../identity/town.js';
@@ -180,7 +180,7 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       const open = await readTownOpen(store);
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = enterPage({ challenge: open ? service.issueChallenge() : undefined, next: ctx.state.query.next });
+      ctx.body = enterPage({ challenge: open ? service.issueChallenge() : undefined, next: ctx.state.query.next, caller: ctx.state.caller });
       return undefined;
     },
 
@@ -188,7 +188,8 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
 
     async leavePage(ctx) {
       ctx.type = 'html';
-      ctx.body = leavePage(ctx.state.caller?.handle);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = leavePage(ctx.state.caller);
       return undefined;
     },
 

@@ -6,13 +6,15 @@
  *
  * Read-only pages are served without a session (as a reader who sees only what everyone may
  * see, under the machinery's per-address page budget); /play needs the session cookie (the
- * machinery answers 303 to /enter without one).
+ * machinery answers 303 to /enter without one), and so do the live streams (401 without one).
  */
 import { castTurn } from '../../commands/turn.js';
 import { checkSameOrigin } from '../same-origin.js';
 import { shownCard } from '../../queries/card.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
+import { bookPage, residentOf } from '../../pages/book-page.js';
 import { cardPage } from '../../pages/card-page.js';
+import { townIcon } from '../../pages/icon.js';
 import { historyPage } from '../../pages/history-page.js';
 import { homePage } from '../../pages/home-page.js';
 import { inspectPage } from '../../pages/inspect-page.js';
@@ -35,10 +37,10 @@ import type { ProjectionName } from '../../projections/index.js';
 
 /** What the world routes read and write through, plus what pages add. */
 export interface PagesDeps extends Omit<WorldDeps, 'options'> {
-  /** The town's origin, for the same-origin check of POST /play. */
-  config: Pick<TownConfig, 'origin'>;
-  /** The live channels' hold time and stream count (spec: 55 s, 16); tests hold less. */
-  live?: { holdMs?: number; max?: number };
+  /** The town's origin, for the same-origin check of POST /play; its host, for handles. */
+  config: Pick<TownConfig, 'origin' | 'host'>;
+  /** The live channels' hold time, stream count and shares (spec: 55 s, 16; 4 a session, 8 an address); tests change them. */
+  live?: { holdMs?: number; max?: number; perSession?: number; perAddress?: number };
 }
 
 /** How long a live page waits for the read models to reach the journal's height. */
@@ -61,6 +63,8 @@ export type PagesRoute =
   | 'play'
   | 'playPost'
   | 'style'
+  | 'book'
+  | 'favicon'
   | 'static'
   | 'liveObject'
   | 'live';
@@ -150,7 +154,7 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
       const caller = ctx.state.caller;
       const id = spellableId(ctx.params.object);
       await settled(caller, 'cards');
-      sendPage(ctx, await playPage(r, id, caller, ctx.state.query.say));
+      sendPage(ctx, await playPage(r, id, caller, { say: ctx.state.query.say, avatar: service.current.avatars.get(caller.principal) }));
     },
 
     async playPost(ctx) {
@@ -165,16 +169,31 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
       fresh.note(caller.principal, decided.position);
       await settled(caller, 'cards', 'offers');
       const outcome = await outcomeSection(r, caller, decided);
-      sendPage(ctx, await playPage(r, id, caller, undefined, outcome));
+      sendPage(ctx, await playPage(r, id, caller, { outcome, avatar: service.current.avatars.get(caller.principal) }));
     },
 
     async style(ctx) {
-      sendPage(ctx, stylePage());
+      sendPage(ctx, stylePage(ctx.state.caller));
+    },
+
+    async book(ctx) {
+      const caller = ctx.state.caller;
+      await settled(caller, 'receipts');
+      const resident = residentOf(deps.config.host, ctx.params.handle);
+      const avatar = resident ? service.current.avatars.get(resident.principal) : undefined;
+      sendPage(ctx, await bookPage(r, deps.config.host, ctx.params.handle, caller, ctx.state.query, avatar));
+    },
+
+    async favicon(ctx) {
+      ctx.type = 'image/x-icon';
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = townIcon();
     },
 
     async static(ctx) {
       const asset = assetNamed(ctx.params.file);
-      if (!asset) throw new TownError('unknownRoute', `no file ${JSON.stringify(ctx.params.file.slice(0, 80))} here; there are town.css and town.js`);
+      if (!asset)
+        throw new TownError('unknownRoute', `no file ${JSON.stringify(ctx.params.file.slice(0, 80))} here; there are town.css, town.js and arrive.js`);
       ctx.type = asset.type;
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = asset.body;
