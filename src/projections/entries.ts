@@ -65,6 +65,8 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
   // Entries folded in runs between expiries, in journal order, so an expiry never meets entries
   // of its world that come after it in the batch.
   const foldAll = async (events: RecordedEvent[], unit: Unit) => {
+    // Almost every batch holds no expiry: fold it whole, with no copy of it.
+    if (!perWorld.length || !events.some((e) => e.type === expiredType)) return spec.fold(entries(events), unit);
     let run: RecordedEvent[] = [];
     for (const event of events) {
       if (event.type !== expiredType) {
