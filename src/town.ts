@@ -8,13 +8,15 @@
  * read is served from (the read side), in this process by default or as workers
  * (`npm run projector -- <name>`) when TOWN_PROJECTORS=workers or MONGO_URL is set.
  */
-import { type RoomTable, unbuilt } from './http/route-types.js';
+import type { RoomTable } from './http/route-types.js';
 import type { TownConfig } from './contract/town-config.js';
 import type { Clock } from './contract/clock.js';
 import { pagesHandlers } from './http/handlers/pages.js';
 import { xrpcHandlers } from './http/handlers/xrpc.js';
 import { Firehose, subscribeReposPath } from './repository/firehose.js';
-import { publicKeys } from './repository/identity.js';
+import { publicKeys, townDid } from './repository/identity.js';
+import { RepositoryReads } from './repository/reads.js';
+import { ServiceAuth } from './repository/service-auth.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
@@ -116,6 +118,8 @@ export interface TownOptions {
    * bench that measures what the projection costs turns.
    */
   repository?: boolean;
+  /** How many unexpired service-token ids the town keeps (src/repository/service-auth.ts; tests fill it). */
+  serviceTokenCustody?: number;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
@@ -232,7 +236,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
       wsOrigin.port = String(port);
       firehose = { port, url: `${wsOrigin.origin}${subscribeReposPath}` };
     }
-    const keys = settings.signing !== false ? publicKeys(await loadRepositoryKeys(settings.dataDir)) : undefined;
+    const repository = new RepositoryReads(reads);
+    const repositoryKeys = settings.signing !== false ? await loadRepositoryKeys(settings.dataDir) : undefined;
+    const keys = repositoryKeys ? publicKeys(repositoryKeys) : undefined;
 
     const feed = new FeedService(events, clock, config.host);
     // The town's answers follow the projectors: in this process on the embedded stores, as a
@@ -269,9 +275,27 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
-      ...xrpcHandlers({ reads, events, programs, clock, config, keys, firehoseUrl: () => firehose?.url }),
-      // POST act, try, plan and hosted writes need service auth and hosted accounts (issue 16).
-      ...unbuilt('xrpcProcedure'),
+      ...xrpcHandlers({
+        reads,
+        events,
+        programs,
+        clock,
+        config,
+        keys,
+        firehoseUrl: () => firehose?.url,
+        calls: {
+          auth: new ServiceAuth({
+            host: config.host,
+            townDid: async () => (await repository.head())?.did ?? townDid(config.host),
+            signer: repositoryKeys?.commit,
+            guestExists: async (name) => (await events.streamRevision(`guest-${name}`)) !== undefined,
+            ...(options.serviceTokenCustody !== undefined ? { capacity: options.serviceTokenCustody } : {}),
+          }),
+          service: world,
+          fresh,
+          world: { reads, events, programs, world: world.world, clock },
+        },
+      }),
     };
     // The MCP room's tools call the other rooms' handlers, so it is made from them.
     const mcp = mcpRoom({

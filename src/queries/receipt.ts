@@ -89,6 +89,13 @@ export async function receiptBySlug(r: WorldReads, slug: string, principal: stri
   return receiptReply(r, docs[0]!, principal, full);
 }
 
+/** The receipt at a height of the journal, as `principal` may read it (the service call getEntry). */
+export async function receiptByHeight(r: WorldReads, height: number, principal: string, full: boolean) {
+  const doc = await receiptDocs.in(r.reads).findOne({ height, world: r.world });
+  if (!doc || !(await mayRead(r, doc, principal))) throw new TownError('unknown', `no receipt at height ${height}`, { hintHref: '/AGENTS.md/world' });
+  return receiptReply(r, doc, principal, full);
+}
+
 export async function receiptByIntent(r: WorldReads, intent: string, principal: string, full: boolean) {
   const doc = await receiptDocs.in(r.reads).findOne({ principal, intent, world: r.world });
   if (!doc) throw new TownError('unknown', `you have no turn with intent ${JSON.stringify(intent.slice(0, 80))}`, { hintHref: '/AGENTS.md/world' });

@@ -1,6 +1,6 @@
 /**
- * The town's lexicons (namespace `town.world`): the records of each entry kind and the two
- * queries of live values. AT Protocol clients load them to call and check these methods
+ * The town's lexicons (namespace `town.world`): the records of each entry kind, the two
+ * queries of live values, and the service calls a service JWT opens (getEntry, act, try). AT Protocol clients load them to call and check these methods
  * (`agent.lex.add(doc)`); the tests check every reply against them.
  */
 import { entryKinds, townNamespace } from './records.js';
@@ -13,6 +13,42 @@ const liveValue = {
     card: { type: 'string', maxLength: 128 },
     view: { type: 'string' },
     value: { type: 'unknown' },
+  },
+} as const;
+
+/** The service calls (spec 5.6): each needs a service JWT whose `lxm` is its own NSID. */
+export const getServiceAuthNsid = 'com.atproto.server.getServiceAuth';
+export const getEntryNsid = `${townNamespace}.getEntry`;
+export const actNsid = `${townNamespace}.act`;
+export const tryNsid = `${townNamespace}.try`;
+
+const serviceErrors = [{ name: 'AuthRequired' }, { name: 'InvalidToken' }, { name: 'RateLimitExceeded' }];
+
+/** A turn reply (spec 2.5), the same as POST /AGENTS.md/world/{object}/{method} answers. */
+const turnReply = {
+  type: 'object',
+  required: ['status'],
+  properties: {
+    status: { type: 'string', knownValues: ['done', 'refused', 'tried', 'nothing'] },
+    receipt: { type: 'unknown' },
+  },
+} as const;
+
+/** The body of act and try: a turn body (spec 4.2) with the object and method it calls. */
+const turnInput = {
+  encoding: 'application/json',
+  schema: {
+    type: 'object',
+    required: ['object', 'method', 'intent'],
+    properties: {
+      object: { type: 'string', maxLength: 128 },
+      method: { type: 'string' },
+      intent: { type: 'string', maxLength: 256, description: 'the same intent twice is one turn' },
+      fields: { type: 'unknown' },
+      spell: { type: 'string' },
+      argument: { type: 'unknown' },
+      if: { type: 'unknown' },
+    },
   },
 } as const;
 
@@ -61,6 +97,58 @@ export const townLexicons = [
             properties: { cursor: { type: 'string' }, projections: { type: 'array', items: liveValue } },
           },
         },
+      },
+    },
+  },
+  {
+    lexicon: 1,
+    id: getEntryNsid,
+    defs: {
+      main: {
+        type: 'query',
+        description:
+          "A receipt of the town's journal, by height or content id, as the token's account may read it. Needs a service JWT with lxm town.world.getEntry.",
+        parameters: {
+          type: 'params',
+          properties: { height: { type: 'integer', minimum: 0 }, cid: { type: 'string' }, full: { type: 'boolean' } },
+        },
+        output: {
+          encoding: 'application/json',
+          schema: {
+            type: 'object',
+            required: ['height'],
+            description: 'the receipt as GET /AGENTS.md/receipt/{slug} shows it',
+            properties: { height: { type: 'integer', minimum: 0 }, own: { type: 'boolean' }, cid: { type: 'string' } },
+          },
+        },
+        errors: [...serviceErrors, { name: 'RecordNotFound' }, { name: 'AmbiguousSlug' }],
+      },
+    },
+  },
+  {
+    lexicon: 1,
+    id: actNsid,
+    defs: {
+      main: {
+        type: 'procedure',
+        description:
+          "Casts a turn as the token's account: the same intent rules and receipt as POST /AGENTS.md/world/{object}/{method}. Needs a service JWT with lxm town.world.act.",
+        input: turnInput,
+        output: { encoding: 'application/json', schema: turnReply },
+        errors: serviceErrors,
+      },
+    },
+  },
+  {
+    lexicon: 1,
+    id: tryNsid,
+    defs: {
+      main: {
+        type: 'procedure',
+        description: 'A dry run of act: decided as act would be, nothing journaled. Needs a service JWT with lxm town.world.try.',
+        input: turnInput,
+        output: { encoding: 'application/json', schema: turnReply },
+        errors: serviceErrors,
       },
     },
   },
