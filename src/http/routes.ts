@@ -274,7 +274,7 @@ export const routes = [
     method: 'GET',
     path: '/xrpc/:nsid',
     auth: 'optional',
-    does: "AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite) keyed by height, and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}",
+    does: "AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite) keyed by height, and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}. com.atproto.server.getServiceAuth {aud, lxm, exp?} (with the credential) issues a guest's service JWT; town.world.getEntry {height | cid} needs one (docs/service-auth.md)",
   }),
   route({
     name: 'xrpcProcedure',
@@ -282,7 +282,7 @@ export const routes = [
     path: '/xrpc/:nsid',
     auth: 'optional',
     bodyLimit: limits.hostedWriteBodyBytes,
-    does: 'AT Protocol procedures: hosted writes and service calls (act, try, plan)',
+    does: 'AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument}, each with a service JWT for its own lxm from getServiceAuth (docs/service-auth.md); hosted writes and plan are not built (MethodNotImplemented)',
   }),
   route({ name: 'didDocument', method: 'GET', path: '/.well-known/did.json', auth: 'none', does: "the repository's DID document" }),
   route({
