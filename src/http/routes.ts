@@ -282,7 +282,7 @@ export const routes = [
     path: '/xrpc/:nsid',
     auth: 'optional',
     bodyLimit: limits.hostedWriteBodyBytes,
-    does: 'AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument}, each with a service JWT for its own lxm from getServiceAuth (docs/service-auth.md); hosted writes and plan are not built (MethodNotImplemented)',
+    does: 'AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument} and town.world.plan {object, intent, acts}, each with a service JWT for its own lxm from getServiceAuth (docs/service-auth.md); hosted writes are not built (MethodNotImplemented)',
   }),
   route({ name: 'didDocument', method: 'GET', path: '/.well-known/did.json', auth: 'none', does: "the repository's DID document" }),
   route({

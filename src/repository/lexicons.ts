@@ -21,6 +21,7 @@ export const getServiceAuthNsid = 'com.atproto.server.getServiceAuth';
 export const getEntryNsid = `${townNamespace}.getEntry`;
 export const actNsid = `${townNamespace}.act`;
 export const tryNsid = `${townNamespace}.try`;
+export const planNsid = `${townNamespace}.plan`;
 
 const serviceErrors = [{ name: 'AuthRequired' }, { name: 'InvalidToken' }, { name: 'RateLimitExceeded' }];
 
@@ -147,6 +148,33 @@ export const townLexicons = [
         type: 'procedure',
         description: 'A dry run of act: decided as act would be, nothing journaled. Needs a service JWT with lxm town.world.try.',
         input: turnInput,
+        output: { encoding: 'application/json', schema: turnReply },
+        errors: serviceErrors,
+      },
+    },
+  },
+  {
+    lexicon: 1,
+    id: planNsid,
+    defs: {
+      main: {
+        type: 'procedure',
+        description:
+          "Several acts in one turn as the token's account, all standing or all falling: the plan spell `plan { <act>; <act> }` cast at the object. Its refusals are badSpell clauses (tooManyActs, notMade, planWaits, notInPlan, codeTwice). Needs a service JWT with lxm town.world.plan.",
+        input: {
+          encoding: 'application/json',
+          schema: {
+            type: 'object',
+            required: ['object', 'intent', 'acts'],
+            properties: {
+              object: { type: 'string', maxLength: 128 },
+              intent: { type: 'string', maxLength: 256 },
+              acts: { type: 'array', minLength: 1, items: { type: 'string' }, description: 'spells, e.g. "make note", "{made 1}: write text=hi"' },
+              try: { type: 'boolean' },
+              if: { type: 'unknown' },
+            },
+          },
+        },
         output: { encoding: 'application/json', schema: turnReply },
         errors: serviceErrors,
       },

@@ -107,6 +107,28 @@ test('try: decided, nothing journaled', async (ctx) => {
   assert.is(byIntent.status, 404, byIntent.text);
 });
 
+test("plan: several acts in one turn, and the kernel's plan refusals", async (ctx) => {
+  const plan = async (body: object) =>
+    (await ctx.agent.call('town.world.plan', {}, body, { ...auth(await tokenFor(ctx, 'town.world.plan')), encoding: 'application/json' })).data;
+  const done = await plan({ object: 'lamp', intent: 'svc-plan', acts: ['fill measures=1', 'fill measures=2'] });
+  assert.is(done.status, 'done', JSON.stringify(done));
+  const nested = await plan({ object: 'lamp', intent: 'svc-plan-nested', acts: ['plan { fill measures=1 }'] });
+  assert.is(nested.status, 'refused', JSON.stringify(nested));
+  assert.match(JSON.stringify(nested), 'notInPlan');
+  const tooMany = await plan({ object: 'lamp', intent: 'svc-plan-many', acts: Array.from({ length: 40 }, () => 'fill measures=1') });
+  assert.match(JSON.stringify(tooMany), 'tooManyActs');
+  // A token for act does not open plan.
+  const e = await failure(
+    ctx.agent.call(
+      'town.world.plan',
+      {},
+      { object: 'lamp', intent: 'svc-plan-2', acts: ['fill measures=1'] },
+      { ...auth(await tokenFor(ctx, 'town.world.act')), encoding: 'application/json' },
+    ),
+  );
+  assert.is(e.error, 'InvalidToken');
+});
+
 test('getEntry: a receipt by height and by content id, as the account may read it', async (ctx) => {
   const done = (await act(ctx, await tokenFor(ctx, 'town.world.act'), { object: 'lamp', method: 'fill', intent: 'svc-entry', fields: { measures: 1 } })).data;
   const height = done.receipt.height as number;
@@ -150,7 +172,8 @@ test('every refusal: missing, malformed, expired, wrong aud, another lxm, replay
   const stranger = await createServiceJwt({ iss: 'did:web:town.test:guest:zed', aud: ctx.did, lxm: 'town.world.act', keypair: keys.commit });
   await refused(act(ctx, stranger, body), 'InvalidToken', 'no such account');
   const once = await tokenFor(ctx, 'town.world.act');
-  assert.is((await act(ctx, once, body)).data.status, 'done');
+  const first = (await act(ctx, once, body)).data;
+  assert.ok(first.receipt.height > 0, `the token was taken once: ${JSON.stringify(first).slice(0, 300)}`);
   await refused(act(ctx, once, { ...body, intent: 'svc-replay' }), 'InvalidToken', 'replayed jti');
 });
 

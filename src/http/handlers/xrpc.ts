@@ -25,7 +25,7 @@ import type { ReadYourWrites } from '../../queries/fresh.js';
 import { receiptByHeight, receiptBySlug } from '../../queries/receipt.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
 import type { ServiceAuth } from '../../repository/service-auth.js';
-import { actNsid, getEntryNsid, getServiceAuthNsid, tryNsid } from '../../repository/lexicons.js';
+import { actNsid, getEntryNsid, getServiceAuthNsid, planNsid, tryNsid } from '../../repository/lexicons.js';
 import { decode } from '../front/decode.js';
 import type { TownContext } from '../handler.js';
 import { turnReply } from './world.js';
@@ -38,6 +38,13 @@ export interface ServiceCallDeps {
   service: WorldService;
   fresh: ReadYourWrites;
   world: WorldReads;
+}
+
+/** A procedure's JSON object body (the xrpcProcedure row has no codec: each procedure decodes its own). */
+function bodyOf(ctx: TownContext, nsid: string): Record<string, unknown> {
+  const raw = ctx.state.body;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new XrpcFailure('InvalidRequest', `${nsid} takes a JSON object body`);
+  return raw as Record<string, unknown>;
 }
 
 /** The raw bearer token (a service JWT the front left unverified). */
@@ -55,9 +62,7 @@ export function xrpcHandlers(deps: XrpcDeps & { calls: ServiceCallDeps }): RoomH
   /** A turn as the token's account: the body of act / try is a turn body plus its object and method. */
   async function act(ctx: TownContext, lxm: string, dry: boolean): Promise<object> {
     const account = await auth.verify(bearer(ctx), lxm);
-    const raw = ctx.state.body;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new XrpcFailure('InvalidRequest', `${lxm} takes a JSON object body`);
-    const { object: objectText, method, ...rest } = raw as Record<string, unknown>;
+    const { object: objectText, method, ...rest } = bodyOf(ctx, lxm);
     if (typeof objectText !== 'string' || typeof method !== 'string' || method === '') {
       throw new XrpcFailure('InvalidRequest', `${lxm} needs object and method (text) beside the turn's intent`);
     }
@@ -68,9 +73,27 @@ export function xrpcHandlers(deps: XrpcDeps & { calls: ServiceCallDeps }): RoomH
     return turnReply(decided, object, {});
   }
 
+  /**
+   * Several acts in one turn: the kernel's own plan spell (`plan { <act>; <act> }`, cast at the
+   * object as `receive`), so its refusals are the kernel's badSpell clauses (spec 7.2).
+   */
+  async function plan(ctx: TownContext): Promise<object> {
+    const account = await auth.verify(bearer(ctx), planNsid);
+    const { object: objectText, acts, ...rest } = bodyOf(ctx, planNsid);
+    if (typeof objectText !== 'string' || !Array.isArray(acts) || !acts.length || !acts.every((a) => typeof a === 'string' && a.trim() !== '')) {
+      throw new XrpcFailure('InvalidRequest', `${planNsid} needs object (text) and acts (spells, at least one) beside the turn's intent`);
+    }
+    const body = decode(TurnBody, { ...rest, spell: `plan { ${acts.join('; ')} }` }, 'body') as TurnBody;
+    const object = spellableId(objectText);
+    const decided = await castTurn(deps.calls.service, account, object, 'receive', body);
+    fresh.note(account.principal, decided.position);
+    return turnReply(decided, object, {});
+  }
+
   const procedures: Record<string, (ctx: TownContext) => Promise<object>> = {
     [actNsid]: (ctx) => act(ctx, actNsid, false),
     [tryNsid]: (ctx) => act(ctx, tryNsid, true),
+    [planNsid]: plan,
   };
 
   /** The GET calls that need a caller: the town's credential (getServiceAuth) or a service JWT (getEntry). */
