@@ -5,7 +5,7 @@
  * MethodNotImplemented, a text that is no NSID InvalidRequest.
  *
  * The service calls (spec 5.6) are here too: getServiceAuth, which the town's bearer credential
- * opens, and the town's getEntry (GET) and act / try (POST), which a service JWT opens
+ * opens, and the town's getEntry (GET) and act / try / plan (POST), which a service JWT opens
  * (src/repository/service-auth.ts verifies it) and which then run as that token's account, by
  * the same turn path and with the same receipt as /AGENTS.md (./world.ts).
  */
