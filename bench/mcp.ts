@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flag, median } from './turns-figures.js';
+import { failedStatuses, flag, median } from './turns-figures.js';
 
 const servers = fileURLToPath(new URL('./turns-servers.js', import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -73,10 +73,7 @@ async function load(o: { url: string; seconds: number; method?: string; headers:
     setupClient: (c: { setHeaders(h: Record<string, string>): void }) => c.setHeaders(o.headers(client++)),
     ...(o.body ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: o.body!(n++) }) }] } : {}),
   });
-  const codes = Object.entries((r.statusCodeStats ?? {}) as Record<string, { count: number }>)
-    .filter(([code]) => !code.startsWith('2'))
-    .map(([code, v]) => `${code}×${v.count}`)
-    .join(' ');
+  const codes = failedStatuses(r);
   return {
     rps: r.requests.average as number,
     total: r.requests.total as number,

@@ -40,15 +40,12 @@ async function townWith(cards: number): Promise<{ town: Town; dir: string }> {
   return { town, dir };
 }
 
+/** The town's scratch worlds, as the server makes them. */
+const scratchesOf = (town: Town) =>
+  new ScratchWorlds({ events: town.events, programs: town.programs, clock: Date.now, options: () => defaultOptions, town: town.world, host: town.config.host });
+
 async function forks(town: Town, times: number): Promise<{ ms: number; bytes: number; cards: number }> {
-  const scratches = new ScratchWorlds({
-    events: town.events,
-    programs: town.programs,
-    clock: Date.now,
-    options: () => defaultOptions,
-    town: town.world,
-    host: town.config.host,
-  });
+  const scratches = scratchesOf(town);
   const ms: number[] = [];
   let bytes = 0;
   let cards = 0;
@@ -68,14 +65,7 @@ async function forks(town: Town, times: number): Promise<{ ms: number; bytes: nu
 
 /** The heap `worlds` open scratch worlds hold, each a fork of the genesis town with one card made. */
 async function weight(town: Town, worlds: number): Promise<number> {
-  const scratches = new ScratchWorlds({
-    events: town.events,
-    programs: town.programs,
-    clock: Date.now,
-    options: () => defaultOptions,
-    town: town.world,
-    host: town.config.host,
-  });
+  const scratches = scratchesOf(town);
   const source = 'type C:\n  n: Natural\n\ndef initial() -> C:\n  return C { n: 0 }\n';
   // One world opened and dropped first, so what every world shares (compiled code) is not counted.
   await scratches.open({ principal: 'guest:bench.test:warm', name: 'warm' }, 'w', { world: 'town' });

@@ -24,3 +24,11 @@ export function vmHwmMb(): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
   return m ? Number(m[1]) / 1024 : process.memoryUsage().rss / 1048576;
 }
+
+/** Which statuses an autocannon run's non-2xx replies had, `503×12 429×3` (a bench that fails quietly measures nothing). */
+export function failedStatuses(r: { statusCodeStats?: unknown }): string {
+  return Object.entries((r.statusCodeStats ?? {}) as Record<string, { count: number }>)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, v]) => `${code}×${v.count}`)
+    .join(' ');
+}

@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { flag, median } from './turns-figures.js';
+import { failedStatuses, flag, median } from './turns-figures.js';
 
 /** The child processes measured (turns-servers.ts), compiled beside this file. */
 const servers = fileURLToPath(new URL('./turns-servers.js', import.meta.url));
@@ -70,11 +70,7 @@ async function load(o: { url: string; seconds: number; method?: string; tokens?:
     },
     ...(o.body ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: o.body!(n++) }) }] } : {}),
   });
-  // Which statuses the non-2xx replies had (a bench that fails quietly measures nothing).
-  const codes = Object.entries((r.statusCodeStats ?? {}) as Record<string, { count: number }>)
-    .filter(([code]) => !code.startsWith('2'))
-    .map(([code, v]) => `${code}×${v.count}`)
-    .join(' ');
+  const codes = failedStatuses(r);
   return {
     rps: r.requests.average as number,
     total: r.requests.total as number,
