@@ -72,6 +72,8 @@ export function receiptsProjection(): Projection {
       { collection: receiptDocs.name, spec: { keys: { principal: 1, intent: 1 }, name: 'principal_intent' } },
       // A resident's commonplace book (/o/{handle}/book): their receipts, newest first.
       { collection: receiptDocs.name, spec: { keys: { principal: 1, height: -1 }, name: 'principal_height' } },
+      // town.world.getEntry by height, without scanning every receipt.
+      { collection: receiptDocs.name, spec: { keys: { world: 1, height: 1 }, name: 'world_height' } },
     ],
     // Bump when `fold` (or receiptDoc) changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
