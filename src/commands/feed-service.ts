@@ -68,14 +68,6 @@ export class FeedService {
     });
   }
 
-  /** Whether the post of that key was answered by the town. */
-  async answered(rkey: string): Promise<boolean> {
-    return this.serial(async () => {
-      await this.catchUp();
-      return this.state.posts.get(rkey)?.answered ?? false;
-    });
-  }
-
   private async decide(command: () => FeedCommand, replyTo?: string): Promise<Appended<FeedEvent> | undefined> {
     await this.catchUp();
     for (let attempt = 0; attempt < maxAttempts; attempt++) {

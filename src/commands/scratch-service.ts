@@ -20,8 +20,9 @@ import { TownError } from '../contract/town-error.js';
 import { ScratchEvent, scratchStream } from '../events/scratch.js';
 import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../events/world.js';
 import { fold, handleCommand } from '../identity/streams.js';
+import type { ScratchSummary } from '../queries/me.js';
 import type { EventStore } from '../stores/event-store.js';
-import { expiresAt, type LastTurns, type OpenWorld, type ScratchRefusal, type ScratchState, scratchDecider } from './scratch.js';
+import { expiresAt, type LastTurns, type OpenWorld, type ScratchRefusal, scratchDecider } from './scratch.js';
 import { WorldService } from './world-service.js';
 
 const scratchKind = { codec: ScratchEvent, decider: scratchDecider };
@@ -49,13 +50,6 @@ export interface OpenScratch {
   /** The world id its journal and read models are kept under. */
   id: string;
   service: WorldService;
-}
-
-export interface ScratchSummary {
-  principal: string;
-  world: string;
-  lastTurn: string;
-  expires: string;
 }
 
 const lifetimeMs = limits.scratchLifetimeSeconds * 1000;
@@ -260,5 +254,3 @@ function refusal(r: ScratchRefusal, name: string, now: number): TownError {
     },
   );
 }
-
-export type { ScratchState };

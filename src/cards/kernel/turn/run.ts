@@ -9,9 +9,9 @@
  *
  * Deliveries and REPL turns run their card through here too.
  */
-import { emptyRecord, label, type TypedData } from '../../typed.js';
+import { emptyRecord, label, type RecordData, type TypedData } from '../../typed.js';
 import { castSpell, converted, findSpell, hearsHint, spellMethods } from '../cast.js';
-import type { MethodInfo } from '../../program.js';
+import type { FormField, MethodInfo } from '../../program.js';
 import { checkArgument, fromFields } from '../fields.js';
 import { hostAct, hostForms, hostTemplate, isHost } from '../host.js';
 import { badSpell, typeMismatch } from '../refusal.js';
@@ -21,6 +21,17 @@ import { refuse, type Turn } from '../turn.js';
 /** What the card is given (turn/request.ts reads it off the request). */
 export type TurnInput = { via: 'fields'; fields: unknown } | { via: 'spell'; spell: string } | { via: 'argument'; argument: TypedData } | { via: 'none' };
 
+/** A host spell's arguments from a request that is not a spell: its fields, its typed argument, or none. */
+function hostArgs(form: FormField[], input: Exclude<TurnInput, { via: 'spell' }>, hint: string): RecordData {
+  return converted(
+    input.via === 'fields'
+      ? fromFields(form, input.fields, hint)
+      : input.via === 'argument'
+        ? checkArgument(form, input.argument, hint)
+        : fromFields(form, {}, hint),
+  );
+}
+
 /** Runs a request to `method` of `cardId`; answers the method it reached (a spell to `receive` names its own). */
 export function runCard(turn: Turn, cardId: string, method: string, input: TurnInput): string {
   if (method === 'receive') return receive(turn, cardId, input);
@@ -28,26 +39,14 @@ export function runCard(turn: Turn, cardId: string, method: string, input: TurnI
     const form = hostForms.get(method)!;
     const hint = hostTemplate(method);
     if (method === 'plan' && input.via !== 'spell') {
-      const args = converted(
-        input.via === 'fields'
-          ? fromFields(form, input.fields, hint)
-          : input.via === 'argument'
-            ? checkArgument(form, input.argument, hint)
-            : fromFields(form, {}, hint),
-      );
+      const args = hostArgs(form, input, hint);
       const acts = args.fields[0]!.value;
       const parsed = parseSpell(`plan { ${acts.tag === 'label' ? acts.value : ''} }`);
       if (!parsed.ok) return refuse(badSpell(parsed.fault.clause, parsed.fault.reason, hint));
       return castSpell(turn, cardId, parsed.spell, { made: [] });
     }
     if (input.via === 'spell') return castSpellFor(turn, cardId, method, input.spell);
-    const args = converted(
-      input.via === 'fields'
-        ? fromFields(form, input.fields, hint)
-        : input.via === 'argument'
-          ? checkArgument(form, input.argument, hint)
-          : fromFields(form, {}, hint),
-    );
+    const args = hostArgs(form, input, hint);
     hostAct(turn, cardId, method, args);
     return method;
   }
