@@ -17,6 +17,9 @@ import { Firehose, subscribeReposPath } from './repository/firehose.js';
 import { publicKeys, townDid } from './repository/identity.js';
 import { RepositoryReads } from './repository/reads.js';
 import { ServiceAuth } from './repository/service-auth.js';
+import { HostedReads } from './repository/hosted-reads.js';
+import { HostedTrees } from './repository/hosted-tree.js';
+import { HostedWrites } from './repository/hosted-writes.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
@@ -237,8 +240,11 @@ export async function openTown(options: TownOptions): Promise<Town> {
       firehose = { port, url: `${wsOrigin.origin}${subscribeReposPath}` };
     }
     const repository = new RepositoryReads(reads);
+    const worldDid = async () => (await repository.head())?.did ?? townDid(config.host);
     const repositoryKeys = settings.signing !== false ? await loadRepositoryKeys(settings.dataDir) : undefined;
     const keys = repositoryKeys ? publicKeys(repositoryKeys) : undefined;
+    // The hosted accounts' trees, shared by their writes and their CARs (src/repository/hosted-tree.ts).
+    const hostedTrees = new HostedTrees();
 
     const feed = new FeedService(events, clock, config.host);
     // The town's answers follow the projectors: in this process on the embedded stores, as a
@@ -283,10 +289,19 @@ export async function openTown(options: TownOptions): Promise<Town> {
         config,
         keys,
         firehoseUrl: () => firehose?.url,
+        hosted: new HostedReads({ reads, trees: hostedTrees, origin: config.origin, keys }),
+        writes: {
+          writes: new HostedWrites({ events, clock, signer: repositoryKeys?.commit, trees: hostedTrees }),
+          events,
+          host: config.host,
+          townDid: worldDid,
+          waits: fresh.waits,
+          waitMs: options.readYourWritesMs ?? 2000,
+        },
         calls: {
           auth: new ServiceAuth({
             host: config.host,
-            townDid: async () => (await repository.head())?.did ?? townDid(config.host),
+            townDid: worldDid,
             signer: repositoryKeys?.commit,
             guestExists: async (name) => (await events.streamRevision(`guest-${name}`)) !== undefined,
             ...(options.serviceTokenCustody !== undefined ? { capacity: options.serviceTokenCustody } : {}),

@@ -274,7 +274,7 @@ export const routes = [
     method: 'GET',
     path: '/xrpc/:nsid',
     auth: 'optional',
-    does: "AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite) keyed by height, and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}. com.atproto.server.getServiceAuth {aud, lxm, exp?} (with the credential) issues a guest's service JWT; town.world.getEntry {height | cid} needs one (docs/service-auth.md)",
+    does: "AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite) keyed by height, and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}. com.atproto.server.getServiceAuth {aud, lxm, exp?} (with the credential) issues a guest's service JWT; town.world.getEntry {height | cid} needs one (docs/service-auth.md). A guest's did or handle names its hosted account's repository: describeRepo, getRecord, listRecords, getRepo, getLatestCommit, sync.getRecord, getRepoStatus answer it, listRepos lists it once it has a commit; its one collection is town.guest.request {object, text, method?, spell?, fields?, createdAt} (docs/hosted-records.md)",
   }),
   route({
     name: 'xrpcProcedure',
@@ -282,7 +282,7 @@ export const routes = [
     path: '/xrpc/:nsid',
     auth: 'optional',
     bodyLimit: limits.hostedWriteBodyBytes,
-    does: 'AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument} and town.world.plan {object, intent, acts}, each with a service JWT for its own lxm from getServiceAuth (docs/service-auth.md); hosted writes are not built (MethodNotImplemented)',
+    does: `AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument} and town.world.plan {object, intent, acts}, each with a service JWT for its own lxm from getServiceAuth (docs/service-auth.md); the hosted writes com.atproto.repo.createRecord {repo, collection, rkey?, record, swapCommit?}, putRecord {repo, collection, rkey, record, swapRecord?, swapCommit?}, deleteRecord {repo, collection, rkey, swapRecord?, swapCommit?} and applyWrites {repo, writes, swapCommit?} on the caller's own repository (repo: its did or handle) with its credential (Authorization: Bearer <credential>), records of town.guest.request only, at most ${limits.hostedAccountRequests} (docs/hosted-records.md)`,
   }),
   route({ name: 'didDocument', method: 'GET', path: '/.well-known/did.json', auth: 'none', does: "the repository's DID document" }),
   route({

@@ -11,6 +11,7 @@ import { pendingModel, pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
 import { receiptsModel, receiptsProjection } from './receipts.js';
 import { repositoryName, repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
+import { hostedModel, hostedProjection } from '../repository/hosted-projection.js';
 
 /** In the order rebuilds and digests list them. Readers name them by these literals, checked. */
 export const projectionNames = [
@@ -20,6 +21,7 @@ export const projectionNames = [
   pendingModel.name,
   guestsModel.name,
   feedModel.name,
+  hostedModel.name,
   repositoryName,
 ] as const;
 export type ProjectionName = (typeof projectionNames)[number];
@@ -33,6 +35,7 @@ export function allProjections(programs: Programs, repository: RepositoryProject
     [pendingModel.name]: pendingProjection(),
     [guestsModel.name]: guestsProjection(),
     [feedModel.name]: feedProjection(),
+    [hostedModel.name]: hostedProjection(),
     [repositoryName]: repositoryProjection(repository),
   };
 }

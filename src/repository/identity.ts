@@ -64,3 +64,18 @@ export function didDocument(did: string, handle: string, origin: string, keys: P
     service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: origin }],
   };
 }
+
+/**
+ * A guest's DID document (`did:web:<host>:guest:<name>`): the town's commit key speaks for the
+ * accounts it hosts (it signs their commits and service JWTs), so it is the guest's `#atproto`
+ * key, beside the same service. The receipt key is the town's alone.
+ */
+export function guestDidDocument(did: string, handle: string, origin: string, keys: PublicKeys | undefined): DidDocument {
+  const doc = didDocument(did, handle, origin, keys);
+  return {
+    ...doc,
+    verificationMethod: doc.verificationMethod
+      .filter((m) => m.id.endsWith(commitKeyId))
+      .map((m) => ({ ...m, controller: doc.id, id: `${doc.id}${commitKeyId}` })),
+  };
+}

@@ -1,9 +1,11 @@
 /**
- * The town's lexicons (namespace `town.world`): the records of each entry kind, the two
+ * The town's lexicons (namespace `town.world`, and `town.guest.request`, the records of a hosted
+ * account): the records of each entry kind, the two
  * queries of live values, and the service calls a service JWT opens (getEntry, act, try). AT Protocol clients load them to call and check these methods
  * (`agent.lex.add(doc)`); the tests check every reply against them.
  */
 import { entryKinds, townNamespace } from './records.js';
+import { requestLexicon } from './hosted-records.js';
 
 const liveValue = {
   type: 'object',
@@ -56,6 +58,8 @@ const turnInput = {
 const kindParam = { type: 'string', knownValues: ['card', 'page', 'index', 'answer'] } as const;
 
 export const townLexicons = [
+  // The one collection of a hosted account's repository (hosted-records.ts).
+  requestLexicon,
   {
     lexicon: 1,
     id: `${townNamespace}.getProjection`,

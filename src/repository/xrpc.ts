@@ -9,10 +9,9 @@
  * valid handle) name it; any other repo, did or handle is RepoNotFound / HandleNotFound, except
  * the handles of the town's guests, which resolve to their did:web.
  */
-import { isValidDid, isValidHandle, isValidNsid, isValidRecordKey, isValidTid } from '@atproto/syntax';
+import { isValidDid, isValidHandle, isValidRecordKey, isValidTid } from '@atproto/syntax';
 import type { Programs } from '../cards/kernel/programs.js';
 import type { Clock } from '../contract/clock.js';
-import { XrpcFailure } from '../contract/xrpc-failure.js';
 import type { TownConfig } from '../contract/town-config.js';
 import { TownError } from '../contract/town-error.js';
 import { TOWN_WORLD } from '../events/world.js';
@@ -25,8 +24,11 @@ import { liveValue, liveValues, NoValue, type ProjectionKind, projectionKinds } 
 import { type RecordView, recordView, RepositoryReads } from './reads.js';
 import { feedCollection, feedRecord, feedRecords, hasFeedRecords } from './feed-records.js';
 import { recordCollections, townNamespace } from './records.js';
+import { findAccount } from './hosted-accounts.js';
+import type { HostedReads, RepoRow } from './hosted-reads.js';
+import { fail, flag, limitOf, nsidParam, type Params, passes, required, rkeyParam } from './xrpc-params.js';
 
-export type Params = Record<string, string | undefined>;
+export type { Params };
 
 /** A CAR reply: the bytes and their media type. */
 export interface CarReply {
@@ -45,50 +47,23 @@ export interface XrpcDeps {
   keys: PublicKeys | undefined;
   /** Where subscribeRepos is served as a WebSocket (undefined: no firehose listener here). */
   firehoseUrl: () => string | undefined;
+  /** The hosted accounts' repositories (hosted-reads.ts). */
+  hosted: HostedReads;
 }
+
+/** The queries a hosted account answers too, and the parameter that names the repository. */
+const accountParam: Record<string, 'repo' | 'did'> = {
+  'com.atproto.repo.describeRepo': 'repo',
+  'com.atproto.repo.getRecord': 'repo',
+  'com.atproto.repo.listRecords': 'repo',
+  'com.atproto.sync.getRepo': 'did',
+  'com.atproto.sync.getLatestCommit': 'did',
+  'com.atproto.sync.getRecord': 'did',
+  'com.atproto.sync.getRepoStatus': 'did',
+};
 
 export const getProjectionNsid = `${townNamespace}.getProjection`;
 export const listProjectionsNsid = `${townNamespace}.listProjections`;
-
-const fail = (error: ConstructorParameters<typeof XrpcFailure>[0], message: string): never => {
-  throw new XrpcFailure(error, message);
-};
-
-function required(q: Params, name: string): string {
-  const v = q[name];
-  if (v === undefined || v === '') fail('InvalidRequest', `missing parameter ${name}`);
-  return v!;
-}
-
-function limitOf(q: Params, fallback = 50, max = 100): number {
-  const text = q.limit;
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > max) fail('InvalidRequest', `limit must be an integer from 1 to ${max}`);
-  return n;
-}
-
-function flag(q: Params, name: string): boolean {
-  const v = q[name];
-  if (v === undefined || v === 'false') return false;
-  if (v === 'true') return true;
-  return fail('InvalidRequest', `${name} must be true or false`);
-}
-
-/** A check of @atproto/syntax, without narrowing the text (some of its types are plain strings). */
-const passes = (check: (s: string) => boolean, s: string) => check(s);
-
-function nsidParam(q: Params, name: string): string {
-  const v = required(q, name);
-  if (!passes(isValidNsid, v)) fail('InvalidRequest', `${name} is not an NSID: ${JSON.stringify(v.slice(0, 80))}`);
-  return v;
-}
-
-function rkeyParam(q: Params): string {
-  const v = required(q, 'rkey');
-  if (!passes(isValidRecordKey, v)) fail('InvalidRequest', `rkey is not a record key: ${JSON.stringify(v.slice(0, 80))}`);
-  return v;
-}
 
 export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promise<XrpcReply>> {
   const repo = new RepositoryReads(deps.reads);
@@ -153,7 +128,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     }
   };
 
-  return {
+  const methods: Record<string, (q: Params) => Promise<XrpcReply>> = {
     'com.atproto.server.describeServer': async () => ({
       did: await did(),
       availableUserDomains: [`.${hostName(deps.config.host)}`],
@@ -220,11 +195,13 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     },
 
     'com.atproto.sync.listRepos': async (q) => {
-      limitOf(q, 500, 1000);
-      const head = deps.keys ? await repo.head() : undefined;
-      // One repository; with no signed head (a box that does not sign) there is none to list.
-      if (q.cursor !== undefined || !head?.commit) return { repos: [] };
-      return { repos: [{ did: head.did, head: head.commit, rev: head.rev!, active: true }] };
+      const limit = limitOf(q, 500, 1000);
+      if (!deps.keys) return { repos: [] };
+      // The town's repository first, then the hosted accounts with a commit, by did (the cursor).
+      const head = await repo.head();
+      const rows: RepoRow[] = q.cursor === undefined && head?.commit ? [{ did: head.did, head: head.commit, rev: head.rev!, active: true }] : [];
+      if (rows.length < limit) rows.push(...(await deps.hosted.repos(limit - rows.length, q.cursor)));
+      return { repos: rows, ...(rows.length === limit ? { cursor: rows[rows.length - 1]!.did } : {}) };
     },
 
     'com.atproto.sync.getRepoStatus': async (q) => {
@@ -269,4 +246,17 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       return { projections: page.values, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
     },
   };
+
+  // A guest's did or handle names its hosted account's repository (hosted-reads.ts).
+  const hosted = deps.hosted.queries();
+  for (const [nsid, param] of Object.entries(accountParam)) {
+    const town = methods[nsid]!;
+    const account = hosted[nsid]!;
+    methods[nsid] = async (q) => {
+      const named = q[param];
+      const found = named ? await findAccount(deps.config.host, deps.events, named) : undefined;
+      return found ? account(q, found) : town(q);
+    };
+  }
+  return methods;
 }

@@ -78,6 +78,14 @@ test('live read models equal rebuilt ones, digest for digest', async () => {
       assert.is(post.status, 200, post.text);
       assert.is((await t.post('/AGENTS.md/feed', guests[0]!.token, { text: 'welcome', reply_to: post.json.uri })).status, 200);
     }
+    // Hosted records: a guest's own repository, written and rewritten.
+    for (const [i, g] of guests.entries()) {
+      const repo = `did:web:town.test:guest:${g.name}`;
+      const record = { object: 'lamp', text: `please, ${g.name}`, createdAt: new Date(0).toISOString() };
+      const made = await t.post('/xrpc/com.atproto.repo.createRecord', g.token, { repo, collection: 'town.guest.request', rkey: 'ask', record });
+      assert.is(made.status, 200, made.text);
+      if (i % 2) assert.is((await t.post('/xrpc/com.atproto.repo.deleteRecord', g.token, { repo, collection: 'town.guest.request', rkey: 'ask' })).status, 200);
+    }
     // Scratch worlds: one forked from the town and cast in, one empty that expires (its read
     // models deleted), so the digests cover what scratch worlds add and what expiry removes.
     assert.is((await t.post('/AGENTS.md/scratch', guests[1]!.token, { name: 'gone' })).status, 200);
@@ -121,7 +129,7 @@ test('live read models equal rebuilt ones, digest for digest', async () => {
     const rebuilt = await cli(path.join(root, 'dist/src/cli/rebuild.js'), [], env);
     assert.is(rebuilt.code, 0, rebuilt.stderr);
     const lines = rebuilt.stdout.trim().split('\n');
-    assert.ok(lines[0]!.startsWith('rebuilt cards, receipts, offers, pending, guests, feed, repository:'), lines[0]);
+    assert.ok(lines[0]!.startsWith('rebuilt cards, receipts, offers, pending, guests, feed, hosted, repository:'), lines[0]);
     assert.equal(lines.filter((l) => l.startsWith('digest ')).sort(), [...live.values()].sort(), 'rebuilt digests equal the live ones');
     assert.ok(/ev\/s ETA/.test(rebuilt.stderr), 'a progress bar with events/s and ETA');
     assert.ok(

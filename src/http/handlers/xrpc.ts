@@ -7,12 +7,16 @@
  * The service calls (spec 5.6) are here too: getServiceAuth, which the town's bearer credential
  * opens, and the town's getEntry (GET) and act / try / plan (POST), which a service JWT opens
  * (src/repository/service-auth.ts verifies it) and which then run as that token's account, by
- * the same turn path and with the same receipt as /AGENTS.md (./world.ts).
+ * the same turn path and with the same receipt as /AGENTS.md (./world.ts). The hosted writes
+ * (createRecord, putRecord, deleteRecord, applyWrites), which the account's own credential
+ * opens, are ./hosted.ts.
  */
-import { isValidHandle, isValidNsid } from '@atproto/syntax';
+import { isValidNsid } from '@atproto/syntax';
 import { XrpcFailure } from '../../contract/xrpc-failure.js';
-import { didOf, handleOf, isGuestName } from '../../identity/names.js';
-import { didDocument, invalidHandle, townDid, townHandle } from '../../repository/identity.js';
+import { isGuestName } from '../../identity/names.js';
+import { didDocument, guestDidDocument, townDid, townHandle } from '../../repository/identity.js';
+import { hostedAccount } from '../../repository/hosted-accounts.js';
+import { type HostedWriteDeps, hostedProcedures } from './hosted.js';
 import { RepositoryReads } from '../../repository/reads.js';
 import { type XrpcDeps, xrpcMethods } from '../../repository/xrpc.js';
 import { TownError } from '../../contract/town-error.js';
@@ -53,7 +57,9 @@ function bearer(ctx: TownContext): string | undefined {
   return m ? m[1] : undefined;
 }
 
-export function xrpcHandlers(deps: XrpcDeps & { calls: ServiceCallDeps }): RoomHandlers<'xrpc' | 'xrpcProcedure' | 'didDocument' | 'guestDidDocument'> {
+export function xrpcHandlers(
+  deps: XrpcDeps & { calls: ServiceCallDeps; writes: HostedWriteDeps },
+): RoomHandlers<'xrpc' | 'xrpcProcedure' | 'didDocument' | 'guestDidDocument'> {
   const methods = xrpcMethods(deps);
   const repo = new RepositoryReads(deps.reads);
   const did = async () => (await repo.head())?.did ?? townDid(deps.config.host);
@@ -94,6 +100,7 @@ export function xrpcHandlers(deps: XrpcDeps & { calls: ServiceCallDeps }): RoomH
     [actNsid]: (ctx) => act(ctx, actNsid, false),
     [tryNsid]: (ctx) => act(ctx, tryNsid, true),
     [planNsid]: plan,
+    ...hostedProcedures(deps.writes),
   };
 
   /** The GET calls that need a caller: the town's credential (getServiceAuth) or a service JWT (getEntry). */
@@ -164,12 +171,8 @@ export function xrpcHandlers(deps: XrpcDeps & { calls: ServiceCallDeps }): RoomH
       if (!isGuestName(name) || (await deps.events.streamRevision(`guest-${name}`)) === undefined) {
         throw new TownError('unknownRoute', `no guest ${JSON.stringify(name.slice(0, 40))} in this town`);
       }
-      const handle = handleOf(deps.config.host, name);
-      const doc = didDocument(didOf(deps.config.host, name), isValidHandle(handle) ? handle : invalidHandle, deps.config.origin, deps.keys);
-      return {
-        ...doc,
-        verificationMethod: doc.verificationMethod.filter((m) => m.id.endsWith('#atproto')).map((m) => ({ ...m, controller: doc.id, id: `${doc.id}#atproto` })),
-      };
+      const account = hostedAccount(deps.config.host, name);
+      return guestDidDocument(account.did, account.handle, deps.config.origin, deps.keys);
     },
   };
 }

@@ -1,0 +1,165 @@
+/**
+ * The hosted accounts' repositories over /xrpc: the `com.atproto.repo.*` and `com.atproto.sync.*`
+ * queries the town answers for its own repository (xrpc.ts), for a guest's did or handle. Records
+ * and heads come from the `hosted` read model; CARs are written by @atproto/repo from the head's
+ * commit, the account's tree (hosted-tree.ts) and its records' blocks.
+ *
+ * The head and the records are read one after the other; a write folded in between makes a tree
+ * that is not the head's, and the CAR is made again from the new head.
+ */
+import { isValidTid } from '@atproto/syntax';
+import { encode as cborEncode } from '@atproto/lex-cbor';
+import { parseCid } from '@atproto/lex-data';
+import { jsonToLex } from '@atproto/lex-json';
+import { BlockMap, blocksToCarFile, type MST } from '@atproto/repo';
+import type { ReadStore } from '../stores/read-store.js';
+import type { HostedAccount } from './hosted-accounts.js';
+import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecordDoc, hostedRecordId } from './hosted-projection.js';
+import { hostedCollections } from './hosted-records.js';
+import { commitBlock, commitOf, type HostedTrees, TreeMoved } from './hosted-tree.js';
+import { guestDidDocument, type PublicKeys, invalidHandle } from './identity.js';
+import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from './xrpc-params.js';
+import type { CarReply, XrpcReply } from './xrpc.js';
+
+export interface HostedReadsDeps {
+  reads: ReadStore;
+  trees: HostedTrees;
+  origin: string;
+  keys: PublicKeys | undefined;
+}
+
+/** A listRepos row. */
+export interface RepoRow {
+  did: string;
+  head: string;
+  rev: string;
+  active: true;
+}
+
+const recordView = (doc: HostedRecordDoc) => ({ uri: `at://${doc.did}/${doc.collection}/${doc.rkey}`, cid: doc.cid, value: JSON.parse(doc.json) });
+
+export class HostedReads {
+  constructor(private readonly deps: HostedReadsDeps) {}
+
+  head(did: string): Promise<HostedHeadDoc | null> {
+    return hostedHeadDocs.in(this.deps.reads).findOne({ _id: did });
+  }
+
+  /** Accounts with a signed head, by did, after `cursor` (a did). */
+  async repos(limit: number, cursor: string | undefined): Promise<RepoRow[]> {
+    const heads = await hostedHeadDocs.in(this.deps.reads).find(cursor !== undefined ? { _id: { $gt: cursor } } : {}, { sort: { _id: 1 }, limit });
+    return heads.map((h) => ({ did: h.did, head: h.commit, rev: h.rev, active: true }));
+  }
+
+  /** The queries, by NSID, for `account`. */
+  queries(): Record<string, (q: Params, account: HostedAccount) => Promise<XrpcReply>> {
+    const records = () => hostedRecordDocs.in(this.deps.reads);
+    const signedHead = async (account: HostedAccount): Promise<HostedHeadDoc> => {
+      if (!this.deps.keys) fail('RepoNotServed', 'this box has no signing key: it keeps no hosted repositories');
+      const head = await this.head(account.did);
+      return head ?? fail('RepoNotFound', `${account.did} has written no record yet: its repository has no commit`);
+    };
+    const findRecord = async (q: Params, account: HostedAccount) => {
+      const collection = nsidParam(q, 'collection');
+      const rkey = rkeyParam(q);
+      const doc = await records().findOne({ _id: hostedRecordId(account.did, collection, rkey) });
+      if (!doc || (q.cid !== undefined && q.cid !== doc.cid)) fail('RecordNotFound', `no record ${collection}/${rkey} in ${account.did}`);
+      return doc!;
+    };
+    return {
+      'com.atproto.repo.describeRepo': async (_q, account) => ({
+        handle: account.handle,
+        did: account.did,
+        didDoc: guestDidDocument(account.did, account.handle, this.deps.origin, this.deps.keys),
+        // The collection the account takes writes into is named even before its first record.
+        collections: [...hostedCollections],
+        handleIsCorrect: account.handle !== invalidHandle,
+      }),
+
+      'com.atproto.repo.getRecord': async (q, account) => recordView(await findRecord(q, account)),
+
+      'com.atproto.repo.listRecords': async (q, account) => {
+        const collection = nsidParam(q, 'collection');
+        const limit = limitOf(q);
+        const newestFirst = !flag(q, 'reverse');
+        const cursor = q.cursor;
+        const low = hostedRecordId(account.did, collection, '');
+        const high = `${low}\u007f`;
+        const at = cursor !== undefined ? `${low}${cursor}` : undefined;
+        const docs = await records().find(newestFirst ? { _id: { $gt: low, $lt: at ?? high } } : { _id: { $gt: at ?? low, $lt: high } }, {
+          sort: { _id: newestFirst ? -1 : 1 },
+          limit: limit + 1,
+        });
+        const page = docs.slice(0, limit);
+        return { records: page.map(recordView), ...(docs.length > limit ? { cursor: page[page.length - 1]!.rkey } : {}) };
+      },
+
+      'com.atproto.sync.getRepo': async (q, account) => {
+        if (q.since !== undefined && !isValidTid(q.since)) fail('InvalidRequest', 'since is a rev (a TID)');
+        await signedHead(account);
+        return this.car(account.did);
+      },
+
+      'com.atproto.sync.getLatestCommit': async (_q, account) => {
+        const head = await signedHead(account);
+        return { cid: head.commit, rev: head.rev };
+      },
+
+      'com.atproto.sync.getRecord': async (q, account) => {
+        await signedHead(account);
+        const doc = await findRecord(q, account);
+        return this.car(account.did, doc);
+      },
+
+      'com.atproto.sync.getRepoStatus': async (_q, account) => {
+        const head = this.deps.keys ? await this.head(account.did) : null;
+        return { did: account.did, active: true, ...(head ? { rev: head.rev } : {}) };
+      },
+    };
+  }
+
+  /**
+   * The account's repository at its head as a CAR: the whole of it, or (`only`) one record with
+   * the tree nodes that prove it. Made again from the new head when a write lands meanwhile.
+   */
+  private async car(did: string, only?: HostedRecordDoc): Promise<CarReply> {
+    for (let attempt = 0; ; attempt++) {
+      const head = await this.head(did);
+      if (!head) return fail('RepoNotFound', `${did} has no commit`);
+      try {
+        const docs = await hostedRecordDocs.in(this.deps.reads).find({ _id: { $gt: `${did} `, $lt: `${did} \u007f` } });
+        const tree = await this.deps.trees.tree(did, head.data, async () => docs.map((d) => [`${d.collection}/${d.rkey}`, d.cid] as const));
+        const blocks = new BlockMap();
+        const commit = commitBlock(commitOf(did, head));
+        const commitCid = await commit.cid;
+        if (commitCid.toString() !== head.commit) throw new Error(`the head of ${did} does not make its commit ${head.commit}`);
+        blocks.set(commitCid, commit.bytes);
+        const byPath = new Map(docs.map((d) => [`${d.collection}/${d.rkey}`, d]));
+        if (only) {
+          const path = `${only.collection}/${only.rkey}`;
+          blocks.addMap(await tree.getCoveringProof(path));
+          const doc = byPath.get(path);
+          if (!doc || doc.cid !== only.cid) throw new TreeMoved(did, head.data, 'a tree without the record');
+          blocks.set(parseCid(doc.cid), recordBytes(doc));
+        } else {
+          blocks.addMap((await tree.getUnstoredBlocks()).blocks);
+          await addLeaves(tree, byPath, blocks, did, head.data);
+        }
+        return { car: await blocksToCarFile(commitCid, blocks) };
+      } catch (error) {
+        if (!(error instanceof TreeMoved) || attempt >= 3) throw error;
+      }
+    }
+  }
+}
+
+/** Every leaf's record block; a leaf whose record is not the one read means the head moved. */
+async function addLeaves(tree: MST, byPath: Map<string, HostedRecordDoc>, blocks: BlockMap, did: string, data: string): Promise<void> {
+  for (const leaf of await tree.list()) {
+    const doc = byPath.get(leaf.key);
+    if (!doc || doc.cid !== leaf.value.toString()) throw new TreeMoved(did, data, `a tree without ${leaf.key}`);
+    blocks.set(leaf.value, recordBytes(doc));
+  }
+}
+
+const recordBytes = (doc: HostedRecordDoc): Uint8Array => cborEncode(jsonToLex(JSON.parse(doc.json)));
