@@ -333,4 +333,26 @@ test('rebuilt from the journal: the same read model, the same repository', async
   assert.is(Buffer.from((await agent.com.atproto.sync.getRepo({ did: annDid })).data).toString('base64'), car);
 });
 
+test("an emptied repository verifies; after a restart, writes go on from the journal's head", async (ctx) => {
+  const cy = await ctx.t.guest('cy');
+  const cyDid = 'did:web:town.test:guest:cy';
+  await refused(ctx.agent.com.atproto.sync.getLatestCommit({ did: cyDid }), 'RepoNotFound', 400);
+  await ctx.agent.com.atproto.repo.createRecord({ repo: cyDid, collection, rkey: 'once', record: request('lamp', 'x') }, auth(cy.token));
+  await ctx.agent.com.atproto.repo.deleteRecord({ repo: cyDid, collection, rkey: 'once' }, auth(cy.token));
+  const empty = await verifyRepoCar((await ctx.agent.com.atproto.sync.getRepo({ did: cyDid })).data, cyDid, await keyOf(ctx.agent, 'cy'));
+  assert.is(empty.creates.length, 0);
+
+  const head = (await ctx.agent.com.atproto.sync.getLatestCommit({ did: ctx.annDid })).data;
+  await ctx.t.restart();
+  ctx.agent = new AtpAgent({ service: ctx.t.base });
+  for (const doc of townLexicons) ctx.agent.lex.add(doc as never);
+  const after = await ctx.agent.com.atproto.repo.createRecord(
+    { repo: ctx.annDid, collection, rkey: 'after-restart', record: request('lamp', 'still here'), swapCommit: head.cid },
+    auth(ctx.ann.token),
+  );
+  assert.ok(after.data.commit!.rev > head.rev);
+  const verified = await verifyRepoCar((await ctx.agent.com.atproto.sync.getRepo({ did: ctx.annDid })).data, ctx.annDid, ctx.commitKey);
+  assert.ok(verified.creates.some((c) => c.rkey === 'after-restart'));
+});
+
 test.run();

@@ -209,9 +209,13 @@ test('errors of 7.3: MethodNotImplemented, InvalidRequest, UpgradeRequired', asy
   const notNsid = await t.request('GET', '/xrpc/nonsense');
   assert.is(notNsid.status, 400);
   assert.is(notNsid.json.error, 'InvalidRequest');
-  const post = await t.request('POST', '/xrpc/com.atproto.repo.createRecord', { json: {} });
+  const post = await t.request('POST', '/xrpc/com.atproto.repo.uploadBlob', { json: {} });
   assert.is(post.status, 501);
   assert.is(post.json.error, 'MethodNotImplemented');
+  // A hosted write (test/repository/hosted.test.ts) without the account's credential.
+  const write = await t.request('POST', '/xrpc/com.atproto.repo.createRecord', { json: {} });
+  assert.is(write.status, 401);
+  assert.is(write.json.error, 'AuthRequired');
   const missing = await t.request('GET', '/xrpc/com.atproto.repo.getRecord?repo=town.test&collection=town.world.turn');
   assert.is(missing.status, 400);
   assert.is(missing.json.error, 'InvalidRequest');
