@@ -45,7 +45,7 @@ export function commitFrame(did: string, f: FrameDoc): Uint8Array {
     seq: f.seq,
     rebase: false,
     tooBig: false,
-    repo: did,
+    repo: f.repo ?? did,
     commit: parseCid(f.commit),
     rev: f.rev,
     since: f.since,

@@ -7,7 +7,7 @@
  * The head and the records are read one after the other; a write folded in between makes a tree
  * that is not the head's, and the CAR is made again from the new head.
  */
-import { isValidTid } from '@atproto/syntax';
+import { isValidRecordKey, isValidTid } from '@atproto/syntax';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { parseCid } from '@atproto/lex-data';
 import { jsonToLex } from '@atproto/lex-json';
@@ -83,6 +83,7 @@ export class HostedReads {
         const limit = limitOf(q);
         const newestFirst = !flag(q, 'reverse');
         const cursor = q.cursor;
+        if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
         const low = hostedRecordId(account.did, collection, '');
         const high = `${low}\u007f`;
         const at = cursor !== undefined ? `${low}${cursor}` : undefined;

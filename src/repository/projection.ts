@@ -10,6 +10,10 @@
  *   repository.head      _id `head`: the did, the last height folded and the signed head
  *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records (block-store.ts)
  *   repository.firehose  _id `<seq>` (16 digits): the newest frames, for subscribeRepos
+ *   repository.accounts  _id `<did>`: each hosted account's record CIDs, to frame its commits
+ *
+ * The hosted accounts' commits (`HostedRecordsWritten`, src/events/hosted.ts) are folded here too,
+ * in journal order with the entries, each one frame among the world's (hosted-frames.ts).
  *
  * The head is a function of the journal: the commit's rev comes from the entries' clocks, and
  * K-256 signatures are deterministic (RFC 6979), so a rebuild signs the very head the live
@@ -29,6 +33,10 @@ import { readModel } from '../projections/read-model.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import { blocksCollection, DocBlockstore } from './block-store.js';
 import { commitAt, type RepoHead } from './commit.js';
+import { accountsCollection, hostedFrame } from './hosted-frames.js';
+import { HostedTrees } from './hosted-tree.js';
+import { hostedWrittenType } from '../events/hosted.js';
+import type { RecordedEvent } from '../stores/event-store.js';
 import { townDid } from './identity.js';
 import type { RepositoryKeys } from './keys.js';
 import { objectOf, receiptMessage, recordDocOf, type RecordDoc, recordValue } from './records.js';
@@ -78,6 +86,8 @@ export interface FrameOp {
 /** A #commit frame as kept; `blocks` is the CAR (base64) of the commit's new and proving blocks. */
 export interface FrameDoc extends Doc {
   seq: number;
+  /** The repository the commit is of: a hosted account's did (hosted-frames.ts); absent, the town's. */
+  repo?: string;
   commit: string;
   rev: string;
   since: string | null;
@@ -297,27 +307,59 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     state.data = head!.commit.data.toString();
   }
 
+  const trees = new HostedTrees();
+  /** A hosted account's commit as the next frame (none on a box that does not sign: no firehose). */
+  async function frameHosted(event: RecordedEvent, unit: Unit): Promise<void> {
+    if (!(await (keys ??= options.keys?.() ?? Promise.resolve(undefined)))) return;
+    const frames = unit.collection(firehoseCollection);
+    const [last] = (await frames.find({}, { sort: { _id: -1 }, limit: 1 })) as FrameDoc[];
+    const seq = (last?.seq ?? 0) + 1;
+    const height = ((await unit.collection(headCollection).findOne({ _id: 'head' })) as HeadDoc | null)?.height ?? -1;
+    const frame = await hostedFrame(event, unit, trees, seq, height, new Date(now()).toISOString());
+    if (frame) await frames.putMany([{ ...frame, _id: frameId(seq) }]);
+  }
+
+  const world = worldProjection({
+    name: repositoryName,
+    collections: [recordsCollection, cardsCollection, headCollection, blocksCollection, firehoseCollection, accountsCollection],
+    indexes: [
+      { collection: recordsCollection, spec: { keys: { object: 1 }, name: 'object' } },
+      { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
+      { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
+    ],
+    // Bump when `fold` (or records.ts) changes what it writes.
+    // 2: hosted accounts' commits framed (repository.accounts).
+    version: 2,
+    fold: async (entries, unit) => {
+      try {
+        await fold(entries, unit);
+      } catch (error) {
+        storage?.discard();
+        head = undefined;
+        throw error;
+      }
+    },
+  });
+  /** The world's entries in runs, each hosted commit between them where the journal has it. */
+  const foldMixed = async (events: RecordedEvent[], unit: Unit): Promise<void> => {
+    if (!events.some((e) => e.type === hostedWrittenType)) return world.applyBatch!(events, unit);
+    let run: RecordedEvent[] = [];
+    for (const event of events) {
+      if (event.type !== hostedWrittenType) {
+        run.push(event);
+        continue;
+      }
+      if (run.length) await world.applyBatch!(run, unit);
+      run = [];
+      await frameHosted(event, unit);
+    }
+    if (run.length) await world.applyBatch!(run, unit);
+  };
   return {
-    ...worldProjection({
-      name: repositoryName,
-      collections: [recordsCollection, cardsCollection, headCollection, blocksCollection, firehoseCollection],
-      indexes: [
-        { collection: recordsCollection, spec: { keys: { object: 1 }, name: 'object' } },
-        { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
-        { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
-      ],
-      // Bump when `fold` (or records.ts) changes what it writes.
-      version: 1,
-      fold: async (entries, unit) => {
-        try {
-          await fold(entries, unit);
-        } catch (error) {
-          storage?.discard();
-          head = undefined;
-          throw error;
-        }
-      },
-    }),
+    ...world,
+    handles: (type) => type === hostedWrittenType || world.handles(type),
+    apply: (event, unit) => foldMixed([event], unit),
+    applyBatch: foldMixed,
     digestOmits: [firehoseCollection],
   };
 }

@@ -8,7 +8,9 @@
  * from the journal gives the same documents and the same CAR.
  */
 import { AtpAgent, type XRPCError } from '@atproto/api';
-import { readCarWithRoot, verifyRecords, verifyRepoCar } from '@atproto/repo';
+import { decodeAll } from '@atproto/lex-cbor';
+import { def, MemoryBlockstore, MST, readCarWithRoot, verifyDiffCar, verifyRecords, verifyRepoCar, type BlockMap } from '@atproto/repo';
+import WebSocket from 'ws';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { limits } from '../../src/contract/limits.js';
@@ -50,7 +52,7 @@ async function refused(call: Promise<unknown>, error: string, status: number): P
 }
 
 test.before(async (ctx) => {
-  ctx.t = await startTestTown({ settings: { listenHost: '127.0.0.1' } });
+  ctx.t = await startTestTown({ settings: { firehosePort: 0, listenHost: '127.0.0.1' } });
   ctx.agent = new AtpAgent({ service: ctx.t.base });
   for (const doc of townLexicons) ctx.agent.lex.add(doc as never);
   ctx.ann = await ctx.t.guest('ann');
@@ -321,6 +323,55 @@ test("sync: the account's repository as CARs that @atproto/repo verifies against
     [annDid],
   );
   await refused(agent.com.atproto.sync.getRepo({ did: 'did:web:town.test:guest:nobody' }), 'RepoNotFound', 400);
+});
+
+/** Frames from the firehose until `done` says so, decoded as [header, body]. */
+function framesUntil(ws: WebSocket, done: (body: any) => boolean): Promise<[any, any][]> {
+  return new Promise((resolve, reject) => {
+    const out: [any, any][] = [];
+    const timer = setTimeout(() => reject(new Error(`${out.length} frames, not the one awaited`)), 30_000);
+    ws.on('message', (data: Buffer) => {
+      const frame = [...decodeAll(new Uint8Array(data))] as [any, any];
+      out.push(frame);
+      if (done(frame[1])) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    });
+    ws.on('error', reject);
+  });
+}
+
+test("the firehose: each account's commits are #commit frames of its did, verified by @atproto/repo", async ({ t, agent, annDid, bobDid, commitKey }) => {
+  const heads = new Set<string>();
+  for (const did of [annDid, bobDid]) heads.add((await agent.com.atproto.sync.getLatestCommit({ did })).data.cid);
+  const ws = new WebSocket(`ws://127.0.0.1:${t.town.firehose!.port}/xrpc/com.atproto.sync.subscribeRepos?cursor=0`);
+  const all = await framesUntil(ws, (body) => heads.delete(body.commit.toString()) && heads.size === 0);
+  ws.close();
+  assert.equal(
+    all.map(([, body]) => body.seq),
+    Array.from({ length: all.length }, (_, i) => i + 1),
+    "one sequence with the world's frames",
+  );
+  for (const did of [annDid, bobDid]) {
+    const storage = new MemoryBlockstore();
+    let repo: Parameters<typeof verifyDiffCar>[0] = null;
+    const mine = all.filter(([, body]) => body.repo === did);
+    assert.ok(mine.length > 2, `${did} has frames`);
+    assert.is(mine[0]![1].since, null, 'the first commit has no since');
+    for (const [header, body] of mine) {
+      assert.is(header.t, '#commit');
+      const diff = await verifyDiffCar(repo, body.blocks, did, await keyOf(agent, did.split(':').pop()!));
+      assert.is(diff.commit.cid.toString(), body.commit.toString());
+      await storage.putMany(diff.commit.newBlocks as BlockMap);
+      const commit = await storage.readObj(diff.commit.cid, def.commit);
+      const data = MST.load(storage, commit.data);
+      repo = { storage, data, commit, cid: diff.commit.cid, did } as never;
+      const { blocks } = await readCarWithRoot(body.blocks);
+      for (const op of body.ops) for (const cid of (await data.getCoveringProof(op.path)).cids()) assert.ok(blocks.has(cid), `proof of ${op.path}`);
+    }
+  }
+  assert.is(await keyOf(agent, 'ann'), commitKey, "the town's commit key signs for every account");
 });
 
 test('rebuilt from the journal: the same read model, the same repository', async ({ t, agent, annDid }) => {
