@@ -277,6 +277,14 @@ test('bad bodies: InvalidRequest every time, never a 500', async ({ t, ann, annD
     assert.is(r.status, 400, `${nsid} ${JSON.stringify(body).slice(0, 120)}: ${JSON.stringify(json)}`);
     assert.is(json.error, 'InvalidRequest', `${nsid} ${JSON.stringify(body).slice(0, 120)}`);
   }
+  // Without a credential, whatever the body: AuthRequired.
+  const anonymous = await fetch(`${t.base}/xrpc/com.atproto.repo.createRecord`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"repo": 5}',
+  });
+  assert.is(anonymous.status, 401);
+  assert.is((await anonymous.json()).error, 'AuthRequired');
   // An empty applyWrites changes nothing.
   const none = await post('applyWrites', { repo: annDid, writes: [] });
   assert.is(none.status, 200);

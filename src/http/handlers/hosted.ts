@@ -108,14 +108,21 @@ async function applyWriteOf(item: unknown): Promise<HostedWrite> {
 }
 
 export function hostedProcedures(deps: HostedWriteDeps): Record<string, (ctx: TownContext) => Promise<object>> {
-  /** The caller's own account, named by `repo`; every other repository is refused, as the header says. */
-  async function ownAccount(ctx: TownContext, body: Body, nsid: string): Promise<HostedAccount> {
+  /**
+   * The body and the caller's own account, which `repo` must name; the credential is checked
+   * first, so a call without one is AuthRequired whatever its body.
+   */
+  async function ownAccount(ctx: TownContext, nsid: string): Promise<{ body: Body; account: HostedAccount }> {
     const caller = ctx.state.caller as Caller | undefined;
     if (!caller) {
       if (!ctx.req.headers.authorization) throw new XrpcFailure('AuthRequired', `${nsid} needs the account's credential: Authorization: Bearer <credential>`);
       throw new XrpcFailure('InvalidToken', 'the credential is not one this town issued, or it was revoked');
     }
-    const repo = text(body, 'repo');
+    const body = bodyOf(ctx, nsid);
+    return { body, account: await accountOf(caller, text(body, 'repo')) };
+  }
+
+  async function accountOf(caller: Caller, repo: string): Promise<HostedAccount> {
     if (repo === (await deps.townDid()) || repo.toLowerCase() === townHandle(deps.host)) {
       throw new XrpcFailure('InvalidRequest', 'the world repository is read-only: a guest writes to its own repository (its did from accept or arrive)');
     }
@@ -148,8 +155,7 @@ export function hostedProcedures(deps: HostedWriteDeps): Record<string, (ctx: To
 
   return {
     [createRecordNsid]: async (ctx) => {
-      const body = bodyOf(ctx, createRecordNsid);
-      const account = await ownAccount(ctx, body, createRecordNsid);
+      const { body, account } = await ownAccount(ctx, createRecordNsid);
       const collection = collectionOf(body);
       const rkey = rkeyOf(body, true);
       const { value, cid } = await checkedRecord(collection, body.record);
@@ -158,8 +164,7 @@ export function hostedProcedures(deps: HostedWriteDeps): Record<string, (ctx: To
     },
 
     [putRecordNsid]: async (ctx) => {
-      const body = bodyOf(ctx, putRecordNsid);
-      const account = await ownAccount(ctx, body, putRecordNsid);
+      const { body, account } = await ownAccount(ctx, putRecordNsid);
       const collection = collectionOf(body);
       const rkey = rkeyOf(body);
       const put = await putOf(collection, rkey, body.record, swapRecordOf(body));
@@ -168,16 +173,14 @@ export function hostedProcedures(deps: HostedWriteDeps): Record<string, (ctx: To
     },
 
     [deleteRecordNsid]: async (ctx) => {
-      const body = bodyOf(ctx, deleteRecordNsid);
-      const account = await ownAccount(ctx, body, deleteRecordNsid);
+      const { body, account } = await ownAccount(ctx, deleteRecordNsid);
       const swapRecord = swapRecordOf(body);
       const del: HostedWrite = { action: 'delete', collection: collectionOf(body), rkey: rkeyOf(body), ...(swapRecord !== undefined ? { swapRecord } : {}) };
       return commitOf(await write(account, [del], swapCommitOf(body)));
     },
 
     [applyWritesNsid]: async (ctx) => {
-      const body = bodyOf(ctx, applyWritesNsid);
-      const account = await ownAccount(ctx, body, applyWritesNsid);
+      const { body, account } = await ownAccount(ctx, applyWritesNsid);
       const items = body.writes;
       if (!Array.isArray(items) || items.length > writesPerCall) return bad(`writes is a list of at most ${writesPerCall}`);
       const writes: HostedWrite[] = [];
