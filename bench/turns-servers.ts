@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
@@ -15,7 +16,7 @@ import { openReadStore } from '../src/stores/open-read-store.js';
 import { allProjections } from '../src/projections/index.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 
-import { cpuUs, percentile, vmHwmMb } from './turns-figures.js';
+import { cpuUs, percentile, threadCpuUs, vmHwmMb } from './turns-figures.js';
 
 /**
  * BENCH_REPOSITORY=off leaves the repository projection out (the repository bench measures turns
@@ -43,8 +44,46 @@ async function admit(town: Town, names: string[]): Promise<string[]> {
   return tokens;
 }
 
+/**
+ * BENCH_ALLOC=<file>: a sampling profile of every allocation the main thread makes while it serves
+ * (collected ones included, unlike --heap-prof's), written at exit: what makes the collector run.
+ * BENCH_CPU=<file>: the main thread's CPU profile over the same span (not the start, as --cpu-prof).
+ */
+async function allocationProfile(): Promise<{ start(): Promise<void>; stop(): Promise<void> } | undefined> {
+  const file = process.env.BENCH_ALLOC;
+  const cpuFile = process.env.BENCH_CPU;
+  if (!file && !cpuFile) return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  let started = false;
+  return {
+    // From the first figures asked for on: the bench asks after its warm-up loads.
+    async start() {
+      if (started) return;
+      started = true;
+      if (file)
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: 4096,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      if (cpuFile) {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+      }
+    },
+    async stop() {
+      if (!started) return;
+      if (file) fs.writeFileSync(file, JSON.stringify((await session.post('HeapProfiler.stopSampling')).profile));
+      if (cpuFile) fs.writeFileSync(cpuFile, JSON.stringify((await session.post('Profiler.stop')).profile));
+    },
+  };
+}
+
 /** A town server; measures projection lag and memory while it serves. */
 async function serveTown(dir: string, guests: number): Promise<void> {
+  const allocations = await allocationProfile();
   const town = await openBenchTown(dir);
   const server = await startServer(town.app, { port: 0, host: '127.0.0.1' });
   const tokens = guests
@@ -75,6 +114,7 @@ async function serveTown(dir: string, guests: number): Promise<void> {
       gc?.();
       process.send!({ liveHeapMb: gc ? process.memoryUsage().heapUsed / 1048576 : NaN, liveRssMb: process.memoryUsage().rss / 1048576 });
     } else if (m.ask === 'stats') {
+      await allocations?.start();
       process.send!({
         lagP50: percentile(lags, 50),
         lagP99: percentile(lags, 99),
@@ -90,6 +130,7 @@ async function serveTown(dir: string, guests: number): Promise<void> {
         appendP50: percentile(town.world.appendMs, 50),
         appendP99: percentile(town.world.appendMs, 99),
         cpuUs: cpuUs(),
+        threads: threadCpuUs(),
         repositoryCheckpoint: Number(town.projectors.find((p) => p.names.includes('repository'))?.checkpoint ?? -1),
         head: Number((await town.events.headPosition()) ?? 0),
       });
@@ -103,6 +144,7 @@ async function serveTown(dir: string, guests: number): Promise<void> {
     void server
       .close()
       .then(() => town.close())
+      .then(() => allocations?.stop())
       .then(() => process.exit(0));
   });
 }
@@ -168,7 +210,7 @@ async function serveBare(): Promise<void> {
   const s = http.createServer(bare.callback());
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   process.on('message', (m: { ask: string }) => {
-    if (m.ask === 'stats') process.send!({ cpuUs: cpuUs() });
+    if (m.ask === 'stats') process.send!({ cpuUs: cpuUs(), threads: threadCpuUs() });
   });
   process.send!({ port: (s.address() as { port: number }).port });
   process.on('disconnect', () => process.exit(0));
@@ -274,7 +316,7 @@ async function serveFloor(dir: string): Promise<void> {
   const s = http.createServer(app.callback());
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   process.on('message', (m: { ask: string }) => {
-    if (m.ask === 'stats') process.send!({ cpuUs: cpuUs() });
+    if (m.ask === 'stats') process.send!({ cpuUs: cpuUs(), threads: threadCpuUs() });
   });
   process.send!({ port: (s.address() as { port: number }).port });
   process.on(

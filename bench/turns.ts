@@ -81,11 +81,78 @@ async function load(o: { url: string; seconds: number; method?: string; tokens?:
   };
 }
 
+/**
+ * Loads a path in rounds of 2 s until the server's CPU per request settles (within 10 % of the
+ * round before, after `atLeast` rounds, at most 12); returns the rounds' figures, first to last.
+ */
+async function warmUp(
+  proc: ChildProcess,
+  o: Omit<Parameters<typeof load>[0], 'seconds' | 'body'> & { body?: (round: number) => (n: number) => string },
+  atLeast = 2,
+): Promise<string> {
+  const seen: number[] = [];
+  for (let round = 0; round < 12; round++) {
+    const before = (await ask(proc)).cpuUs;
+    // Each round its own intents: a repeated intent is answered from the first receipt, not decided.
+    const run = await load({ ...o, body: o.body?.(round), seconds: 2 });
+    const per = ((await ask(proc)).cpuUs - before) / Math.max(1, run.total);
+    seen.push(Math.round(per));
+    const last = seen[seen.length - 2];
+    if (round + 1 >= atLeast && last !== undefined && Math.abs(per - last) <= last * 0.1) break;
+  }
+  return seen.join(' → ');
+}
+
 async function timeToServe(dir: string): Promise<{ ms: number; proc: ChildProcess; info: any }> {
   const started = performance.now();
   const c = child(['--serve', dir, '0'], ['--expose-gc']);
   const info = await c.first;
   return { ms: performance.now() - started, proc: c.proc, info };
+}
+
+/** `a` → `b` of the threads' CPU, per request, the busiest first: `main 210+40, pool 30+60`. */
+function perThread(a: Record<string, { user: number; system: number }>, b: Record<string, { user: number; system: number }>, requests: number): string {
+  const rows = Object.entries(b).map(([name, t]) => {
+    const was = a[name] ?? { user: 0, system: 0 };
+    return { name, user: (t.user - was.user) / Math.max(1, requests), system: (t.system - was.system) / Math.max(1, requests) };
+  });
+  return rows
+    .filter((r) => r.user + r.system >= 1)
+    .sort((x, y) => y.user + y.system - (x.user + x.system))
+    .map((r) => `${r.name} ${r.user.toFixed(0)}+${r.system.toFixed(0)}`)
+    .join(', ');
+}
+
+/**
+ * The figures under the names issue 20 gives them, as the last line, so runs can be compared by a
+ * program (`BENCH_JSON {...}`); a figure the run did not measure (`--no-big`) is absent.
+ */
+function benchJson(out: Record<string, number>): Record<string, number> {
+  const named: Record<string, number | undefined> = {
+    turnsPerSec: out.turnsRps,
+    turnCpuUs: out.turnCpuUs,
+    turnP99Ms: out.turnsP99,
+    floorPostPerSec: out.floorPostPerSec,
+    floorPostCpuUs: out.floorPostCpuUs,
+    readsPerSec: out.readsRps,
+    readCpuUs: out.readCpuUs,
+    floorReadPerSec: out.floorReadPerSec,
+    floorReadCpuUs: out.floorReadCpuUs,
+    turnCpuToFloor: out.turnCpuUs! / out.floorPostCpuUs!,
+    readCpuToFloor: out.readCpuUs! / out.floorReadCpuUs!,
+    rebuildEventsPerSec: out.rebuildEps,
+    journalReadEventsPerSec: out.journalReadEps,
+    startSnapshotMs: out.startWarmMs,
+    startJournalMs: out.startColdMs,
+    rssMb: out.bigRssMb ?? out.smallPeakRssMb,
+  };
+  const json = Object.fromEntries(
+    Object.entries(named)
+      .filter(([, v]) => v !== undefined && Number.isFinite(v))
+      .map(([k, v]) => [k, Math.round(v! * 100) / 100]),
+  );
+  console.log(`BENCH_JSON ${JSON.stringify(json)}`);
+  return out;
 }
 
 export async function main(args: string[]): Promise<Record<string, number>> {
@@ -102,7 +169,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const bare = child(['--bare']);
     children.push(bare.proc);
     const { port: barePort } = await bare.first;
-    const town = child(['--serve', path.join(root, 'small'), '48']);
+    // BENCH_TOWN_FLAGS: Node flags for the measured town alone (to compare V8 settings against the floor).
+    const town = child(['--serve', path.join(root, 'small'), '48'], (process.env.BENCH_TOWN_FLAGS ?? '').split(' ').filter(Boolean));
     children.push(town.proc);
     const { port, tokens } = await town.first;
     const base = `http://127.0.0.1:${port}`;
@@ -113,11 +181,21 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     // Requests a finished load left in flight (a turn waits for its append) must not meet the
     // next load's: 48 connections are the spec's 48 workers, and more at once is `busy`.
     const settle = () => new Promise((r) => setTimeout(r, 1000));
-    await load({ url: `${base}/AGENTS.md/world/lamp/fill`, seconds: 1, method: 'POST', tokens, body: turnBody('warm') });
-    await load({ url: `${base}/AGENTS.md/world/lamp`, seconds: 1, tokens });
-    await load({ url: `http://127.0.0.1:${barePort}/`, seconds: 1 });
-    await load({ url: `${floorBase}/turn/lamp/fill`, seconds: 1, method: 'POST', body: turnBody('warm') });
-    await load({ url: `${floorBase}/read/lamp`, seconds: 1 });
+    // Warm every path until V8 has compiled it: Town's turn path is far more code than the
+    // floor's, and its optimising compiler keeps the helper threads busy for ~10 s of load (on
+    // 2 shared cores). Measured before that, a turn's CPU is mostly the JIT's, not Town's.
+    const warmTurns = await warmUp(
+      town.proc,
+      { url: `${base}/AGENTS.md/world/lamp/fill`, method: 'POST', tokens, body: (round) => turnBody(`warm${round}`) },
+      5,
+    );
+    await settle();
+    const warmReads = await warmUp(town.proc, { url: `${base}/AGENTS.md/world/lamp`, tokens });
+    await warmUp(bare.proc, { url: `http://127.0.0.1:${barePort}/` });
+    await warmUp(floor.proc, { url: `${floorBase}/turn/lamp/fill`, method: 'POST', body: (round) => turnBody(`fwarm${round}`) });
+    await settle();
+    await warmUp(floor.proc, { url: `${floorBase}/read/lamp` });
+    console.log(`  warm-up: turns ${warmTurns}, reads ${warmReads} (µs of CPU per request, each 2 s of load, until it settles)`);
     await settle();
     await ask(town.proc);
     // Interleaved rounds: the machine's load drifts within a minute, so each round's ratio is
@@ -134,6 +212,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       readCpu: number;
       floorTurnCpu: number;
       floorReadCpu: number;
+      turnThreads: string;
+      readThreads: string;
+      floorTurnThreads: string;
     }[] = [];
     let afterTurns: any;
     let afterReads: any;
@@ -141,16 +222,19 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       const b0 = (await ask(bare.proc)).cpuUs;
       const bareRun = await load({ url: `http://127.0.0.1:${barePort}/`, seconds });
       const b1 = (await ask(bare.proc)).cpuUs;
-      const t0 = (await ask(town.proc)).cpuUs;
+      const t0s = await ask(town.proc);
+      const t0 = t0s.cpuUs;
       const turns = await load({ url: `${base}/AGENTS.md/world/lamp/fill`, seconds, method: 'POST', tokens, body: turnBody(`t${round}`) });
       await settle();
       afterTurns = await ask(town.proc);
       const readsRun = await load({ url: `${base}/AGENTS.md/world/lamp`, seconds, tokens });
       afterReads = await ask(town.proc);
-      const f0 = (await ask(floor.proc)).cpuUs;
+      const f0s = await ask(floor.proc);
+      const f0 = f0s.cpuUs;
       const floorTurns = await load({ url: `${floorBase}/turn/lamp/fill`, seconds, method: 'POST', body: turnBody(`f${round}`) });
       await settle();
-      const f1 = (await ask(floor.proc)).cpuUs;
+      const f1s = await ask(floor.proc);
+      const f1 = f1s.cpuUs;
       const floorReads = await load({ url: `${floorBase}/read/lamp`, seconds });
       const f2 = (await ask(floor.proc)).cpuUs;
       rows.push({
@@ -164,6 +248,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         readCpu: (afterReads.cpuUs - afterTurns.cpuUs) / Math.max(1, readsRun.total),
         floorTurnCpu: (f1 - f0) / Math.max(1, floorTurns.total),
         floorReadCpu: (f2 - f1) / Math.max(1, floorReads.total),
+        turnThreads: perThread(t0s.threads, afterTurns.threads, turns.total),
+        readThreads: perThread(afterTurns.threads, afterReads.threads, readsRun.total),
+        floorTurnThreads: perThread(f0s.threads, f1s.threads, floorTurns.total),
       });
       if (round < rounds - 1) await settle();
     }
@@ -233,8 +320,20 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       `  durable append          p50 ${afterTurns.appendP50.toFixed(1)} ms  p99 ${afterTurns.appendP99.toFixed(1)} ms  (issue to acknowledgement, inside the server, last round)`,
     );
     Object.assign(out, { appendP50: afterTurns.appendP50, appendP99: afterTurns.appendP99 });
+    const last = rows[rows.length - 1]!;
+    console.log(`  CPU by thread, µs per request (user+system, last round): turn ${last.turnThreads}`);
+    console.log(`                                                     read ${last.readThreads}`);
+    console.log(`                                              floor POST ${last.floorTurnThreads}`);
+    Object.assign(out, {
+      turnCpuUs: m((r) => r.turnCpu),
+      readCpuUs: m((r) => r.readCpu),
+      floorPostPerSec: m((r) => r.floorTurns.rps),
+      floorPostCpuUs: m((r) => r.floorTurnCpu),
+      floorReadPerSec: m((r) => r.floorReads.rps),
+      floorReadCpuUs: m((r) => r.floorReadCpu),
+    });
 
-    if (args.includes('--no-big')) return out;
+    if (args.includes('--no-big')) return benchJson(out);
     // 2. A big journal: generate, rebuild, start, memory.
     const big = path.join(root, 'big');
     const gen = child(['--generate', big, String(entries), String(cards)]);
@@ -290,7 +389,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       `  live after a full collection: ${Math.round(coldLive.liveHeapMb)} MB of heap (rss ${Math.round(coldLive.liveRssMb)} MB) started from the journal alone; ${Math.round(warmLive.liveHeapMb)} MB (rss ${Math.round(warmLive.liveRssMb)} MB) from the snapshot`,
     );
     Object.assign(out, { bigLiveHeapMb: coldLive.liveHeapMb, warmLiveHeapMb: warmLive.liveHeapMb });
-    return out;
+    return benchJson(out);
   } finally {
     for (const c of children) if (c.connected) c.disconnect();
     // A town closing writes to its data directory until it exits: remove it only then.
