@@ -206,6 +206,7 @@ async function fullDisk(disk: Disk): Promise<void> {
       logged.some((l) => l.fields.code === 'ENOSPC'),
       'the operator is told the disk is full',
     );
+    assert.not.ok(JSON.stringify(logged).includes(guests.ann!), 'no credential in the log');
     await server!.close();
     await town!.close();
     server = undefined;

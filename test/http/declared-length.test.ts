@@ -33,6 +33,7 @@ test.after(async () => {
 interface HeadOnly {
   status: number;
   json: any;
+  headers: Record<string, string>;
   /** Milliseconds from sending the head to the whole reply. */
   answeredMs: number;
   /** Milliseconds from sending the head to the server's close (undefined: still open). */
@@ -45,7 +46,7 @@ function headOnly(path: string, length: string, headers: Record<string, string> 
     const socket = net.connect(town.port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const started = Date.now();
-    let answered: { status: number; json: any; answeredMs: number } | undefined;
+    let answered: { status: number; json: any; headers: Record<string, string>; answeredMs: number } | undefined;
     const timer = setTimeout(() => {
       socket.destroy();
       if (answered) resolve(answered);
@@ -55,7 +56,7 @@ function headOnly(path: string, length: string, headers: Record<string, string> 
     socket.on('data', (d) => {
       chunks.push(d);
       const r = parseReply(Buffer.concat(chunks));
-      if (r && !answered) answered = { status: r.status, json: r.json, answeredMs: Date.now() - started };
+      if (r && !answered) answered = { status: r.status, json: r.json, headers: r.headers, answeredMs: Date.now() - started };
     });
     socket.on('end', () => {
       clearTimeout(timer);
@@ -76,6 +77,10 @@ const assertRefusedAtOnce = (r: HeadOnly, what: string) => {
   assert.is(r.json?.status, 'error', what);
   assert.type(r.json?.message, 'string');
   assert.ok(r.json?._links?.self, `${what}: the envelope has _links`);
+  // The wire's refusal (no route reads that much) and the route's carry the same security headers.
+  assert.match(r.headers['content-security-policy'] ?? '', "frame-ancestors 'none'", what);
+  assert.is(r.headers['x-content-type-options'], 'nosniff', what);
+  assert.is(r.headers['x-frame-options'], 'DENY', what);
   assert.ok(r.answeredMs < 1000, `${what}: answered in ${r.answeredMs} ms, not after a wait for the body`);
   assert.ok(r.closedMs !== undefined && r.closedMs < 1500, `${what}: the connection closed (${r.closedMs} ms)`);
 };
