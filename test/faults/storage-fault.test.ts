@@ -45,8 +45,9 @@ test('storage faults are told apart: Node codes, LMDB errno numbers, lmdb commit
   assert.is(storageFault(errno('EIO')), 'EIO');
   assert.is(storageFault(errno('EDQUOT')), 'EDQUOT');
   assert.is(storageFault(errno('EROFS')), 'EROFS');
-  assert.is(storageFault(errno(28)), 'ENOSPC');
-  assert.is(storageFault(errno(5)), 'EIO');
+  assert.is(storageFault(errno(28, 'No space left on device: Attempting to write page at position 331776')), 'ENOSPC');
+  assert.is(storageFault(errno(5, 'Input/output error')), 'EIO');
+  assert.is(storageFault(errno(5, 'NOT_FOUND: stream not found')), undefined, 'a number alone (gRPC status 5) is no storage fault');
   assert.is(storageFault(Object.assign(new Error('Commit failed (see commitError for details)'), { commitError: Promise.resolve() })), 'commit failed');
   assert.is(storageFault(new Error('journal unusable', { cause: errno('ENOSPC') })), 'ENOSPC');
   assert.is(storageFault(errno('ECONNRESET')), undefined);
