@@ -115,7 +115,7 @@ test('a projector worker SIGKILLed mid-batch resumes from its checkpoint, and it
     const runs: Run[] = [];
     // Two starts killed mid-batch (a moment after each committed a batch), then one to the end.
     for (let start = 0; start < 6; start++) {
-      const run = await runWorker(env, dir, runs.filter((r) => r.killed).length < 2 ? 80 : undefined);
+      const run = await runWorker(env, dir, runs.filter((r) => r.killed).length < 2 ? 40 : undefined);
       runs.push(run);
       if (!run.killed) break;
     }
