@@ -37,6 +37,7 @@ import { StoreAuthenticator } from './identity/authenticator.js';
 import { applyStartupMode, ensureFirstInvitation } from './identity/town.js';
 import { EmbeddedEventStore } from './stores/embedded-event-store.js';
 import { openEventStore } from './stores/open-event-store.js';
+import type { JournalIo } from './stores/embedded-journal.js';
 import { openReadStore } from './stores/open-read-store.js';
 import type { EventStore } from './stores/event-store.js';
 import type { ReadStore } from './stores/read-store.js';
@@ -123,13 +124,19 @@ export interface TownOptions {
   repository?: boolean;
   /** How many unexpired service-token ids the town keeps (src/repository/service-auth.ts; tests fill it). */
   serviceTokenCustody?: number;
+  /** The embedded journal's file writes (tests make the disk fail through it; test/faults). */
+  journalIo?: Partial<JournalIo>;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
   const started = performance.now();
   const { settings } = options;
   const clock = options.clock ?? Date.now;
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const events = await openEventStore({
+    url: settings.eventStoreUrl,
+    dataDir: settings.dataDir,
+    ...(options.journalIo ? { journalIo: options.journalIo } : {}),
+  });
   let reads: ReadStore | undefined;
   const closers: (() => Promise<void>)[] = [];
   try {

@@ -70,6 +70,7 @@ export function xrpcError(err: TownError | XrpcFailure, self: string): Rendered 
 const reasonPhrase: Partial<Record<number, string>> = {
   400: 'Bad Request',
   408: 'Request Timeout',
+  413: 'Payload Too Large',
   414: 'URI Too Long',
   431: 'Request Header Fields Too Large',
   501: 'Not Implemented',

@@ -35,6 +35,17 @@ export function bodyFault(value: unknown, maxDepth: number): 'depth' | 'surrogat
   return undefined;
 }
 
+/**
+ * Whether a declared Content-Length (digits only: the wire's scanner refused anything else) is
+ * over `limit`. Compared as text, not through co-body, which truncates the length to 32 bits
+ * (`~~len`): 2^31 and more came out negative, the check was skipped and the read waited for a
+ * body of gigabytes until the request clock ran out, 30 s later.
+ */
+export function declaredOver(declared: string, limit: number): boolean {
+  const digits = declared.trim().replace(/^0+(?=\d)/, '');
+  return digits.length > 15 || Number(digits) > limit;
+}
+
 /** As type-is: a body is announced by Transfer-Encoding or a Content-Length (even 0). */
 const hasBody = (ctx: TownContext) => ctx.req.headers['transfer-encoding'] !== undefined || ctx.req.headers['content-length'] !== undefined;
 
@@ -63,6 +74,14 @@ export function readBody(route: Route) {
   });
   return async (ctx: TownContext): Promise<Record<string, unknown> | undefined> => {
     if (!hasBody(ctx)) return undefined;
+    const declared = ctx.req.headers['content-length'];
+    if (declared !== undefined && declaredOver(declared, route.bodyLimit)) {
+      // Refused before a byte of the body is read, and the connection closes after the answer:
+      // the body it announced is not drained (it could be gigabytes).
+      throw new TownError('bodyTooLarge', `the body is declared as ${declared.trim().slice(0, 24)} bytes, over ${route.bodyLimit}, the limit of this route`, {
+        headers: { Connection: 'close' },
+      });
+    }
     const form = route.form && ctx.is('urlencoded');
     if (!form) ctx.req.headers['content-type'] = 'application/json';
     try {
@@ -95,7 +114,8 @@ function bodyFailure(err: unknown, route: Route): unknown {
     return new TownError('badJson', `the body is not JSON: its Content-Encoding does not decode (${e.message ?? e.code})`);
   }
   if (e.status === 413 || e.type === 'entity.too.large') {
-    return new TownError('bodyTooLarge', `the body is over ${route.bodyLimit} bytes, the limit of this route`);
+    // The rest of the body is not drained (a chunked one may never end): the connection closes.
+    return new TownError('bodyTooLarge', `the body is over ${route.bodyLimit} bytes, the limit of this route`, { headers: { Connection: 'close' } });
   }
   if (e.type === 'request.aborted' || e.type === 'request.size.invalid') {
     return new TownError('badRequest', 'the body did not match its Content-Length');

@@ -41,6 +41,9 @@ const slow = Symbol('slow');
 /** Methods Node's parser knows, less CONNECT (which Node hands to a tunnel, not a request). */
 const parsedMethods = new Set(http.METHODS.filter((m) => m !== 'CONNECT'));
 
+/** The largest body limit of any route (routes.ts; a test checks every row stays within it). */
+export const largestBody = Math.max(limits.bodyBytes, limits.bodyBytesUnauthenticated, limits.hostedWriteBodyBytes);
+
 /**
  * Incremental scanner of the HTTP/1.x requests on one connection. `feed` returns a verdict as
  * soon as one is certain (a request line over the limit is refused at its 65538th byte, not at
@@ -319,10 +322,15 @@ export class RequestScanner {
       return undefined;
     }
     const length = this.contentLength === undefined ? 0 : Number(this.contentLength);
+    // More than any route reads: refused here, before the body, whatever the route. Node's parser
+    // cannot even hold a length of 2^64 or more (it would say badRequest); the route's own limit
+    // (request-body.ts) refuses smaller declarations as soon as the route is known.
+    if (length > largestBody) {
+      return { cls: 'bodyTooLarge', message: `the body is declared as ${this.contentLength?.slice(0, 24)} bytes, more than any route reads (${largestBody})` };
+    }
     if (length === 0) this.endMessage();
     else {
-      // Beyond any body limit the route refuses it anyway; the scanner just keeps counting.
-      this.remaining = Number.isSafeInteger(length) ? length : Infinity;
+      this.remaining = length;
       this.state = 'body';
     }
     return undefined;

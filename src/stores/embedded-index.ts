@@ -25,6 +25,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { survivingCommitFailures } from './lmdb-commit-failure.js';
 import type { FrameLocation } from './embedded-frames.js';
 import { bootId } from './embedded-lock.js';
 
@@ -118,6 +119,7 @@ export class JournalIndex {
       fs.rmSync(path.join(dir, 'data.mdb'), { force: true });
       fs.rmSync(path.join(dir, 'lock.mdb'), { force: true });
     }
+    survivingCommitFailures();
     const env = open({ path: dir, maxDbs: 4, noSync: true, overlappingSync: false });
     const index = new JournalIndex(dir, env, boot, state?.through ?? 0);
     // On disk before LMDB writes anything unsynced in this session; `through` outlives a rebuild.

@@ -93,7 +93,9 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
   for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
   for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
   for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
-  await Promise.all(done);
+  await Promise.all(done).catch(async (error: unknown) => {
+    throw await commitFailure(error);
+  });
   for (const def of flagged.keys()) def.plain = false;
   for (const collection of added) lmdb.collections.add(collection);
 }
@@ -109,4 +111,22 @@ function compareKeys(a: LmdbKey[], b: LmdbKey[]): number {
     return typeof x === 'number' ? -1 : 1;
   }
   return a.length - b.length;
+}
+
+/**
+ * lmdb rejects the writes of a commit that failed (a full disk: ENOSPC) with "Commit failed" and
+ * puts the errno's error on a promise of its own (`commitError`), rejected in the same callback.
+ * Nobody else holds that promise: left alone it is an unhandled rejection, which ends the
+ * process (found with the town's data on a full tmpfs, test/faults/disk.test.ts). It is taken
+ * here, and the unit fails with the errno's error, so the caller can tell a full disk.
+ */
+async function commitFailure(error: unknown): Promise<unknown> {
+  const cause = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
+  if (!cause || typeof cause.then !== 'function') return error;
+  const settled = cause.then(
+    () => error,
+    (real: unknown) => real,
+  );
+  // Should lmdb ever leave it pending, the write still fails (with lmdb's own error) at once.
+  return Promise.race([settled, new Promise<unknown>((resolve) => setImmediate(() => resolve(error)))]);
 }

@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { asBinary, open, type Database, type DatabaseOptions, type Key as LmdbKey, type RootDatabase } from 'lmdb';
 import type { Doc } from './read-store.js';
+import { survivingCommitFailures } from './lmdb-commit-failure.js';
 import { MAX, type IndexDef } from './embedded-read-keys.js';
 
 export type Key = LmdbKey[];
@@ -42,6 +43,7 @@ export interface CollectionDbs {
 }
 
 export function openEnv(dir: string): RootDatabase {
+  survivingCommitFailures();
   return open({
     path: dir,
     // As the event store: a commit is visible only once it is on disk (docs/decisions.md (event-store)).

@@ -4,12 +4,15 @@
  */
 import type { EventStore } from './event-store.js';
 import { openEmbeddedEventStore } from './embedded-event-store.js';
+import type { JournalIo } from './embedded-journal.js';
 
 export interface OpenEventStoreOptions {
   /** `esdb://…` connection string; empty or absent means the embedded store. */
   url?: string;
   /** The app's data directory (./data by default, or TOWN_DATA). */
   dataDir: string;
+  /** The embedded journal's file writes, replaced by tests that make the disk fail. */
+  journalIo?: Partial<JournalIo>;
 }
 
 export async function openEventStore(options: OpenEventStoreOptions): Promise<EventStore> {
@@ -19,5 +22,5 @@ export async function openEventStore(options: OpenEventStoreOptions): Promise<Ev
     const { openEsdbEventStore } = await import('./esdb-event-store.js');
     return openEsdbEventStore({ url });
   }
-  return openEmbeddedEventStore({ dataDir: options.dataDir });
+  return openEmbeddedEventStore({ dataDir: options.dataDir, ...(options.journalIo ? { journalIo: options.journalIo } : {}) });
 }

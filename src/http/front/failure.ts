@@ -1,10 +1,11 @@
 /**
  * Every failure of a request as its reply: a TownError or an AT Protocol failure as the spec's
  * envelope (2.10), an HTML error page on a page route asked for by a browser, an `/xrpc` error on
- * the repository routes; anything else is 500 `internal`, logged with the request id and never
- * shown to the caller.
+ * the repository routes; a storage fault (full disk, I/O error) is 503 `hostUnavailable`;
+ * anything else is 500 `internal`, logged with the request id and never shown to the caller.
  */
 import type { Authenticator } from '../../contract/caller.js';
+import { storageFault } from '../../contract/storage-fault.js';
 import { TownError } from '../../contract/town-error.js';
 import { errorPage } from '../../pages/error-page.js';
 import { envelope, XrpcFailure, xrpcError } from '../envelope.js';
@@ -38,8 +39,20 @@ function onPage(ctx: TownContext, route: Route | undefined): boolean {
 
 export async function replyFailure(ctx: TownContext, err: unknown, route: Route | undefined, logger: Logger, authenticator?: Authenticator): Promise<void> {
   let failure: TownError | XrpcFailure;
+  const fault = err instanceof TownError || err instanceof XrpcFailure ? undefined : storageFault(err);
   if (err instanceof TownError || err instanceof XrpcFailure) failure = err;
-  else {
+  else if (fault) {
+    // The disk, not the request: logged for the operator, answered as a host that cannot take
+    // writes now (nothing was acknowledged; the same intent can be sent again).
+    logger.error('storage fault', { requestId: ctx.state.requestId, route: route?.name, code: fault, error: errorText(err) });
+    failure = new TownError(
+      'hostUnavailable',
+      `the town cannot write to its storage now (${fault}); nothing was acknowledged: send the same request again shortly`,
+      {
+        headers: { 'Retry-After': '5' },
+      },
+    );
+  } else {
     logger.error('the front failed', {
       requestId: ctx.state.requestId,
       method: ctx.method,
