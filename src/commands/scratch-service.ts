@@ -173,7 +173,11 @@ export class ScratchWorlds {
     return out;
   }
 
-  /** An expired world stops answering and leaves memory; its read models go with its expiry event. */
+  /**
+   * An expired world stops answering and leaves memory; its read models go with its expiry event,
+   * its journal stream is deleted (a tombstone: nothing can append to it again), and a fork lets
+   * go of the height of the town it held.
+   */
   private async forgetExpired(events: readonly ScratchEvent[]): Promise<void> {
     for (const e of events) {
       if (e.type !== 'ScratchExpired') continue;
@@ -182,6 +186,8 @@ export class ScratchWorlds {
       if (s) await (await s.catch(() => undefined))?.close();
       this.held.get(e.data.world)?.release();
       this.held.delete(e.data.world);
+      // The expiry is journaled already: a store that fails the delete leaves a stream nobody reads.
+      await this.o.events.deleteStream(worldStream(e.data.world)).catch(() => undefined);
     }
   }
 
