@@ -187,9 +187,13 @@ export function frozenWorld(world: World): FrozenWorld {
   return { name, host, entrance, height, cards, packages, kinds, avatars };
 }
 
-/** A read-only map over a frozen one, keeping what `keep` accepts. Its size is counted once. */
+/**
+ * A read-only map over a frozen one, keeping what `keep` accepts. Its size is counted once, and
+ * its keys are sorted once when first walked in order (`keysFrom`: a fork's listing pages).
+ */
 class FrozenMap<K, V> extends KeyedMap<K, V> {
   private count: number | undefined;
+  private sorted: K[] | undefined;
 
   constructor(
     private readonly source: Frozen<K, V>,
@@ -211,7 +215,24 @@ class FrozenMap<K, V> extends KeyedMap<K, V> {
     for (const key of this.source.keys()) if (this.has(key)) yield key;
   }
 
+  keysFrom(from: string | undefined, inclusive: boolean): Iterable<string> {
+    this.sorted ??= [...this.keys()].sort();
+    const keys = this.sorted as unknown as string[];
+    // The first key at (inclusive) or after `from`.
+    let lo = 0;
+    let hi = keys.length;
+    if (from !== undefined) {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (keys[mid]! < from || (!inclusive && keys[mid] === from)) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    return keys.slice(lo);
+  }
+
   override get size(): number {
+    if (this.sorted) return this.sorted.length;
     if (this.count === undefined) {
       let n = 0;
       for (const _ of this.keys()) n++;

@@ -92,6 +92,43 @@ test('a fork evolves in its layer: the world never sees it, and it never sees th
   assert.ok(visibleIds(fork.world, ann).includes('lamp'));
 });
 
+test('a fork lists its cards in order page by page, as a listing of all of them would', () => {
+  const { h, history } = townWithHistory();
+  for (let i = 0; i < 30; i++) h.run({ kind: 'create', principal: i % 3 ? ann : bob, intent: `n${i}`, object: `note-${i}`, source: diary, entry: 'initial' });
+  const pin = history.pin(h.world.height)!;
+  const fork = new Harness(h.programs, h.options);
+  const o = decide(
+    h.world,
+    {
+      kind: 'fork',
+      through: true,
+      source: { ...forkBase(pin.world, ann), name: 'town', host: h.world.host, entrance: h.world.entrance, height: pin.height },
+      forker: ann,
+      name: 'f',
+    },
+    h.clock,
+    h.programs,
+  );
+  fork.world = evolve(layered(layered(forkBase(pin.world, ann))), (o as { entries: Entry[] }).entries[0]!);
+  for (const id of ['a-first', 'note-1x', 'note-2', 'zz-last'])
+    fork.run({ kind: 'create', principal: ann, intent: id, object: id, source: diary, entry: 'initial' });
+  h.run({ kind: 'create', principal: ann, intent: 'late', object: 'note-99', source: diary, entry: 'initial' });
+  const all = [...fork.world.cards.values()]
+    .filter((c) => canSee(c, ann))
+    .map((c) => c.id)
+    .sort();
+  assert.ok(all.includes('note-2') && all.includes('zz-last') && !all.includes('note-99') && !all.includes('note-0'));
+  for (const prefix of [undefined, '', 'note-', 'note-1', 'n', 'q']) {
+    for (const after of [undefined, '', 'a', 'note-1', 'note-15', 'note-2', 'zz', 'zzz']) {
+      for (const limit of [1, 3, 65]) {
+        const want = all.filter((id) => (after === undefined || id > after) && (prefix === undefined || id.startsWith(prefix))).slice(0, limit);
+        const opts = { ...(after !== undefined ? { after } : {}), ...(prefix !== undefined ? { prefix } : {}), limit };
+        assert.equal(visibleIds(fork.world, ann, opts), want, JSON.stringify(opts));
+      }
+    }
+  }
+});
+
 test('pins at two heights read each their own; releasing them leaves no history', () => {
   const { h, history } = townWithHistory();
   const first = history.pin(h.world.height)!;
