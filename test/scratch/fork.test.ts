@@ -52,6 +52,10 @@ async function unknownEverywhere(name: string, id: string): Promise<void> {
   }
   const cast = await t.post(`/AGENTS.md/scratch/${name}/world/${id}/light`, ann.token, { intent: `${name}-${id}-cast` });
   assert.is(cast.json.class, 'unknownObject', cast.text);
+  const repl = await t.post(`/AGENTS.md/scratch/${name}/repl`, ann.token, { entry: 'light', object: id });
+  assert.is(repl.json.class, 'unknownObject', repl.text);
+  const pending = await t.get(`/AGENTS.md/scratch/${name}/pending`, ann.token);
+  assert.not.match(pending.text, new RegExp(`"${id}"`));
 }
 
 test('a fork of the town reads through to it as it stood: nothing copied, nothing of the town since, nothing it may not see', async () => {
@@ -76,10 +80,17 @@ test('a fork of the town reads through to it as it stood: nothing copied, nothin
   assert.is(entry.packages, undefined, 'nor any code');
   assert.ok(JSON.stringify(entry).length < 1500, `the fork entry is small: ${JSON.stringify(entry).length} bytes`);
 
-  // The town moves on: the lamp is filled, ann makes a card, bob shares nothing.
+  // The town moves on: the lamp is filled, ann makes a card, bob lends his card to ann.
   assert.is((await fill('/AGENTS.md/world', 2, 'after')).json.status, 'done');
   const made = await t.town.world.submit({ kind: 'create', principal: ann.principal, intent: 'later', object: 'later', source: lamp, entry: 'initial' });
   assert.is(made.outcome.kind, 'journal');
+  const lent = await t.post('/AGENTS.md/world/bob-secret/lend', bob.token, { intent: 'lend-ann', fields: { to: 'ann' } });
+  assert.is(lent.json.status, 'done', lent.text);
+  // bob's turn, not ann's: her reads do not wait for it, so wait for the projection here.
+  for (const until = Date.now() + 5000; (await t.get('/AGENTS.md/world/bob-secret', ann.token)).status !== 200; ) {
+    assert.ok(Date.now() < until, 'ann sees it in the town now');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   assert.ok(t.town.world.history.recorded > 0, 'the town keeps what changed since the fork');
   const lampNow = (await t.get('/AGENTS.md/world/lamp', ann.token)).json;
   assert.is.not(lampNow.version, lampThen.version);
