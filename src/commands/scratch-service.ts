@@ -11,10 +11,10 @@
 import type { Command, ForkCommand } from '../cards/kernel/commands.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import { evolve } from '../cards/kernel/evolve.js';
-import { forkBase, type FrozenWorld, frozenWorld } from '../cards/kernel/history.js';
+import { forkBase, forkSourceWorld, type FrozenWorld, frozenWorld } from '../cards/kernel/history.js';
 import type { KernelOptions } from '../cards/kernel/options.js';
 import type { Programs } from '../cards/kernel/programs.js';
-import { blankWorld, layered, type World } from '../cards/kernel/world.js';
+import { layered, type World } from '../cards/kernel/world.js';
 import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
 import { TownError } from '../contract/town-error.js';
@@ -303,9 +303,12 @@ export class ScratchWorlds {
     return forkBase(held.world, fork.principal);
   }
 
-  /** A world replayed from its journal up to `height` entries (a fork reading through starts from its source). */
+  /**
+   * A world replayed from its journal up to `height` entries, keeping only what a fork of it reads
+   * (`forkSourceWorld`); a fork reading through starts from its source.
+   */
   private async worldAt(id: string, height: number): Promise<World> {
-    let world = blankWorld();
+    let world = forkSourceWorld();
     let next = 0;
     while (next < height) {
       const page = await this.o.events.readStream(worldStream(id), { fromRevision: BigInt(next), maxCount: Math.min(2048, height - next) });

@@ -34,17 +34,20 @@ export interface WorldReads {
 
 const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();
 
-/** A package as a world has it: a scratch world's own (src/projections/cards.ts) or the shared one. */
+/**
+ * A package as a world has it: a scratch world's own (src/projections/cards.ts) or the shared one.
+ * Kept by pin alone: every document of one pin holds the same package.
+ */
 export async function packageOf(r: WorldReads, pin: string): Promise<PackageDoc | undefined> {
   let cache = packageCache.get(r.reads);
   if (!cache) packageCache.set(r.reads, (cache = new Map()));
+  const hit = cache.get(pin);
+  if (hit) return hit;
   for (const id of r.world.startsWith('scratch.') ? [worldKey(r.world, pin), pin] : [pin]) {
-    const hit = cache.get(id);
-    if (hit) return hit;
     const doc = await packageDocs.in(r.reads).findOne({ _id: id });
     if (!doc) continue;
     if (cache.size > 4096) cache.clear();
-    cache.set(id, doc);
+    cache.set(pin, doc);
     return doc;
   }
   return undefined;

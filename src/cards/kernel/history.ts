@@ -272,3 +272,32 @@ export function forkBase(source: FrozenWorld, forker: string): World {
     avatars: new FrozenMap<string, string>(source.avatars, (object) => cards.has(object)),
   };
 }
+
+/** A map that keeps nothing: what a world replayed only to be forked needs none of. */
+class Discard<K, V> extends KeyedMap<K, V> {
+  override set(): this {
+    return this;
+  }
+}
+
+/**
+ * A blank world to replay a journal into when all that is wanted is a fork of it: it keeps the
+ * cards, packages, kinds and avatars (what a fork reads, `forkBase` and `forkEntry`) and drops
+ * receipts, intents, offers and sends as they are applied, which are most of a long world's
+ * memory. Replaying into it gives those four maps exactly as a full replay does: evolve never
+ * reads the others to change them.
+ */
+export function forkSourceWorld(): World {
+  return {
+    ...blankWorld(),
+    intents: new Discard(),
+    pending: new Discard(),
+    runs: new Discard(),
+    offers: new Discard(),
+    receipts: new Discard(),
+    slugs: new Discard(),
+    quiet: new Discard(),
+    turns: new Discard(),
+    seen: new Discard(),
+  };
+}

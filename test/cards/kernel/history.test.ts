@@ -7,8 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decide } from '../../../src/cards/kernel/decide.js';
 import type { Card, Entry } from '../../../src/cards/kernel/entry.js';
-import { evolve } from '../../../src/cards/kernel/evolve.js';
-import { forkBase, WorldHistory } from '../../../src/cards/kernel/history.js';
+import { evolve, replay } from '../../../src/cards/kernel/evolve.js';
+import { forkBase, forkSourceWorld, WorldHistory } from '../../../src/cards/kernel/history.js';
 import { canSee, layered, visibleIds } from '../../../src/cards/kernel/world.js';
 import { Harness, ann, bob, plain } from './harness.js';
 
@@ -159,6 +159,21 @@ test('pins at two heights read each their own; releasing them leaves no history'
   assert.is(history.recorded, 0, 'nothing is kept once no fork holds a height');
   h.act(ann, 'lamp', 'fill', { fields: { measures: 1 } });
   assert.is(history.recorded, 0, 'nothing is recorded while nothing is held');
+});
+
+test('a world replayed only to be forked keeps what a fork reads, exactly, and none of the rest', () => {
+  const { h } = townWithHistory();
+  h.act(ann, 'lamp', 'fill', { fields: { measures: 2 } });
+  h.act(ann, 'anns', 'write', { fields: { text: 'x' } });
+  h.arrive(bob);
+  const light = replay(h.journal, forkSourceWorld());
+  for (const m of ['cards', 'packages', 'kinds', 'avatars'] as const)
+    assert.equal(new Map([...(light[m] as Map<string, unknown>)]), new Map([...(h.world[m] as Map<string, unknown>)]), m);
+  assert.equal(
+    [light.name, light.host, light.entrance, light.height, light.clock],
+    [h.world.name, h.world.host, h.world.entrance, h.world.height, h.world.clock],
+  );
+  assert.is(light.receipts.size + light.intents.size + light.slugs.size + light.seen.size, 0);
 });
 
 test.run();
