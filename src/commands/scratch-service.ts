@@ -104,7 +104,15 @@ export class ScratchWorlds {
     if (source?.held) this.held.set(opened.world, source.held);
     const first = (): Extract<Command, { kind: 'empty' | 'fork' }> =>
       source ? source.fork(guest.principal, opened.world) : { kind: 'empty', name: opened.world, host: this.o.host, opener: guest.principal };
-    const service = await this.service(opened.world, first);
+    let service: WorldService;
+    try {
+      service = await this.service(opened.world, first);
+    } catch (error) {
+      // The world's first entry never came to be here: the height it would have read goes free.
+      this.held.get(opened.world)?.release();
+      this.held.delete(opened.world);
+      throw error;
+    }
     return {
       status: 'scratch',
       world: `scratch/${name}`,
@@ -291,6 +299,12 @@ export class ScratchWorlds {
     const from = fork.from!;
     if (from.world !== TOWN_WORLD) throw new Error(`${id} reads through to ${from.world}: only forks of the town read through`);
     let held = this.held.get(id);
+    if (held && held.world.height !== from.height) {
+      // Another front founded the world at another height first: its entry is the world.
+      held.release();
+      this.held.delete(id);
+      held = undefined;
+    }
     if (!held) {
       // Opened again after a restart (or by another front): the town as it stood at the fork.
       held = await this.townAt(from.height);
