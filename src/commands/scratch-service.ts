@@ -8,12 +8,13 @@
  * same kernel as the town, by a WorldService of its own on its own stream, opened when first
  * used and kept while the world is open.
  */
-import type { Command } from '../cards/kernel/commands.js';
+import type { Command, ForkCommand } from '../cards/kernel/commands.js';
 import type { Entry } from '../cards/kernel/entry.js';
-import { replay } from '../cards/kernel/evolve.js';
+import { evolve } from '../cards/kernel/evolve.js';
+import { forkBase, forkSourceWorld, type FrozenWorld, frozenWorld } from '../cards/kernel/history.js';
 import type { KernelOptions } from '../cards/kernel/options.js';
 import type { Programs } from '../cards/kernel/programs.js';
-import { blankWorld, type World } from '../cards/kernel/world.js';
+import { layered, type World } from '../cards/kernel/world.js';
 import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
 import { TownError } from '../contract/town-error.js';
@@ -55,8 +56,23 @@ export interface OpenScratch {
 const lifetimeMs = limits.scratchLifetimeSeconds * 1000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The town as a fork reads through to it, held while the fork is open. */
+interface Held {
+  world: FrozenWorld;
+  release(): void;
+}
+
+/** The town replayed to a height (no pin of the live town holds it), shared by forks at that height. */
+interface Replayed {
+  world: Promise<World>;
+  forks: number;
+}
+
 export class ScratchWorlds {
   private readonly services = new Map<string, Promise<WorldService>>();
+  /** Per open fork of the town (by world id): the town as it stood at the fork's height. */
+  private readonly held = new Map<string, Held>();
+  private readonly replayed = new Map<number, Replayed>();
 
   constructor(private readonly o: ScratchDeps) {}
 
@@ -67,23 +83,36 @@ export class ScratchWorlds {
     from?: { world: string; height?: number },
   ): Promise<{ status: 'scratch'; world: string; height: number; expires: string; position: bigint | undefined }> {
     const source = from ? await this.source(guest, from) : undefined;
-    const now = this.o.clock();
-    const handled = await handleCommand(this.o.events, scratchStream(guest.name), scratchKind, {
-      kind: 'open',
-      guest: guest.name,
-      name,
-      now,
-      lastTurns: await this.lastTurns(guest),
-      ...(source ? { from: { world: source.world, height: source.height } } : {}),
-    });
-    if (!handled.ok) throw refusal(handled.reason, name, now);
-    await this.forgetExpired(handled.events);
-    const opened = handled.state.open.get(name)!;
+    let opened: OpenWorld;
+    try {
+      const now = this.o.clock();
+      const handled = await handleCommand(this.o.events, scratchStream(guest.name), scratchKind, {
+        kind: 'open',
+        guest: guest.name,
+        name,
+        now,
+        lastTurns: await this.lastTurns(guest),
+        ...(source ? { from: { world: source.world, height: source.height } } : {}),
+      });
+      if (!handled.ok) throw refusal(handled.reason, name, now);
+      await this.forgetExpired(handled.events);
+      opened = handled.state.open.get(name)!;
+    } catch (error) {
+      source?.held?.release();
+      throw error;
+    }
+    if (source?.held) this.held.set(opened.world, source.held);
     const first = (): Extract<Command, { kind: 'empty' | 'fork' }> =>
-      source
-        ? { kind: 'fork', source: source.at(), forker: guest.principal, name: opened.world }
-        : { kind: 'empty', name: opened.world, host: this.o.host, opener: guest.principal };
-    const service = await this.service(opened.world, first);
+      source ? source.fork(guest.principal, opened.world) : { kind: 'empty', name: opened.world, host: this.o.host, opener: guest.principal };
+    let service: WorldService;
+    try {
+      service = await this.service(opened.world, first);
+    } catch (error) {
+      // The world's first entry never came to be here: the height it would have read goes free.
+      this.held.get(opened.world)?.release();
+      this.held.delete(opened.world);
+      throw error;
+    }
     return {
       status: 'scratch',
       world: `scratch/${name}`,
@@ -117,6 +146,8 @@ export class ScratchWorlds {
     const all = [...this.services.values()];
     this.services.clear();
     await Promise.all(all.map(async (s) => (await s.catch(() => undefined))?.close()));
+    for (const h of this.held.values()) h.release();
+    this.held.clear();
   }
 
   /** The guest's worlds still open now: any past its time is recorded as expired first. */
@@ -150,13 +181,21 @@ export class ScratchWorlds {
     return out;
   }
 
-  /** An expired world stops answering and leaves memory; its read models go with its expiry event. */
+  /**
+   * An expired world stops answering and leaves memory; its read models go with its expiry event,
+   * its journal stream is deleted (a tombstone: nothing can append to it again), and a fork lets
+   * go of the height of the town it held.
+   */
   private async forgetExpired(events: readonly ScratchEvent[]): Promise<void> {
     for (const e of events) {
       if (e.type !== 'ScratchExpired') continue;
       const s = this.services.get(e.data.world);
       this.services.delete(e.data.world);
       if (s) await (await s.catch(() => undefined))?.close();
+      this.held.get(e.data.world)?.release();
+      this.held.delete(e.data.world);
+      // The expiry is journaled already: a store that fails the delete leaves a stream nobody reads.
+      await this.o.events.deleteStream(worldStream(e.data.world)).catch(() => undefined);
     }
   }
 
@@ -170,6 +209,7 @@ export class ScratchWorlds {
         options: this.o.options,
         world: id,
         genesis: { host: this.o.host, opener: '' },
+        layer: (fork) => this.layer(fork),
         ...(first ? { first } : {}),
       });
       s = service.open().then(() => service);
@@ -182,55 +222,130 @@ export class ScratchWorlds {
   /**
    * The world a fork is taken from, as it stood at the height asked for: the town or one of the
    * guest's own open worlds; a height past the head is refused.
+   *
+   * A fork of the town carries nothing and reads through to the town as it stood (`held`: a pin
+   * of the live town's history, or the town replayed to that height). A fork of a scratch world
+   * carries what the forker may view there: a scratch world's journal is deleted when it expires,
+   * so nothing may read through to it.
    */
-  private async source(guest: Guest, from: { world: string; height?: number }): Promise<{ world: string; height: number; at: () => World }> {
-    let id: string;
-    let head: number;
-    let live: () => World;
+  private async source(
+    guest: Guest,
+    from: { world: string; height?: number },
+  ): Promise<{ world: string; height: number; held?: Held; fork(forker: string, name: string): ForkCommand }> {
     if (from.world === 'town') {
-      id = TOWN_WORLD;
-      head = this.o.town.height;
-      live = () => this.o.town.committed;
-    } else {
-      const name = from.world.slice('scratch/'.length);
-      const w = await this.world(guest, name).catch(() => {
-        throw new TownError(
-          'unknown',
-          `from.world ${JSON.stringify(from.world)} is not an open scratch world of yours; fork "town" or "scratch/<one of yours>"`,
-          {
-            hintHref: '/AGENTS.md/me',
-          },
-        );
-      });
-      id = w.id;
-      head = w.service.height;
-      live = () => w.service.committed;
+      const head = this.o.town.height;
+      const height = checkHeight(from, head);
+      const held = await this.townAt(height);
+      const at = held.world;
+      return {
+        world: from.world,
+        height,
+        held,
+        fork: (forker, name) => ({
+          kind: 'fork',
+          through: true,
+          source: { ...forkBase(at, forker), name: TOWN_WORLD, host: at.host, entrance: at.entrance, height: at.height },
+          forker,
+          name,
+        }),
+      };
     }
-    const height = from.height ?? head;
-    if (height < 1 || height > head) {
-      throw new TownError('hostRequest', `from.height ${height} is not a height of ${from.world}: its journal holds heights 1 to ${head}`, {
-        hintHref: '/AGENTS.md/api',
-      });
-    }
+    const name = from.world.slice('scratch/'.length);
+    const w = await this.world(guest, name).catch(() => {
+      throw new TownError(
+        'unknown',
+        `from.world ${JSON.stringify(from.world)} is not an open scratch world of yours; fork "town" or "scratch/<one of yours>"`,
+        {
+          hintHref: '/AGENTS.md/me',
+        },
+      );
+    });
+    const height = checkHeight(from, w.service.height);
     // The head needs no replay: the fork is taken from the world as it stands when it is decided.
-    if (from.height === undefined) return { world: from.world, height, at: live };
-    const at = await this.worldAt(id, height);
-    return { world: from.world, height, at: () => at };
+    const at = from.height === undefined ? undefined : await this.worldAt(w.id, height);
+    return { world: from.world, height, fork: (forker, name) => ({ kind: 'fork', source: at ?? w.service.committed, forker, name }) };
   }
 
-  /** A world replayed from its journal up to `height` entries. */
+  /**
+   * The town as it stood at `height`: a pin of the live town when it stands there now (or
+   * another fork holds that height), else the town's journal replayed up to it, shared by the
+   * forks at that height (this costs the replay's time and a whole world in memory).
+   */
+  private async townAt(height: number): Promise<Held> {
+    const pin = this.o.town.pin(height);
+    if (pin) return pin;
+    let r = this.replayed.get(height);
+    if (!r) {
+      r = { world: this.worldAt(TOWN_WORLD, height), forks: 0 };
+      this.replayed.set(height, r);
+      r.world.catch(() => this.replayed.delete(height));
+    }
+    r.forks++;
+    const replayed = r;
+    let released = false;
+    return {
+      world: frozenWorld(await r.world),
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--replayed.forks === 0 && this.replayed.get(height) === replayed) this.replayed.delete(height);
+      },
+    };
+  }
+
+  /** The world a fork that reads through starts from (its service asks, given its first entry). */
+  private async layer(fork: Entry): Promise<World> {
+    const id = fork.world?.name ?? '';
+    const from = fork.from!;
+    if (from.world !== TOWN_WORLD) throw new Error(`${id} reads through to ${from.world}: only forks of the town read through`);
+    let held = this.held.get(id);
+    if (held && held.world.height !== from.height) {
+      // Another front founded the world at another height first: its entry is the world.
+      held.release();
+      this.held.delete(id);
+      held = undefined;
+    }
+    if (!held) {
+      // Opened again after a restart (or by another front): the town as it stood at the fork.
+      held = await this.townAt(from.height);
+      const raced = this.held.get(id);
+      if (raced) {
+        held.release();
+        held = raced;
+      } else this.held.set(id, held);
+    }
+    return forkBase(held.world, fork.principal);
+  }
+
+  /**
+   * A world replayed from its journal up to `height` entries, keeping only what a fork of it reads
+   * (`forkSourceWorld`); a fork reading through starts from its source.
+   */
   private async worldAt(id: string, height: number): Promise<World> {
-    const world = blankWorld();
+    let world = forkSourceWorld();
     let next = 0;
     while (next < height) {
       const page = await this.o.events.readStream(worldStream(id), { fromRevision: BigInt(next), maxCount: Math.min(2048, height - next) });
       if (!page.length) break;
-      const entries: Entry[] = page.map(decodeWorldEntry);
-      replay(entries, world);
+      for (const recorded of page) {
+        const entry = decodeWorldEntry(recorded);
+        if (entry.height === 0 && entry.from?.through) world = layered(await this.layer(entry));
+        evolve(world, entry);
+      }
       next += page.length;
     }
     return world;
   }
+}
+
+function checkHeight(from: { world: string; height?: number }, head: number): number {
+  const height = from.height ?? head;
+  if (height < 1 || height > head) {
+    throw new TownError('hostRequest', `from.height ${height} is not a height of ${from.world}: its journal holds heights 1 to ${head}`, {
+      hintHref: '/AGENTS.md/api',
+    });
+  }
+  return height;
 }
 
 function unknownWorld(name: string): TownError {

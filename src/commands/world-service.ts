@@ -26,6 +26,7 @@ import { answerOf, type Answer, type Outcome } from '../cards/kernel/outcome.js'
 import type { Programs } from '../cards/kernel/programs.js';
 import { refusedBody } from '../cards/kernel/receipt.js';
 import { layered, type World } from '../cards/kernel/world.js';
+import { type Pin, WorldHistory } from '../cards/kernel/history.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
 import { decodeWorldEntry, entryEvent, worldStream } from '../events/world.js';
@@ -70,6 +71,11 @@ export interface WorldServiceOptions {
    * world's `empty` or `fork` (the fork's source already replayed to the height asked for).
    */
   first?: () => Extract<Command, { kind: 'genesis' | 'empty' | 'fork' }>;
+  /**
+   * The world a fork that reads through (`from.through`) starts from, given its first entry: its
+   * source as it stood at the fork's height, as the forker may see it (history.ts, `forkBase`).
+   */
+  layer?: (fork: Entry) => Promise<World>;
   snapshots?: SnapshotStore;
   /** Committed entries between snapshots. */
   snapshotEvery?: number;
@@ -131,6 +137,10 @@ export class WorldService {
   private readonly reading = new Set<Promise<void>>();
   /** Listeners told of every committed batch (the `/live` channel and tests may use it). */
   private readonly listeners = new Set<(entries: readonly Entry[], position: bigint) => void>();
+  /** A fork that reads through: the world and height it reads (its cards are read from its state). */
+  readsThrough: { world: string; height: number } | undefined;
+  /** What changed since the heights forks of this world hold (history.ts). */
+  readonly history = new WorldHistory(() => this.base);
   /** Figures for the bench and the operator. */
   readonly stats = { batches: 0, entries: 0, conflicts: 0, replayed: 0, snapshotLoaded: 0 };
   /** Milliseconds each of the latest appends took, issue to settle (for the bench). */
@@ -168,6 +178,15 @@ export class WorldService {
   get committed(): World {
     this.rebase();
     return this.base;
+  }
+
+  /**
+   * Holds the committed world as it stands now (or at a height another fork holds) for a fork
+   * to read through to; undefined for another height (replay the journal to it instead).
+   */
+  pin(height?: number): Pin | undefined {
+    this.rebase();
+    return this.history.pin(height ?? this.base.height);
   }
 
   /** The world as decided so far, including entries still being made durable. */
@@ -355,13 +374,19 @@ export class WorldService {
 
   private rebase(): void {
     if (this.acked.length === 0) return;
-    for (const e of this.acked) evolve(this.base, e);
+    for (const e of this.acked) this.fold(e);
     this.acked = [];
     const spec = layered(this.base);
     for (const b of this.inflight) for (const e of b.entries) evolve(spec, e);
     for (const e of this.next.entries) evolve(spec, e);
     this.spec = spec;
     if (this.base.height - this.snapshotHeight >= this.snapshotEvery) this.snapshot();
+  }
+
+  /** A committed entry into the base, its history kept first for the forks that read through. */
+  private fold(entry: Entry): void {
+    this.history.before(entry);
+    evolve(this.base, entry);
   }
 
   private failedBatches(failed: Batch[], error: Error): void {
@@ -379,7 +404,7 @@ export class WorldService {
   private async recover(again: Waiter[], conflict: boolean, error: Error): Promise<void> {
     for (;;) {
       try {
-        for (const e of this.acked) evolve(this.base, e);
+        for (const e of this.acked) this.fold(e);
         this.acked = [];
         await this.catchUp();
         break;
@@ -437,7 +462,12 @@ export class WorldService {
       const page = await this.o.events.readStream(this.stream, { fromRevision: BigInt(this.base.height), maxCount: 2048 });
       for (const recorded of page) {
         const entry = decodeWorldEntry(recorded);
-        evolve(this.base, entry);
+        if (entry.height === 0 && entry.from?.through) {
+          if (!this.o.layer) throw new Error(`${this.world} is a fork of ${entry.from.world} that reads through to it, and nothing gives its source`);
+          this.base = layered(await this.o.layer(entry));
+          this.readsThrough = entry.from;
+        }
+        this.fold(entry);
         this.lastCid = entry.cid;
         if (this.lastPosition === undefined || recorded.position > this.lastPosition) this.lastPosition = recorded.position;
         this.stats.replayed++;

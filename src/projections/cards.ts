@@ -4,7 +4,11 @@
  * program offers (methods and their forms, law clauses with their readings, wants, rules).
  *
  *   cards.cards     _id `<world> <card id>`
- *   cards.packages  _id `<pin>` (content-addressed: the same in every world)
+ *   cards.packages  _id `<pin>` (content-addressed: the same in every world); a package a
+ *                   scratch world brought that no world had shown before is that world's alone,
+ *                   _id `<world> <pin>` with its `world`, and goes when the world expires: its
+ *                   journal is deleted then, so a rebuild never meets it, and the live read model
+ *                   must not keep what a rebuild would not make
  *
  * Idempotent: a card is only written by an entry that moves it past the version it holds, and a
  * package never changes once written.
@@ -56,6 +60,8 @@ export interface MethodDoc {
 }
 
 export interface PackageDoc extends Doc {
+  /** The scratch world that brought it, when it is that world's alone (see the top). */
+  world?: string;
   pin: string;
   pinSlug: string;
   kind: string;
@@ -159,23 +165,28 @@ export function cardsProjection(programs: Programs): Projection {
   const known = new Map<string, PackageDoc>();
   const remember = (p: PackageDoc) => {
     if (known.size > 4096) known.clear();
-    known.set(p.pin, p);
+    known.set(p._id, p);
   };
+  /** The ids a package of `world` may have: a scratch world's own first, then the shared one. */
+  const keysOf = (world: string, pin: string) => (isScratch(world) ? [worldKey(world, pin), pin] : [pin]);
 
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
     const cards = new DocBatch(cardDocs.in(unit));
     const packages = new DocBatch(packageDocs.in(unit));
     const ids: string[] = [];
     const pins = new Set<string>();
+    const want = (world: string, pin: string) => {
+      for (const k of keysOf(world, pin)) pins.add(k);
+    };
     for (const { world, entry } of entries) {
-      for (const p of entry.packages ?? []) pins.add(p.pin);
+      for (const p of entry.packages ?? []) want(world, p.pin);
       for (const c of entry.made ?? []) {
         ids.push(worldKey(world, c.id));
-        pins.add(c.pin);
+        want(world, c.pin);
       }
       for (const w of entry.writes ?? []) {
         ids.push(worldKey(world, w.id));
-        if (w.pin !== undefined) pins.add(w.pin);
+        if (w.pin !== undefined) want(world, w.pin);
       }
     }
     await cards.load(ids);
@@ -185,12 +196,18 @@ export function cardsProjection(programs: Programs): Projection {
       const doc = packages.get(pin);
       if (doc) remember(doc);
     }
-    const pkg = (pin: string) => known.get(pin);
-
     for (const { world, entry } of entries) {
+      const pkg = (pin: string) => {
+        for (const k of keysOf(world, pin)) {
+          const doc = known.get(k);
+          if (doc) return doc;
+        }
+        return undefined;
+      };
       for (const p of entry.packages ?? []) {
-        if (known.has(p.pin)) continue;
-        const doc = packageDoc(p, programs);
+        if (pkg(p.pin)) continue;
+        const shared = packageDoc(p, programs);
+        const doc = isScratch(world) ? { ...shared, _id: worldKey(world, p.pin), world } : shared;
         packages.set(doc);
         remember(doc);
       }
@@ -206,14 +223,18 @@ export function cardsProjection(programs: Programs): Projection {
     indexes: [
       { collection: cardDocs.name, spec: { keys: { world: 1, id: 1 }, name: 'world_id' } },
       { collection: cardDocs.name, spec: { keys: { world: 1, place: 1 }, name: 'world_place' } },
+      { collection: packageDocs.name, spec: { keys: { world: 1 }, name: 'world' } },
     ],
     // Bump when `fold` (or cardDoc, written, packageDoc) changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
-    version: 2,
-    perWorld: [cardDocs.name],
+    // 3: a package a scratch world brought first is that world's own, and goes with it.
+    version: 3,
+    perWorld: [cardDocs.name, packageDocs.name],
     fold,
   });
 }
+
+const isScratch = (world: string) => world.startsWith('scratch.');
 
 function foldCards(world: string, entry: Entry, cards: DocBatch<CardDoc>, pkg: (pin: string) => PackageDoc | undefined): void {
   for (const card of entry.made ?? []) {

@@ -72,6 +72,7 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
       };
     },
     append: no('append'),
+    deleteStream: no('deleteStream'),
     readStream: no('readStream'),
     streamRevision: no('streamRevision'),
     readAll: no('readAll'),
@@ -80,7 +81,7 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
   };
   const deliver = (m: ToThread) => {
     if ('journal' in m) {
-      reader = new JournalReader(m.journal.file);
+      reader = new JournalReader(m.journal.file, m.journal.deleted);
       cursor = m.journal.from;
       target = m.journal.to;
       return pump();

@@ -39,7 +39,8 @@ export interface ThreadData {
 
 /** Messages from this side to the projector thread. */
 export type ToThread =
-  | { journal: { file: string; from: number; to: number } }
+  /** `deleted`: the streams deleted so far, whose frames the thread passes over (it learns of later ones from the journal). */
+  | { journal: { file: string; from: number; to: number; deleted: string[] } }
   | { durable: number }
   | { events: RecordedEvent[] }
   | { caughtUp: true }
@@ -238,7 +239,9 @@ export class ThreadProjector extends ProjectorBase {
     const share = this.o.journal;
     if (share) {
       const worker = this.worker!;
-      worker.postMessage({ journal: { file: share.file, from: share.offsetAfter(after), to: share.durable().offset } } satisfies ToThread);
+      worker.postMessage({
+        journal: { file: share.file, from: share.offsetAfter(after), to: share.durable().offset, deleted: share.deleted() },
+      } satisfies ToThread);
       // Told of a new end only when it has read everything it knew of: one message (and one
       // wake of the thread) per round of reading, however many groups became durable meanwhile.
       const off = share.onDurable(() => {

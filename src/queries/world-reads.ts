@@ -3,10 +3,12 @@
  * pinned packages (views and wants run on the reader's side, from the package the cards
  * projection keeps). Packages never change once pinned, so they are kept here once read.
  */
+import type { Card } from '../cards/kernel/entry.js';
+import type { World } from '../cards/kernel/world.js';
 import type { Program } from '../cards/program.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { TownError } from '../contract/town-error.js';
-import { cardDocs, packageDocs, type CardDoc, type PackageDoc } from '../projections/cards.js';
+import { cardDocs, linesOnCard, packageDocs, readersOf, spellNames, type CardDoc, type PackageDoc } from '../projections/cards.js';
 import { worldKey } from '../projections/entries.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { EventStore } from '../stores/event-store.js';
@@ -22,20 +24,33 @@ export interface WorldReads {
   label?: string;
   /** Milliseconds since the epoch: the clock views and wants are read at. */
   clock: () => number;
+  /**
+   * A fork that reads through to the town as it stood (history.ts): its read models hold only
+   * what it made, so its cards are read from its state, each card's document made when read
+   * (`lazyCardDoc`), exactly as the cards projection would have made it.
+   */
+  state?: () => World;
 }
 
 const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();
 
+/**
+ * A package as a world has it: a scratch world's own (src/projections/cards.ts) or the shared one.
+ * Kept by pin alone: every document of one pin holds the same package.
+ */
 export async function packageOf(r: WorldReads, pin: string): Promise<PackageDoc | undefined> {
   let cache = packageCache.get(r.reads);
   if (!cache) packageCache.set(r.reads, (cache = new Map()));
   const hit = cache.get(pin);
   if (hit) return hit;
-  const doc = await packageDocs.in(r.reads).findOne({ _id: pin });
-  if (!doc) return undefined;
-  if (cache.size > 4096) cache.clear();
-  cache.set(pin, doc);
-  return doc;
+  for (const id of r.world.startsWith('scratch.') ? [worldKey(r.world, pin), pin] : [pin]) {
+    const doc = await packageDocs.in(r.reads).findOne({ _id: id });
+    if (!doc) continue;
+    if (cache.size > 4096) cache.clear();
+    cache.set(pin, doc);
+    return doc;
+  }
+  return undefined;
 }
 
 export function programOf(r: WorldReads, pkg: PackageDoc): Program | undefined {
@@ -48,7 +63,41 @@ export function canRead(card: Pick<CardDoc, 'readers'>, principal: string): bool
   return card.readers.includes('*') || card.readers.includes(principal);
 }
 
-const cardDoc = (r: WorldReads, id: string) => cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+/**
+ * The document the cards projection would hold for `card` (its `height` is the height it was
+ * made at: a fork's state does not keep the height of a card's last change, and no reply shows it).
+ */
+export async function lazyCardDoc(r: WorldReads, card: Card): Promise<CardDoc> {
+  const pkg = await packageOf(r, card.pin);
+  return {
+    _id: worldKey(r.world, card.id),
+    world: r.world,
+    id: card.id,
+    kind: card.kind,
+    pin: card.pin,
+    pinSlug: card.pinSlug,
+    state: card.state,
+    version: card.version,
+    owner: card.owner,
+    maker: card.maker,
+    place: card.place,
+    visibility: card.visibility,
+    lent: card.lent,
+    readers: readersOf(card),
+    lines: card.lines.slice(-linesOnCard),
+    born: card.born,
+    height: card.born,
+    methods: spellNames(pkg),
+  };
+}
+
+export async function cardDoc(r: WorldReads, id: string): Promise<CardDoc | null> {
+  if (r.state) {
+    const card = r.state().cards.get(id);
+    return card ? lazyCardDoc(r, card) : null;
+  }
+  return cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+}
 
 /** Is there a card `id` that `principal` may see? (false alike for absent and unseen) */
 export async function maySee(r: WorldReads, id: string, principal: string): Promise<boolean> {

@@ -6,7 +6,8 @@
 import { limits } from '../contract/limits.js';
 import { cardDocs, type CardDoc } from '../projections/cards.js';
 import type { Filter } from '../stores/read-store.js';
-import type { WorldReads } from './world-reads.js';
+import { visibleIds } from '../cards/kernel/world.js';
+import { lazyCardDoc, type WorldReads } from './world-reads.js';
 
 export interface WorldPage {
   world: string;
@@ -27,6 +28,16 @@ export async function listWorld(r: WorldReads, principal: string, q: { after?: s
       id.$gte = q.prefix;
     }
     id.$lt = q.prefix + afterAll;
+  }
+  const state = r.state?.();
+  if (state) {
+    // A fork reading through: its cards are its state's (world-reads.ts), listed as the kernel lists them.
+    const ids = visibleIds(state, principal, { ...q, limit: limits.idsPerPage + 1 });
+    const page = ids.slice(0, limits.idsPerPage);
+    const cards = await Promise.all(page.map(async (id) => ({ id, methods: (await lazyCardDoc(r, state.cards.get(id)!)).methods })));
+    const out: WorldPage = { world: r.label ?? r.world, cards };
+    if (ids.length > limits.idsPerPage) out.next = page[page.length - 1]!;
+    return out;
   }
   const filter: Filter = { world: r.world, readers: { $in: ['*', principal] } };
   if (Object.keys(id).length) filter.id = id;

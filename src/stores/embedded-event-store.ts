@@ -12,10 +12,15 @@
  * Stream heads are checked in memory, synchronously, in the same step that numbers the events and
  * reserves their place in the journal, so two appends can never both pass the same check.
  * Readers only ever see what is durable. See docs/decisions.md (event-store).
+ *
+ * Over 500 lines on purpose: appends, retries, deletions (tombstones) and the scans readers and
+ * subscriptions share one set of in-memory heads, and checking them is one synchronous step.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import fs from 'node:fs';
 import {
+  StreamDeleted,
   streamFilter,
   WrongExpectedVersion,
   type AppendResult,
@@ -29,7 +34,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
-import { checkAppend, checkReadAll, checkReadStream, type CheckedEvent } from './event-store-checks.js';
+import { checkAppend, checkExpected, checkReadAll, checkReadStream, checkStreamName, type CheckedEvent } from './event-store-checks.js';
 import { frameBodies, type FrameLocation, type FramePayload } from './embedded-frames.js';
 import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
 import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
@@ -38,6 +43,14 @@ import { lockEventsDirectory } from './embedded-lock.js';
 /** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
 export const PAGE_SIZE = 256;
 const MAX_CACHED_HEADS = 100_000;
+/**
+ * The store's own stream of tombstones, one event `{stream}` per deleted stream: a deletion is a
+ * frame of the journal like any event, so the index (rebuilt from the journal) and a reader of
+ * the frames (the projector thread) learn of it from the journal itself. Callers cannot name it
+ * (`$` streams are refused) and never see it.
+ */
+export const DELETED_STREAM = '$deleted';
+const TOMBSTONE = '$streamDeleted';
 
 export interface EmbeddedEventStoreOptions {
   /** The app's data directory; the journal and its index live in `<dataDir>/events`. */
@@ -87,6 +100,7 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
     });
     idx.start(recovered.lastPosition);
     store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes);
+    store.loadDeleted();
     return store;
   } catch (error) {
     await index?.close();
@@ -104,6 +118,8 @@ export interface JournalShare {
   durable(): { position: number; offset: number };
   /** Called after every group that became durable. */
   onDurable(listener: () => void): () => void;
+  /** Streams deleted so far (a reader passes over their frames, and learns of later deletions from the journal). */
+  deleted(): string[];
 }
 
 export class EmbeddedEventStore implements EventStore {
@@ -117,6 +133,10 @@ export class EmbeddedEventStore implements EventStore {
   /** Newest durable position (0 for an empty journal): what readers may see. */
   private durableHead: number;
   private readonly durableListeners = new Set<() => void>();
+  /** Deleted streams (durable tombstones): they read as absent, their events leave `$all`. */
+  private readonly deleted = new Set<string>();
+  /** Streams whose tombstone is on its way to the disk: appends to them are refused already. */
+  private readonly deleting = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly journal: Journal<PendingAppend>,
@@ -144,11 +164,45 @@ export class EmbeddedEventStore implements EventStore {
     }
   }
 
+  /** Reads the tombstones (on open): the deleted streams. */
+  loadDeleted(): void {
+    for (const offset of this.index.streamOffsets(DELETED_STREAM, false, 0, Number.MAX_SAFE_INTEGER)) {
+      this.deleted.add((this.journal.readAt(offset).payload.d as { stream: string }).stream);
+    }
+  }
+
+  async deleteStream(stream: string, expected: ExpectedRevision = 'any'): Promise<void> {
+    this.assertOpen();
+    checkStreamName(stream);
+    checkExpected(expected);
+    // Appends already reserved go first: the expectation is checked against what they leave.
+    for (let inFlight = this.pending.get(stream); inFlight; inFlight = this.pending.get(stream)) {
+      await inFlight.appends[inFlight.appends.length - 1]!.done.then(nothing, nothing);
+      this.assertOpen();
+    }
+    const going = this.deleting.get(stream);
+    if (going) return void (await going);
+    if (this.deleted.has(stream)) return;
+    const head = this.pending.get(stream)?.head ?? this.durableRevision(stream);
+    if (!expectationHolds(expected, head)) throw new WrongExpectedVersion(stream, expected, head === undefined ? 'noStream' : BigInt(head));
+    const json = JSON.stringify({ stream });
+    const tombstone: CheckedEvent = { id: randomUUID(), type: TOMBSTONE, data: { stream }, metadata: undefined, json, metadataJson: undefined };
+    // From here appends to it are refused; it reads as absent once the tombstone is durable.
+    const done = this.checkAndReserve(DELETED_STREAM, [tombstone], 'any');
+    this.deleting.set(stream, done);
+    try {
+      await done;
+    } finally {
+      this.deleting.delete(stream);
+    }
+  }
+
   /**
    * From the check to `reserve` nothing awaits: the check, the numbering and the reservation are
    * one step, so no other append can slip between them.
    */
   private checkAndReserve(stream: string, checked: CheckedEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.deleted.has(stream) || this.deleting.has(stream)) throw new StreamDeleted(stream);
     const inFlight = this.pending.get(stream);
     const head = inFlight ? inFlight.head : this.durableRevision(stream);
     if (!expectationHolds(expected, head)) {
@@ -208,6 +262,7 @@ export class EmbeddedEventStore implements EventStore {
         this.durableListeners.add(listener);
         return () => this.durableListeners.delete(listener);
       },
+      deleted: () => [...this.deleted],
     };
   }
 
@@ -221,6 +276,13 @@ export class EmbeddedEventStore implements EventStore {
       if (inFlight.appends.length === 0) this.pending.delete(a.stream);
       this.durableHead = a.firstPosition + a.events.length - 1;
       this.heads.set(a.stream, a.firstRevision + a.events.length - 1);
+      if (a.stream === DELETED_STREAM) {
+        for (const e of a.events) {
+          const gone = (e.data as { stream: string }).stream;
+          this.deleted.add(gone);
+          this.heads.delete(gone);
+        }
+      }
     }
     for (const a of entries) {
       const n = a.events.length;
@@ -283,12 +345,14 @@ export class EmbeddedEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
     const { backwards, from, limit } = checkReadStream(stream, options);
+    if (this.deleted.has(stream)) return [];
     return this.index.streamOffsets(stream, backwards, from, limit).map((offset) => toRecorded(this.journal.readAt(offset).payload));
   }
 
   async streamRevision(stream: string): Promise<bigint | undefined> {
     this.assertOpen();
     checkReadStream(stream, {});
+    if (this.deleted.has(stream)) return undefined;
     const head = this.durableRevision(stream);
     return head === undefined ? undefined : BigInt(head);
   }
@@ -302,11 +366,12 @@ export class EmbeddedEventStore implements EventStore {
         let last = after;
         let remaining = maxCount;
         while (remaining > 0) {
-          const page = store.page(last, Math.min(PAGE_SIZE, remaining));
-          for (const event of page) yield event;
-          if (page.length < Math.min(PAGE_SIZE, remaining)) return;
-          remaining -= page.length;
-          last = Number(page[page.length - 1]!.position);
+          // Paged by positions looked at: a deleted stream's events leave gaps in what is yielded.
+          const scanned = store.scan(last, Math.min(PAGE_SIZE, remaining));
+          for (const event of scanned.events) yield event;
+          if (scanned.last - last < Math.min(PAGE_SIZE, remaining)) return;
+          remaining -= scanned.events.length;
+          last = scanned.last;
         }
       },
     };
@@ -320,7 +385,8 @@ export class EmbeddedEventStore implements EventStore {
   /**
    * Durable events after `after` of the streams `wanted` accepts (all when it is undefined),
    * looking at `limit` positions at most; frames of other streams are passed over by their
-   * heads, undecoded. `last`: the last position looked at.
+   * heads, undecoded, and so are deleted streams' and the tombstones. `last`: the last position
+   * looked at.
    */
   scan(after: number, limit: number, wanted?: (stream: string) => boolean): { events: RecordedEvent[]; last: number } {
     this.assertOpen();
@@ -334,8 +400,10 @@ export class EmbeddedEventStore implements EventStore {
     for (let position = after + 1; position <= last; position++) {
       const { payload, next } = wanted ? this.journal.headAt(offset) : this.journal.readAt(offset);
       if (payload.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${payload.p}`);
-      if (!wanted) events.push(toRecorded(payload as FramePayload));
-      else if (wanted(payload.s)) events.push(toRecorded(this.journal.readAt(offset).payload));
+      const seen = payload.s !== DELETED_STREAM && !this.deleted.has(payload.s);
+      if (!wanted) {
+        if (seen) events.push(toRecorded(payload as FramePayload));
+      } else if (seen && wanted(payload.s)) events.push(toRecorded(this.journal.readAt(offset).payload));
       offset = next;
     }
     return { events, last };

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import type { RecordedEvent } from './event-store.js';
-import { toRecorded } from './embedded-event-store.js';
+import { DELETED_STREAM, toRecorded } from './embedded-event-store.js';
 import { decodeFrame, FRAME_HEADER_BYTES, parsePayload } from './embedded-frames.js';
 import { JournalCorrupt } from './embedded-journal.js';
 
@@ -19,14 +19,20 @@ export class JournalReader {
   private windowStart = 0;
   private windowEnd = 0;
   private lastPosition: number | undefined;
+  /** Deleted streams, whose frames are passed over (more are learnt from the journal's tombstones). */
+  private readonly deleted: Set<string>;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    deleted: Iterable<string> = [],
+  ) {
     this.fd = fs.openSync(file, 'r');
+    this.deleted = new Set(deleted);
   }
 
   /**
    * Events of the frames from `offset` up to `end` (a durable end the owner gave), at most
-   * `max`; and the offset after the last one read.
+   * `max`, leaving out deleted streams and their tombstones; and the offset after the last one read.
    */
   read(offset: number, end: number, max: number): { events: RecordedEvent[]; next: number } {
     const events: RecordedEvent[] = [];
@@ -43,8 +49,10 @@ export class JournalReader {
         throw new JournalCorrupt(this.file, offset, `expected position ${this.lastPosition + 1}, found ${payload.p}`);
       }
       this.lastPosition = payload.p;
-      events.push(toRecorded(payload));
       offset = this.windowStart + decoded.next;
+      // A tombstone is the store's own; a deleted stream's events are nobody's any more.
+      if (payload.s === DELETED_STREAM) this.deleted.add((payload.d as { stream: string }).stream);
+      else if (!this.deleted.has(payload.s)) events.push(toRecorded(payload));
     }
     return { events, next: offset };
   }

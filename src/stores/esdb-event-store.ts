@@ -18,6 +18,7 @@ import {
   NO_STREAM,
   START,
   STREAM_EXISTS,
+  StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
   excludeSystemEvents,
@@ -31,6 +32,7 @@ import {
 } from '@eventstore/db-client';
 import {
   filteredHandlers,
+  StreamDeleted,
   WrongExpectedVersion,
   type AppendResult,
   type EventData,
@@ -43,7 +45,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
-import { checkAppend, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
+import { checkAppend, checkExpected, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
 
 export interface EsdbEventStoreOptions {
   /** `esdb://host:2113?tls=false` (or `esdb+discover://…` for a cluster). */
@@ -53,7 +55,7 @@ export interface EsdbEventStoreOptions {
 }
 
 /** The part of the db-client this adapter uses (a narrow seam, so tests can stand in for it). */
-export type EsdbClient = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
+export type EsdbClient = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'tombstoneStream' | 'dispose'>;
 
 export function isEsdbUrl(url: string): boolean {
   return /^esdb(\+discover)?:\/\//i.test(url);
@@ -91,6 +93,35 @@ export class EsdbEventStore implements EventStore {
         const actual = error.actualVersion;
         throw new WrongExpectedVersion(stream, expected, typeof actual === 'bigint' ? actual : 'noStream');
       }
+      if (error instanceof StreamDeletedError) throw new StreamDeleted(stream);
+      throw error;
+    }
+  }
+
+  /**
+   * A tombstone (hard delete): the server refuses every later append, so a front that has not
+   * heard of the deletion cannot recreate the stream half-made (a soft delete would let it).
+   * The events stay in `$all` until the server's next scavenge.
+   */
+  async deleteStream(stream: string, expected: ExpectedRevision = 'any'): Promise<void> {
+    this.assertOpen();
+    checkStreamName(stream);
+    checkExpected(expected);
+    // The server's delete knows no "stream exists": the stream's revision now stands for it.
+    let at: ExpectedRevision = expected;
+    if (expected === 'streamExists') {
+      const revision = await this.streamRevision(stream);
+      if (revision === undefined) throw new WrongExpectedVersion(stream, expected, 'noStream');
+      at = revision;
+    }
+    try {
+      await this.client.tombstoneStream(stream, { expectedRevision: toEsdbExpected(at) as Exclude<AppendExpectedRevision, typeof STREAM_EXISTS> });
+    } catch (error) {
+      if (error instanceof StreamDeletedError) return;
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion;
+        throw new WrongExpectedVersion(stream, expected, typeof actual === 'bigint' ? actual : 'noStream');
+      }
       throw error;
     }
   }
@@ -117,7 +148,7 @@ export class EsdbEventStore implements EventStore {
         if (event) out.push(event);
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
+      if (error instanceof StreamNotFoundError || error instanceof StreamDeletedError) return [];
       throw error;
     }
     return out;

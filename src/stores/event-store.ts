@@ -99,8 +99,17 @@ export interface EventStore {
   append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream; an absent stream reads as an empty list. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
-  /** Revision of a stream's last event, or undefined when the stream does not exist. */
+  /** Revision of a stream's last event, or undefined when the stream does not exist (or was deleted). */
   streamRevision(stream: string): Promise<bigint | undefined>;
+  /**
+   * Deletes a stream for good (a tombstone, EventStoreDB's hard delete): from then on it reads as
+   * absent and every append to it is refused with StreamDeleted, so a front that has not heard of
+   * the deletion can never bring it back half-made. `expected` holds as for append (default
+   * 'any'); deleting a deleted stream does nothing. `$all`: the embedded store leaves a deleted
+   * stream's events out of readAll and subscriptions from the deletion on (its frames stay in the
+   * journal file); EventStoreDB keeps them in `$all` until its next scavenge.
+   */
+  deleteStream(stream: string, expected?: ExpectedRevision): Promise<void>;
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
   /** Position of the newest event in `$all`, or undefined for an empty store. */
   headPosition(): Promise<bigint | undefined>;
@@ -117,5 +126,13 @@ export class WrongExpectedVersion extends Error {
   ) {
     super(`wrong expected version on ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedVersion';
+  }
+}
+
+/** An append to a deleted stream (deleteStream): the stream never comes back. */
+export class StreamDeleted extends Error {
+  constructor(readonly stream: string) {
+    super(`stream ${stream} was deleted: nothing can be appended to it`);
+    this.name = 'StreamDeleted';
   }
 }

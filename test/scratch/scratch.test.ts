@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { limits } from '../../src/contract/limits.js';
 import { cardDocs } from '../../src/projections/cards.js';
 import { receiptDocs } from '../../src/projections/receipts.js';
+import { worldStream } from '../../src/events/world.js';
 import { type Guest, startTestTown, type TestTown } from '../world/support.js';
 
 const lamp = `use core
@@ -249,6 +250,9 @@ test('me lists open worlds; six hours after the last turn a world expires: it st
     assert.ok(Date.now() < until, 'the expired world’s read models are deleted');
     await new Promise((r) => setTimeout(r, 20));
   }
+  // Its journal stream is deleted, for good.
+  assert.equal(await t.town.events.readStream(worldStream('scratch.ann.a.1')), []);
+  assert.is(await t.town.events.streamRevision(worldStream('scratch.ann.a.1')), undefined);
   assert.is((await t.post('/AGENTS.md/scratch', ann.token, { name: 'a' })).status, 200, 'the name opens again, a new world');
   assert.equal((await t.get('/AGENTS.md/scratch/a/world', ann.token)).json.cards, [], 'nothing of the expired world');
   assert.is((await t.post('/AGENTS.md/scratch', ann.token, { name: 'b' })).status, 200, 'the slot was freed');

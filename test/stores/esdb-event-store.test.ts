@@ -13,12 +13,13 @@ import {
   UnavailableError,
   NO_STREAM,
   STREAM_EXISTS,
+  StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
   type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
 import { EsdbEventStore, isEsdbUrl, openEsdbEventStore, toEsdbExpected, type EsdbClient } from '../../src/stores/esdb-event-store.js';
-import { WrongExpectedVersion, type RecordedEvent } from '../../src/stores/event-store.js';
+import { StreamDeleted, WrongExpectedVersion, type RecordedEvent } from '../../src/stores/event-store.js';
 import { collect, ev, waitFor } from './event-store.contract.js';
 
 function resolved(position: number, stream = 'world-town', type = 'TurnTaken'): AllStreamResolvedEvent {
@@ -128,6 +129,50 @@ test('reading a stream the server does not know gives []', async () => {
   const store = new EsdbEventStore(fakeClient({ readStream: () => readable([], new StreamNotFoundError(undefined, 'nope')) }));
   assert.equal(await store.readStream('nope'), []);
   assert.is(await store.streamRevision('nope'), undefined);
+});
+
+test('deleteStream tombstones the stream at the mapped revision; a deleted stream reads as [] and refuses appends', async () => {
+  const asked: Array<{ stream: string; options: unknown }> = [];
+  let deleted = false;
+  const store = new EsdbEventStore(
+    fakeClient({
+      tombstoneStream: async (stream: string, options: unknown) => {
+        asked.push({ stream, options });
+        if (deleted) throw StreamDeletedError.fromStreamName(stream);
+        deleted = true;
+        return { position: { commit: 10n, prepare: 10n } };
+      },
+      readStream: () => readable([], StreamDeletedError.fromStreamName('world-scratch.ann.a.1')),
+      appendToStream: async () => {
+        throw StreamDeletedError.fromStreamName('world-scratch.ann.a.1');
+      },
+    }),
+  );
+  await store.deleteStream('world-scratch.ann.a.1', 4n);
+  assert.equal(asked, [{ stream: 'world-scratch.ann.a.1', options: { expectedRevision: 4n } }]);
+  await store.deleteStream('world-scratch.ann.a.1');
+  assert.equal(asked[1]!.options, { expectedRevision: ANY }, 'deleting a deleted stream does nothing');
+  assert.equal(await store.readStream('world-scratch.ann.a.1'), []);
+  assert.is(await store.streamRevision('world-scratch.ann.a.1'), undefined);
+  assert.instance(await store.append('world-scratch.ann.a.1', [ev('A')], 'any').catch((e: unknown) => e), StreamDeleted);
+  assert.instance(await store.deleteStream('$x').catch((e: unknown) => e), TypeError);
+});
+
+test('deleteStream: a wrong expectation is WrongExpectedVersion; streamExists is checked first', async () => {
+  const store = new EsdbEventStore(
+    fakeClient({
+      tombstoneStream: async () => {
+        throw new WrongExpectedVersionError(undefined, { streamName: 's', expected: 3n, current: 7n });
+      },
+      readStream: () => readable([], new StreamNotFoundError(undefined, 's')),
+    }),
+  );
+  const wrong = await store.deleteStream('s', 3n).catch((e: unknown) => e);
+  assert.instance(wrong, WrongExpectedVersion);
+  assert.is((wrong as WrongExpectedVersion).actual, 7n);
+  const absent = await store.deleteStream('s', 'streamExists').catch((e: unknown) => e);
+  assert.instance(absent, WrongExpectedVersion);
+  assert.is((absent as WrongExpectedVersion).actual, 'noStream');
 });
 
 test('readAll drops system events and starts strictly after the position', async () => {

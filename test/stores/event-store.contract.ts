@@ -8,7 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WrongExpectedVersion, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent } from '../../src/stores/event-store.js';
+import {
+  StreamDeleted,
+  WrongExpectedVersion,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from '../../src/stores/event-store.js';
 
 export interface StoreUnderTest {
   store: EventStore;
@@ -464,6 +471,66 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     await store.append(s, [ev('D')], 'any');
     await delay(50);
     assert.equal(seen, ['A']);
+  });
+
+  test('deleteStream: the stream reads as absent for good, appends to it are refused, other streams are untouched', async ({ store }) => {
+    const [gone, kept] = [stream('gone'), stream('kept')];
+    await store.append(gone, [ev('A'), ev('B')], 'noStream');
+    await store.append(kept, [ev('K')], 'noStream');
+    await store.deleteStream(gone, 1n);
+    assert.equal(await store.readStream(gone), []);
+    assert.equal(await store.readStream(gone, { direction: 'backwards' }), []);
+    assert.is(await store.streamRevision(gone), undefined);
+    for (const expected of ['any', 'noStream', 1n] as ExpectedRevision[]) {
+      const error = await store.append(gone, [ev('C')], expected).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.instance(error, StreamDeleted, `append at ${String(expected)} after the delete`);
+    }
+    await store.deleteStream(gone);
+    assert.equal(
+      (await store.readStream(kept)).map((e) => e.type),
+      ['K'],
+    );
+    assert.is(await store.streamRevision(kept), 0n);
+    // A stream that never was can be deleted too: it can never be made.
+    const never = stream('never');
+    await store.deleteStream(never, 'noStream');
+    assert.instance(await store.append(never, [ev('X')], 'noStream').catch((e: unknown) => e), StreamDeleted);
+  });
+
+  test('deleteStream holds its expectation as append does', async ({ store }) => {
+    const s = stream('expect');
+    await store.append(s, [ev('A')], 'noStream');
+    const err = await refusal(store.deleteStream(s, 5n));
+    assert.is(err.actual, 0n);
+    assert.is((await refusal(store.deleteStream(stream('absent'), 'streamExists'))).actual, 'noStream');
+    assert.is((await refusal(store.deleteStream(s, 'noStream'))).actual, 0n);
+    assert.is((await store.readStream(s)).length, 1, 'a refused delete deletes nothing');
+    await store.deleteStream(s, 'streamExists');
+    assert.equal(await store.readStream(s), []);
+    const bad = await store.deleteStream('$system', 'any').catch((e: unknown) => e);
+    assert.instance(bad, TypeError);
+  });
+
+  test('after a deleteStream, $all still holds every other stream in order', async ({ store }) => {
+    const before = await store.headPosition();
+    const [gone, kept] = [stream('gone'), stream('kept')];
+    await store.append(kept, [ev('K1')], 'any');
+    await store.append(gone, [ev('G1')], 'any');
+    await store.append(kept, [ev('K2')], 'any');
+    await store.deleteStream(gone);
+    await store.append(kept, [ev('K3')], 'any');
+    const all = await collect(store.readAll({ after: before }));
+    assert.equal(
+      all.filter((e) => e.stream === kept).map((e) => e.type),
+      ['K1', 'K2', 'K3'],
+    );
+    assert.not.ok(
+      all.some((e) => e.type.startsWith('$') || e.stream.startsWith('$')),
+      'the store’s own events stay its own',
+    );
   });
 
   test('reopening after close keeps every event', async ({ sut, store }) => {

@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import { openEmbeddedEventStore, PAGE_SIZE, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import { openEsdbEventStore } from '../../src/stores/esdb-event-store.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
-import { filteredHandlers, type EventStore, type RecordedEvent } from '../../src/stores/event-store.js';
+import { filteredHandlers, StreamDeleted, type EventStore, type RecordedEvent } from '../../src/stores/event-store.js';
+import { JournalReader } from '../../src/stores/embedded-journal-reader.js';
 import { collect, ev, eventStoreContract, waitFor, type StoreUnderTest } from './event-store.contract.js';
 
 async function embedded(): Promise<StoreUnderTest> {
@@ -107,6 +108,68 @@ test('readAll and catch-up page through a journal larger than a page', async ({ 
   assert.is(seen.length, total);
   assert.ok(seen.every((e, i) => e.position === BigInt(i + 1)));
   await sub.close();
+});
+
+test('a deleted stream leaves $all, subscriptions and the thread’s reader, and stays deleted across a reopen and an index rebuild', async (ctx) => {
+  let store = ctx.store;
+  // The deleted stream fills whole pages, so readAll must page past positions it yields nothing of.
+  for (let done = 0; done < PAGE_SIZE * 2 + 3; done += 100) {
+    await store.append(
+      'gone',
+      Array.from({ length: Math.min(100, PAGE_SIZE * 2 + 3 - done) }, () => ev('G')),
+      'any',
+    );
+  }
+  await store.append(
+    'kept',
+    Array.from({ length: 10 }, (_, i) => ev('K', { i })),
+    'any',
+  );
+  await store.deleteStream('gone');
+  await store.append('kept', [ev('K', { i: 10 })], 'any');
+  const kept = (events: RecordedEvent[]) => {
+    assert.ok(
+      events.every((e) => e.stream === 'kept'),
+      events.map((e) => e.stream).join(' '),
+    );
+    return events.map((e) => (e.data as { i: number }).i);
+  };
+  const eleven = Array.from({ length: 11 }, (_, i) => i);
+  assert.equal(kept(await collect(store.readAll())), eleven);
+  assert.equal(kept(await collect(store.readAll({ maxCount: 5 }))), [0, 1, 2, 3, 4]);
+  const seen: RecordedEvent[] = [];
+  let caught = false;
+  const sub = store.subscribeToAll(undefined, { onEvent: (e) => void seen.push(e), onCaughtUp: () => (caught = true) });
+  await waitFor(() => caught, 'caught up');
+  await sub.close();
+  assert.equal(kept(seen), eleven);
+  // The projector thread reads the frames itself: told the deleted streams, it passes over them.
+  const share = store.share();
+  assert.equal(share.deleted(), ['gone']);
+  const reader = new JournalReader(share.file, share.deleted());
+  assert.equal(kept(reader.read(share.offsetAfter(undefined), share.durable().offset, 10_000).events), eleven);
+  reader.close();
+  // One that started before the delete learns of it from the tombstone, which it never hands on.
+  const early = new JournalReader(share.file);
+  const read = early.read(share.offsetAfter(undefined), share.durable().offset, 10_000).events;
+  early.close();
+  assert.ok(read.every((e) => !e.stream.startsWith('$')));
+  assert.equal(kept(read.filter((e) => e.stream !== 'gone')), eleven);
+
+  const stillDeleted = async (s: EmbeddedEventStore) => {
+    assert.equal(await s.readStream('gone'), []);
+    assert.is(await s.streamRevision('gone'), undefined);
+    assert.instance(await s.append('gone', [ev('G')], 'any').catch((e: unknown) => e), StreamDeleted);
+    assert.equal(kept(await collect(s.readAll())), eleven);
+  };
+  await store.close();
+  store = ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
+  await stillDeleted(store);
+  // The index is derived from the journal: thrown away, it is made again, tombstones included.
+  await store.close();
+  for (const f of ['data.mdb', 'lock.mdb', 'index-state.json']) fs.rmSync(path.join(ctx.dataDir, 'events', f), { force: true });
+  store = ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
+  await stillDeleted(store);
 });
 
 test('a throwing handler ends its subscription with onError, others go on', async ({ store }) => {

@@ -58,6 +58,7 @@ function ipcEvents(): EventStore {
       };
     },
     append: no('append'),
+    deleteStream: no('deleteStream'),
     readStream: no('readStream'),
     streamRevision: no('streamRevision'),
     headPosition: no('headPosition'),

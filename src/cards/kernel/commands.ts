@@ -52,12 +52,17 @@ export interface EmptyCommand {
   opener: string;
 }
 
-/** A fork of `source` as it stands (the caller replays to the height wanted), carrying what `forker` may view. */
+/**
+ * A fork of `source` as it stands (the caller replays to the height wanted, or gives the world as
+ * it stood there: history.ts). `through`: the entry names `source` (its name and height) and
+ * carries nothing, the fork reading through to it; otherwise it carries what `forker` may view.
+ */
 export interface ForkCommand {
   kind: 'fork';
   source: World;
   forker: string;
   name: string;
+  through?: boolean;
 }
 
 export interface CreateCommand {

@@ -175,8 +175,12 @@ export const EntryBodyC = t.intersection([
     avatars: t.array(t.type({ principal: t.string, object: t.string })),
     /** A cite: a scratch entry kept in this world under the citer's name (the whole entry, as canonical JSON). */
     cited: t.type({ world: t.string, cid: t.string, slug: t.string, height: t.number, entry: t.string }),
-    /** A fork: the world it was forked from and the height it stood at. */
-    from: t.type({ world: t.string, height: t.number }),
+    /**
+     * A fork: the world it was forked from and the height it stood at. `through`: the fork
+     * carries nothing and reads through to that world as it stood there (history.ts); without
+     * it the fork entry carries what the forker may view (`made`, `packages`, `kinds`).
+     */
+    from: t.intersection([t.type({ world: t.string, height: t.number }), t.partial({ through: t.boolean })]),
   }),
 ]);
 export type EntryBody = t.TypeOf<typeof EntryBodyC>;

@@ -214,3 +214,28 @@ export function forkEntry(source: World, forker: string, name: string, clock: nu
     },
   });
 }
+
+/**
+ * A fork that carries nothing: it names `source` and the height it stood at, and the forked
+ * world reads through to it as it stood there (history.ts: `forkBase`), so the entry is the same
+ * size whatever the size of the world forked. `source` is the world as the forker may see it.
+ */
+export function throughForkEntry(source: World, forker: string, name: string, clock: number): Entry {
+  return seal({
+    height: 0,
+    clock,
+    kind: 'fork',
+    principal: forker,
+    world: { name, host: source.host, opener: forker, entrance: source.cards.has(source.entrance) ? source.entrance : '' },
+    from: { world: source.name, height: source.height, through: true },
+    receipt: {
+      status: 'done',
+      line: `${nameOf(forker)} forked ${source.name} at height ${source.height}`,
+      revealed: [],
+      offers: [],
+      usage: zero(),
+      object: name,
+      method: 'fork',
+    },
+  });
+}

@@ -7,7 +7,7 @@
  * `decide` never mutates a world (it reads it, or lays a LayerMap over it).
  */
 import type { Card, Offer, Package, Quiet, Send, WorldInfo } from './entry.js';
-import { LayerMap } from './layer.js';
+import { LayerMap, orderedOf } from './layer.js';
 
 /** The principal that owns the town's own cards (rooms, doors, the town card): never abandoned. */
 export const TOWN = 'town';
@@ -145,6 +145,8 @@ export function visibleCard(world: World, id: string, principal: string): Card |
 
 /** Ids of the cards `principal` may see, sorted, for listings (64 a page after `after`). */
 export function visibleIds(world: World, principal: string, opts: { after?: string; prefix?: string; limit?: number } = {}): string[] {
+  const ordered = orderedOf(world.cards);
+  if (ordered && opts.limit !== undefined) return visibleIdsInOrder(world, ordered, principal, opts as typeof opts & { limit: number });
   const ids: string[] = [];
   for (const card of world.cards.values()) {
     if (opts.prefix !== undefined && !card.id.startsWith(opts.prefix)) continue;
@@ -153,6 +155,28 @@ export function visibleIds(world: World, principal: string, opts: { after?: stri
   }
   ids.sort();
   return opts.limit === undefined ? ids : ids.slice(0, opts.limit);
+}
+
+/** The same page, from a map that walks its keys in order: only as far as the page goes. */
+function visibleIdsInOrder(
+  world: World,
+  ordered: { keysFrom(from: string | undefined, inclusive: boolean): Iterable<string> },
+  principal: string,
+  opts: { after?: string; prefix?: string; limit: number },
+): string[] {
+  const { after, prefix, limit } = opts;
+  const ids: string[] = [];
+  if (limit <= 0) return ids;
+  const fromPrefix = prefix !== undefined && (after === undefined || after < prefix);
+  for (const id of ordered.keysFrom(fromPrefix ? prefix : after, fromPrefix)) {
+    if (prefix !== undefined && !id.startsWith(prefix)) {
+      if (id > prefix) break;
+      continue;
+    }
+    const card = world.cards.get(id);
+    if (card && canSee(card, principal) && ids.push(id) >= limit) break;
+  }
+  return ids;
 }
 
 /** Cards lying in a place (a room, or a card carrying things) that `principal` may see. */

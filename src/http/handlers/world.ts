@@ -226,7 +226,9 @@ export async function worldAt(deps: Pick<WorldDeps, 'scratches'>, town: WorldAt,
   if (scratch === undefined) return town;
   if (!deps.scratches) throw new TownError('unknown', `no scratch world ${JSON.stringify(scratch)} of yours is open`, { hintHref: '/AGENTS.md/scratch' });
   const s = await deps.scratches.world(caller, scratch);
-  return { service: s.service, reads: { ...town.reads, world: s.id, label: s.world }, scratch };
+  // A fork reading through to the town has documents only for the cards it made: its cards are read from its state.
+  const state = s.service.readsThrough ? () => s.service.committed : undefined;
+  return { service: s.service, reads: { ...town.reads, world: s.id, label: s.world, ...(state ? { state } : {}) }, scratch };
 }
 
 /** `me.turns` (spec 2.7): turns the guest may still start before the clock hour turns. */

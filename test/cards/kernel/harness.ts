@@ -35,6 +35,8 @@ export class Harness {
   readonly journal: Entry[] = [];
   readonly decided: Decided[] = [];
   clock = T0;
+  /** Called with each journaled entry before it is applied (a world's history listens here). */
+  beforeEvolve?: (entry: Entry) => void;
   private n = 0;
 
   constructor(
@@ -61,6 +63,7 @@ export class Harness {
     this.decided.push({ command, clock: this.clock, outcome, height });
     if (outcome.kind === 'journal') {
       for (const e of outcome.entries) {
+        this.beforeEvolve?.(e);
         evolve(this.world, e);
         this.journal.push(e);
       }

@@ -1,6 +1,6 @@
 /** Founding a world: the genesis town, an empty world with the library, or a fork (genesis.ts builds each entry). */
 import type { EmptyCommand, ForkCommand, GenesisCommand } from '../commands.js';
-import { emptyEntry, forkEntry, genesisEntry } from '../genesis.js';
+import { emptyEntry, forkEntry, genesisEntry, throughForkEntry } from '../genesis.js';
 import type { KernelOptions } from '../options.js';
 import { journal, type Outcome } from '../outcome.js';
 import type { Programs } from '../programs.js';
@@ -10,4 +10,5 @@ export const decideGenesis = (cmd: GenesisCommand, clock: number, programs: Prog
 
 export const decideEmpty = (cmd: EmptyCommand, clock: number, programs: Programs): Outcome => journal([emptyEntry(programs, cmd, clock)]);
 
-export const decideFork = (cmd: ForkCommand, clock: number): Outcome => journal([forkEntry(cmd.source, cmd.forker, cmd.name, clock)]);
+export const decideFork = (cmd: ForkCommand, clock: number): Outcome =>
+  journal([cmd.through ? throughForkEntry(cmd.source, cmd.forker, cmd.name, clock) : forkEntry(cmd.source, cmd.forker, cmd.name, clock)]);
