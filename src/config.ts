@@ -11,6 +11,12 @@ export interface Settings {
   listenHost: string;
   dataDir: string;
   eventStoreUrl?: string;
+  /**
+   * EVENTSTORE_MAX_APPEND_SIZE: the journal's largest append in bytes, the EventStoreDB server's
+   * `MaxAppendSize` (eventstore.conf; default 1 MiB). Both event stores refuse larger appends and
+   * the world service caps its batches at it.
+   */
+  maxAppendSize?: number;
   mongoUrl?: string;
   /** TOWN_OPEN=1 starts the town open (arrive exists, turns count against the hourly quota). */
   open?: boolean;
@@ -34,6 +40,12 @@ function portOf(text: string, name: string): number {
   return port;
 }
 
+function appendSizeOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1024) throw new Error(`EVENTSTORE_MAX_APPEND_SIZE must be a whole number of bytes, at least 1024, not ${text}`);
+  return n;
+}
+
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = env.PORT === undefined ? 8080 : portOf(env.PORT, 'PORT');
   const mongoUrl = env.MONGO_URL || undefined;
@@ -42,6 +54,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     listenHost: env.HOST || '0.0.0.0',
     dataDir: path.resolve(env.TOWN_DATA || './data'),
     eventStoreUrl: env.EVENTSTORE_URL || undefined,
+    ...(env.EVENTSTORE_MAX_APPEND_SIZE ? { maxAppendSize: appendSizeOf(env.EVENTSTORE_MAX_APPEND_SIZE) } : {}),
     mongoUrl,
     open: env.TOWN_OPEN === undefined ? undefined : env.TOWN_OPEN === '1' || env.TOWN_OPEN === 'true',
     origin: env.TOWN_ORIGIN || undefined,

@@ -126,7 +126,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
   const started = performance.now();
   const { settings } = options;
   const clock = options.clock ?? Date.now;
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   let reads: ReadStore | undefined;
   const closers: (() => Promise<void>)[] = [];
   try {

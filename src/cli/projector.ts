@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   const pollMs = poll ? Number(poll.slice('--poll='.length)) : undefined;
   if (pollMs !== undefined && !(pollMs > 0)) throw new Error('--poll=<ms> takes a positive number');
   const settings = settingsFromEnv();
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   let failed: Error | undefined;
   const projector = await startWorker({

@@ -15,6 +15,7 @@ import {
   ErrorType,
   EventStoreDBClient,
   FORWARDS,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   START,
   STREAM_EXISTS,
@@ -30,7 +31,9 @@ import {
   type ReadPosition,
 } from '@eventstore/db-client';
 import {
+  DEFAULT_MAX_APPEND_SIZE,
   filteredHandlers,
+  MaxAppendSizeExceeded,
   WrongExpectedVersion,
   type AppendResult,
   type EventData,
@@ -43,13 +46,18 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
-import { checkAppend, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
+import { checkAppend, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
 
 export interface EsdbEventStoreOptions {
   /** `esdb://host:2113?tls=false` (or `esdb+discover://…` for a cluster). */
   url: string;
   /** Resubscription backoff after a dropped subscription, in ms (first try, ceiling). */
   retry?: { initialMs: number; maxMs: number };
+  /**
+   * The server's `MaxAppendSize` (eventstore.conf; EVENTSTORE_MAX_APPEND_SIZE, default 1 MiB):
+   * an append over it is refused here, before it is sent, as the server would refuse it.
+   */
+  maxAppendSize?: number;
 }
 
 /** The part of the db-client this adapter uses (a narrow seam, so tests can stand in for it). */
@@ -62,7 +70,7 @@ export function isEsdbUrl(url: string): boolean {
 export async function openEsdbEventStore(options: EsdbEventStoreOptions): Promise<EsdbEventStore> {
   if (!isEsdbUrl(options.url)) throw new Error(`EVENTSTORE_URL must start with esdb:// or esdb+discover:// (got ${options.url})`);
   const client = EventStoreDBClient.connectionString(options.url);
-  return new EsdbEventStore(client, options.retry);
+  return new EsdbEventStore(client, options.retry, checkMaxAppendSize(options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE));
 }
 
 const NO_POSITION = -1n;
@@ -76,11 +84,12 @@ export class EsdbEventStore implements EventStore {
   constructor(
     private readonly client: EsdbClient,
     private readonly retry = { initialMs: 100, maxMs: 5000 },
+    readonly maxAppendSize = DEFAULT_MAX_APPEND_SIZE,
   ) {}
 
   async append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
-    const checked = checkAppend(stream, events, expected);
+    const checked = checkAppend(stream, events, expected, this.maxAppendSize);
     const proposed = checked.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, ...(e.metadata ? { metadata: e.metadata as never } : {}) }));
     try {
       const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toEsdbExpected(expected) });
@@ -91,6 +100,8 @@ export class EsdbEventStore implements EventStore {
         const actual = error.actualVersion;
         throw new WrongExpectedVersion(stream, expected, typeof actual === 'bigint' ? actual : 'noStream');
       }
+      // A server configured below our setting: the same refusal, with the server's figure.
+      if (error instanceof MaxAppendSizeExceededError) throw new MaxAppendSizeExceeded(stream, error.maxAppendSize, undefined);
       throw error;
     }
   }

@@ -10,6 +10,8 @@ export interface OpenEventStoreOptions {
   url?: string;
   /** The app's data directory (./data by default, or TOWN_DATA). */
   dataDir: string;
+  /** The most bytes one append may carry (EVENTSTORE_MAX_APPEND_SIZE; default 1 MiB, as eventstore.conf). */
+  maxAppendSize?: number;
 }
 
 export async function openEventStore(options: OpenEventStoreOptions): Promise<EventStore> {
@@ -17,7 +19,7 @@ export async function openEventStore(options: OpenEventStoreOptions): Promise<Ev
   if (url) {
     // Loaded only when asked for, as the MongoDB driver is (open-read-store.ts).
     const { openEsdbEventStore } = await import('./esdb-event-store.js');
-    return openEsdbEventStore({ url });
+    return openEsdbEventStore({ url, ...(options.maxAppendSize !== undefined ? { maxAppendSize: options.maxAppendSize } : {}) });
   }
-  return openEmbeddedEventStore({ dataDir: options.dataDir });
+  return openEmbeddedEventStore({ dataDir: options.dataDir, ...(options.maxAppendSize !== undefined ? { maxAppendSize: options.maxAppendSize } : {}) });
 }
