@@ -29,6 +29,7 @@ import {
   type AppendExpectedRevision,
   type ResolvedEvent,
   type ReadPosition,
+  type StreamingRead,
 } from '@eventstore/db-client';
 import {
   DEFAULT_MAX_APPEND_SIZE,
@@ -74,6 +75,27 @@ export async function openEsdbEventStore(options: EsdbEventStoreOptions): Promis
 }
 
 const NO_POSITION = -1n;
+/** Events one read call asks for at most: a read never streams the whole journal in one call. */
+export const READ_PAGE = 1024;
+/** Events one look for the head asks for (system events may lie at the end). */
+const HEAD_PAGE = 32;
+/** A read call that has not finished in this long is cancelled by the client (gRPC deadline). */
+const READ_DEADLINE_MS = 30_000;
+
+/**
+ * The events of one read call, cancelling the call when the reader stops before its end: the
+ * db-client's `destroy()` leaves the gRPC call open until the client is disposed, only the read
+ * stream's `cancel()` ends it.
+ */
+async function* drained<T>(read: StreamingRead<T>): AsyncGenerator<T> {
+  let ended = false;
+  try {
+    for await (const item of read as AsyncIterable<T>) yield item;
+    ended = true;
+  } finally {
+    if (!ended) await read.cancel().catch(() => undefined);
+  }
+}
 const QUEUE_HIGH = 512;
 const QUEUE_LOW = 128;
 
@@ -117,21 +139,33 @@ export class EsdbEventStore implements EventStore {
     const { backwards, limit } = checkReadStream(stream, options);
     if (limit === 0) return [];
     const out: RecordedEvent[] = [];
+    let from: bigint | typeof START | typeof END = options.fromRevision ?? (backwards ? END : START);
     try {
-      const read = this.client.readStream(stream, {
-        direction: backwards ? BACKWARDS : FORWARDS,
-        fromRevision: options.fromRevision ?? (backwards ? END : START),
-        maxCount: Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER,
-      });
-      for await (const resolved of read) {
-        const event = fromResolved(resolved);
-        if (event) out.push(event);
+      // Page by page: no call asks the server for more than READ_PAGE events.
+      for (;;) {
+        const want = Math.min(READ_PAGE, limit - out.length);
+        let got = 0;
+        let last: bigint | undefined;
+        const read = this.client.readStream(stream, {
+          direction: backwards ? BACKWARDS : FORWARDS,
+          fromRevision: from,
+          maxCount: want,
+          deadline: READ_DEADLINE_MS,
+        });
+        for await (const resolved of drained(read)) {
+          got++;
+          const event = fromResolved(resolved);
+          if (event) out.push(event);
+          last = resolved.event?.revision ?? last;
+        }
+        if (got < want || out.length >= limit || last === undefined) return out;
+        if (backwards && last === 0n) return out;
+        from = backwards ? last - 1n : last + 1n;
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
       throw error;
     }
-    return out;
   }
 
   async streamRevision(stream: string): Promise<bigint | undefined> {
@@ -142,25 +176,30 @@ export class EsdbEventStore implements EventStore {
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     this.assertOpen();
-    const { after, maxCount } = checkReadAll(options);
-    const from = options.after;
+    const { maxCount } = checkReadAll(options);
     const client = this.client;
     return {
       async *[Symbol.asyncIterator]() {
-        if (maxCount === 0) return;
         let count = 0;
-        // fromPosition is inclusive on reads; `after` is exclusive.
-        const fromPosition: ReadPosition = from === undefined ? START : { commit: from, prepare: from };
-        const read = client.readAll({ direction: FORWARDS, fromPosition, maxCount: Number.MAX_SAFE_INTEGER });
-        try {
-          for await (const resolved of read) {
+        // `after` is exclusive; a read's fromPosition is inclusive, so the event there is skipped.
+        let after = options.after;
+        while (count < maxCount) {
+          const want = Math.min(READ_PAGE, maxCount - count + (after === undefined ? 0 : 1));
+          const fromPosition: ReadPosition = after === undefined ? START : { commit: after, prepare: after };
+          let got = 0;
+          let lastSeen: bigint | undefined;
+          // Stopping early (maxCount reached, or the caller breaks) cancels the call: drained().
+          for await (const resolved of drained(client.readAll({ direction: FORWARDS, fromPosition, maxCount: want, deadline: READ_DEADLINE_MS }))) {
+            got++;
+            const at = resolved.event?.position?.commit ?? resolved.commitPosition;
+            if (at !== undefined) lastSeen = at;
             const event = fromAllResolved(resolved);
-            if (!event || (from !== undefined && event.position <= BigInt(after))) continue;
+            if (!event || (after !== undefined && event.position <= after)) continue;
             yield event;
             if (++count >= maxCount) return;
           }
-        } finally {
-          read.destroy();
+          if (got < want || lastSeen === undefined || (after !== undefined && lastSeen <= after)) return;
+          after = lastSeen;
         }
       },
     };
@@ -168,16 +207,23 @@ export class EsdbEventStore implements EventStore {
 
   async headPosition(): Promise<bigint | undefined> {
     this.assertOpen();
-    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: Number.MAX_SAFE_INTEGER });
-    try {
-      for await (const resolved of read) {
+    // Backwards from the end, a page at a time, past the server's own (system) events.
+    let from: ReadPosition = END;
+    for (;;) {
+      let got = 0;
+      let lastSeen: bigint | undefined;
+      for await (const resolved of drained(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_PAGE, deadline: READ_DEADLINE_MS }),
+      )) {
+        got++;
         const event = fromAllResolved(resolved);
-        if (event) return event.position;
+        if (event) return event.position; // returning cancels the read
+        const at = resolved.event?.position?.commit ?? resolved.commitPosition;
+        if (at !== undefined) lastSeen = at;
       }
-    } finally {
-      read.destroy();
+      if (got < HEAD_PAGE || lastSeen === undefined || lastSeen === 0n) return undefined;
+      from = { commit: lastSeen - 1n, prepare: lastSeen - 1n };
     }
-    return undefined;
   }
 
   subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers, options?: SubscribeOptions): Subscription {
