@@ -154,8 +154,10 @@ async function run(): Promise<void> {
     ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
     onError: failed,
     stale: 'refuse',
+    lease: { holder: data.leaseHolder },
   });
   const projector = await starting;
+  if (!projector) return;
   projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
   void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
   post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });

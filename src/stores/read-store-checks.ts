@@ -7,6 +7,8 @@ import type { Doc, Filter, IndexSpec, Update } from './read-store.js';
 
 /** Holds the checkpoints on MongoDB; the embedded store refuses the name too, for parity. */
 export const CHECKPOINTS_COLLECTION = 'checkpoints';
+/** Holds the projections' leases on MongoDB; refused as a collection name by both adapters. */
+export const LEASES_COLLECTION = 'leases';
 
 const MAX_NAME_BYTES = 100;
 /** Keeps `[collection, _id]` and index keys well inside LMDB's 1,978-byte key limit. */
@@ -27,7 +29,7 @@ export function checkCollectionName(name: string): string {
   if (name.includes('$') || name.includes('\0') || name.startsWith('system.') || name.startsWith('.') || name.endsWith('.')) {
     throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
   }
-  if (name === CHECKPOINTS_COLLECTION) throw new TypeError(`collection name ${name} is reserved for checkpoints`);
+  if (name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION) throw new TypeError(`collection name ${name} is reserved for ${name}`);
   return name;
 }
 
@@ -41,6 +43,21 @@ export function checkPosition(position: bigint): bigint {
   if (typeof position !== 'bigint' || position < 0n) throw new TypeError('checkpoint position must be a non-negative bigint');
   return position;
 }
+
+export function checkToken(token: number): number {
+  if (!Number.isSafeInteger(token) || token < 1) throw new TypeError('a lease token is a positive integer');
+  return token;
+}
+
+/** A lease's holder and time to live. */
+export function checkLeaseArgs(holder: string, ttlMs: number): void {
+  if (typeof holder !== 'string' || holder.length === 0 || holder.length > 200)
+    throw new TypeError('a lease holder is a non-empty string of at most 200 characters');
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 10 || ttlMs > 3_600_000) throw new RangeError('a lease lasts 10 ms to an hour');
+}
+
+/** Sorts positions as numbers when compared as text (MongoDB compares the strings): 20 digits, zero-padded. */
+export const positionOrder = (position: bigint) => position.toString().padStart(20, '0');
 
 export function checkVersion(version: number): number {
   if (!Number.isSafeInteger(version) || version < 0) throw new TypeError('a projection version must be a non-negative integer');

@@ -83,6 +83,7 @@ if (process.send) {
           pollMs: m.start.pollMs,
           onError: (e) => process.send!({ failed: e.stack ?? e.message }),
         });
+        if (!projector) throw new Error('the worker never got its leases');
         close = () => reads.close();
         await projector.whenCaughtUp();
         process.send!({ started: { checkpoint: projector.checkpoint?.toString() } } satisfies FromWorker);
