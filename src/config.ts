@@ -22,6 +22,12 @@ export interface Settings {
   open?: boolean;
   /** Public origin; defaults to http://localhost:<port>. */
   origin?: string;
+  /**
+   * TOWN_LEASE_MS: how long a projector worker's lease of its projections lasts unrenewed
+   * (default 15 s); a second worker for the same projections takes over within about that long
+   * after the first dies.
+   */
+  leaseMs?: number;
   /** Run projectors inside this process (default with the embedded read store). */
   inProcessProjectors: boolean;
   /**
@@ -46,6 +52,13 @@ function appendSizeOf(text: string): number {
   return n;
 }
 
+function leaseMsOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 100 || n > 3_600_000)
+    throw new Error(`TOWN_LEASE_MS must be a whole number of milliseconds from 100 to 3600000, not ${text}`);
+  return n;
+}
+
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = env.PORT === undefined ? 8080 : portOf(env.PORT, 'PORT');
   const mongoUrl = env.MONGO_URL || undefined;
@@ -55,6 +68,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     dataDir: path.resolve(env.TOWN_DATA || './data'),
     eventStoreUrl: env.EVENTSTORE_URL || undefined,
     ...(env.EVENTSTORE_MAX_APPEND_SIZE ? { maxAppendSize: appendSizeOf(env.EVENTSTORE_MAX_APPEND_SIZE) } : {}),
+    ...(env.TOWN_LEASE_MS ? { leaseMs: leaseMsOf(env.TOWN_LEASE_MS) } : {}),
     mongoUrl,
     open: env.TOWN_OPEN === undefined ? undefined : env.TOWN_OPEN === '1' || env.TOWN_OPEN === 'true',
     origin: env.TOWN_ORIGIN || undefined,

@@ -40,7 +40,10 @@ async function main(argv: string[]): Promise<number> {
     ...(pollMs !== undefined ? { pollMs } : {}),
     onError: (e) => (failed = e),
     // One worker per projection: a second one waits here and takes over when the first dies.
-    lease: { onWaiting: (held) => console.log(`projector ${held.join(', ')}: another worker holds the leases; waiting to take over`) },
+    lease: {
+      ...(settings.leaseMs !== undefined ? { ttlMs: settings.leaseMs } : {}),
+      onWaiting: (held) => console.log(`projector ${held.join(', ')}: another worker holds the leases; waiting to take over`),
+    },
     stopWaiting: stopped,
   });
   if (!projector) {
