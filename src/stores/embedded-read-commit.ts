@@ -112,6 +112,8 @@ export interface StoredLease {
   holder: string;
   token: number;
   expiresAt: number;
+  /** The process that took it: one process owns the directory, so another's lease died with it. */
+  pid: number;
 }
 
 /** Orders keys as ordered-binary does for the parts used here (strings, numbers); a locality hint only. */

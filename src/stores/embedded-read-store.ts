@@ -121,10 +121,12 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     return this.gate.exclusive(async () => {
       const now = Date.now();
       const have = this.lmdb.meta.get(['lease', projection]) as StoredLease | undefined;
-      if (have && have.holder !== holder && have.expiresAt > now) return undefined;
-      const next: StoredLease = { holder, token: (have?.token ?? 0) + 1, expiresAt: now + ttlMs };
+      // A lease another process took is void: that process owned the directory and is gone (a
+      // restart after a crash need not wait out its time to live).
+      if (have && have.holder !== holder && have.expiresAt > now && have.pid === process.pid) return undefined;
+      const next: StoredLease = { holder, token: (have?.token ?? 0) + 1, expiresAt: now + ttlMs, pid: process.pid };
       await this.lmdb.meta.put(['lease', projection], next);
-      return { projection, ...next };
+      return { projection, holder, token: next.token, expiresAt: next.expiresAt };
     }, this.waitFor('a lease'));
   }
 
@@ -137,7 +139,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       if (have?.holder !== lease.holder || have.token !== lease.token) return undefined;
       const next: StoredLease = { ...have, expiresAt: Date.now() + ttlMs };
       await this.lmdb.meta.put(['lease', lease.projection], next);
-      return { projection: lease.projection, ...next };
+      return { projection: lease.projection, holder: next.holder, token: next.token, expiresAt: next.expiresAt };
     }, this.waitFor('a lease'));
   }
 
