@@ -218,7 +218,7 @@ export class MongoReadStore implements ReadStore {
             if (r.matchedCount === 0) throw new LeaseLost(projection, token);
           }
           await this.writeCheckpoints(overlay, session);
-          moved = overlay.checkpoints.keys();
+          moved = [...overlay.checkpoints.keys()];
         },
         { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' }, readPreference: 'primary' },
       );
@@ -351,7 +351,8 @@ export class MongoReadStore implements ReadStore {
     this.assertOpen();
     const names = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     for (const name of names) {
-      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name.startsWith('system.')) continue;
+      // Leases stay: their tokens must never repeat, or a fence could pass for an older worker.
+      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name.startsWith('system.')) continue;
       try {
         await this.db.dropCollection(name);
       } catch (error) {
