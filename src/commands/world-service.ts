@@ -31,6 +31,7 @@ import { limits } from '../contract/limits.js';
 import { decodeWorldEntry, encodedEntryEvent, entryEvent, worldStream } from '../events/world.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
+import { eventSize } from '../stores/event-store-checks.js';
 import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
 
 /**
@@ -263,18 +264,23 @@ export class WorldService {
    */
   private batched(entries: Entry[]): boolean {
     const max = this.o.events.maxAppendSize;
-    const encoded = entries.map((e) => encodedEntryEvent(this.world, e));
-    const big = encoded.find((e) => e.size > max);
-    if (big) {
-      this.tooLarge = `maxAppendSize: the entry would take ${big.size} bytes of the journal, and one append carries at most ${max}`;
-      return false;
-    }
     const batch = this.next;
-    for (let i = 0; i < entries.length; i++) {
-      batch.entries.push(entries[i]!);
-      batch.events.push(encoded[i]!.event);
-      batch.sizes.push(encoded[i]!.size);
-      batch.bytes += encoded[i]!.size;
+    const had = batch.entries.length;
+    const hadBytes = batch.bytes;
+    for (const entry of entries) {
+      const event = encodedEntryEvent(this.world, entry);
+      const size = eventSize(event.type, event.json);
+      if (size > max) {
+        // Taken back whole: the command is refused, none of its entries is journaled.
+        batch.entries.length = batch.events.length = batch.sizes.length = had;
+        batch.bytes = hadBytes;
+        this.tooLarge = `maxAppendSize: the entry would take ${size} bytes of the journal, and one append carries at most ${max}`;
+        return false;
+      }
+      batch.entries.push(entry);
+      batch.events.push(event);
+      batch.sizes.push(size);
+      batch.bytes += size;
     }
     return true;
   }

@@ -13,7 +13,6 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { EntryC, type Entry } from '../cards/kernel/entry.js';
 import type { EventData, RecordedEvent } from '../stores/event-store.js';
-import { eventSize } from '../stores/event-store-checks.js';
 
 /** The one event type of a world stream. */
 export const worldEntryType = 'WorldEntry';
@@ -80,13 +79,12 @@ export function entryEvent(world: string, entry: Entry): EventData {
 }
 
 /**
- * The event for an entry with its data already encoded (`json`), and the bytes it counts towards
- * an append (`size`, as EventStoreDB counts it): the world service measures what it will store
- * and the store writes that very text instead of encoding the entry again.
+ * The event for an entry with its data already encoded (`json`): the world service measures
+ * what it will store (`eventSize`) and the store writes that very text instead of encoding the
+ * entry again.
  */
-export function encodedEntryEvent(world: string, entry: Entry): { event: EventData; size: number } {
-  const json = JSON.stringify(entry);
-  return { event: { ...entryEvent(world, entry), json }, size: eventSize(worldEntryType, json) };
+export function encodedEntryEvent(world: string, entry: Entry): EventData & { json: string } {
+  return { id: uuidOf(`${world}\n${entry.height}\n${entry.cid}`), type: worldEntryType, data: entry, json: JSON.stringify(entry) };
 }
 
 /** A name-based UUID (version 5 layout over sha-1 would need a namespace; sha-256 is enough). */
