@@ -15,7 +15,7 @@ import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embed
 import { databaseFromUrl } from '../../src/stores/mongo-read-store.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
 import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
-import { jsonCopy } from '../../src/stores/read-store-checks.js';
+import { jsonCopy, positionOrder } from '../../src/stores/read-store-checks.js';
 import { rejects } from './read-store.contract.js';
 
 function tempDir(): string {
@@ -518,5 +518,11 @@ leases('a lease held by a process that died does not hold up the next owner of t
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+});
+leases("checkpoint order text sorts as the positions do, to EventStoreDB's largest", () => {
+  const positions = [0n, 1n, 9n, 10n, 99n, 100n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 64n - 1n];
+  const texts = positions.map(positionOrder);
+  assert.equal([...texts].sort(), texts);
+  assert.ok(texts.every((t) => t.length === 20));
 });
 leases.run();

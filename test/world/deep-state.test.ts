@@ -4,6 +4,9 @@
  * through every route that shows a card's state: the world reply, the card reply, the card's
  * page and the repository's live card value (`town.world.getProjection`).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../src/cards/compile.js';
@@ -16,6 +19,9 @@ import type { TypedData } from '../../src/cards/typed.js';
 import { cardDocs } from '../../src/projections/cards.js';
 import { worldKey } from '../../src/projections/entries.js';
 import { depthOf } from '../../src/stores/read-store-checks.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import type { Doc } from '../../src/stores/read-store.js';
+import { readModel } from '../../src/projections/read-model.js';
 import { startTestTown, type Guest, type TestTown } from './support.js';
 
 const chain = `type Chain:
@@ -117,3 +123,58 @@ test('the encoded state cannot be filtered on (it would match nothing on either 
 });
 
 test.run();
+
+// The handle under it: fields kept encoded whatever the write, and no query inside them.
+const handle = suite('a read model collection with encoded fields');
+handle('every write encodes, every read decodes, and paths inside are refused', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
+  const reads = await openEmbeddedReadStore({ dataDir: dir });
+  try {
+    const docs = readModel('deep').collection<Doc & { state?: unknown; n?: number }>('things', { encoded: ['state'] });
+    const c = docs.in(reads);
+    const deep = nest(150);
+    await c.insertOne({ _id: 'a', state: deep, n: 1 });
+    await c.putMany([{ _id: 'b', state: deep, n: 2 }]);
+    await c.replaceOne({ _id: 'c' }, { _id: 'c', state: deep, n: 3 }, { upsert: true });
+    await c.updateOne({ _id: 'd' }, { $set: { state: deep, n: 4 } }, { upsert: true });
+    await reads.unit(async (u) => docs.in(u).updateOne({ _id: 'a' }, { $set: { state: nest(120) }, $inc: { n: 10 } }));
+    for (const id of ['a', 'b', 'c', 'd']) {
+      const raw = await reads.collection('deep.things').findOne({ _id: id });
+      assert.type(raw!.state, 'string', id);
+    }
+    assert.equal((await c.findOne({ _id: 'a' }))!.state, nest(120));
+    assert.equal(
+      (await c.find({ n: { $gte: 2 } }, { sort: { n: 1 } })).map((d) => depthOf(d.state, 1000)),
+      [150, 150, 150, 120],
+    );
+    assert.is(await c.count({ n: { $gt: 0 } }), 4);
+    const refused = [
+      () => c.find({ 'state.s': 1 }),
+      () => c.find({ $or: [{ n: 1 }, { state: 'x' }] }),
+      () => c.find({}, { sort: { state: 1 } }),
+      () => c.updateOne({ _id: 'a' }, { $set: { 'state.s': 1 } }),
+      () => c.updateOne({ _id: 'a' }, { $push: { state: 1 } }),
+      () => c.count({ state: { $exists: true } }),
+      () => c.createIndex({ keys: { 'state.s': 1 } }),
+    ];
+    for (const call of refused) {
+      let threw: unknown;
+      try {
+        await call();
+      } catch (error) {
+        threw = error;
+      }
+      assert.instance(threw, TypeError, String(call));
+    }
+  } finally {
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+handle.run();
+
+function nest(levels: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = { s: v };
+  return v;
+}
