@@ -79,8 +79,12 @@ const NO_POSITION = -1n;
 export const READ_PAGE = 1024;
 /** Events one look for the head asks for (system events may lie at the end). */
 const HEAD_PAGE = 32;
-/** A read call that has not finished in this long is cancelled by the client (gRPC deadline). */
-const READ_DEADLINE_MS = 30_000;
+/**
+ * A read call that has not finished in this long is cancelled by the client (gRPC deadline). The
+ * call lasts while its reader works through the page (a rebuild commits units meanwhile), so the
+ * bound is generous: it ends calls whose reader or server is stuck, not slow ones.
+ */
+const READ_DEADLINE_MS = 300_000;
 
 /**
  * The events of one read call, cancelling the call when the reader stops before its end: the
