@@ -19,7 +19,9 @@ import { WorldService } from '../../src/commands/world-service.js';
 import { decodeWorldEntry, worldStream } from '../../src/events/world.js';
 import { openEmbeddedEventStore, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import { eventSize } from '../../src/stores/event-store-checks.js';
-import { testClock } from './support.js';
+import { startTestTown, testClock } from './support.js';
+import { settingsFromEnv } from '../../src/config.js';
+import { genesisTown } from '../../src/cards/kernel/genesis.js';
 
 const pile = `type Pile:
   words: List Text
@@ -92,7 +94,7 @@ const add = (intent: string, word: string) => ({ kind: 'turn' as const, principa
 
 test('turns on one large card decided together go out in appends that each fit', async ({ service, events, sizes }) => {
   const before = service.height;
-  // Each entry repeats the card's whole state: ~6, 12, 18, 24 KB; together far over 40 KB.
+  // Each entry holds the word asked and the card's whole state: ~12, 18, 24, 30 KB; together far over 40 KB.
   const replies = await Promise.all(['a', 'b', 'c', 'd'].map((x) => service.submit(add(x, x.repeat(6000)))));
   for (const r of replies) assert.is(r.outcome.kind, 'journal', JSON.stringify(r.outcome).slice(0, 300));
   assert.is(service.height, before + 4);
@@ -125,3 +127,32 @@ test('an entry larger than one append is refused `capacity`, naming the limit, a
 });
 
 test.run();
+
+// Over HTTP: the refusal is a receipt like any other, and the town goes on.
+const http = suite('a turn whose entry no append can carry, over HTTP');
+http('is refused `capacity` with the limit named, and journals nothing', async () => {
+  const t = await startTestTown({
+    programs: programs(),
+    layout: { entrance: genesisTown.entrance, cards: [...genesisTown.cards, { id: 'pile', kind: 'pile', place: 'square' }] },
+  });
+  try {
+    const ann = await t.guest('ann');
+    // The genesis town is founded; the journal is then configured with a small maximum.
+    await t.restart({ settings: { ...settingsFromEnv({}), port: 0, dataDir: t.dir, inProcessProjectors: true, maxAppendSize: MAX } });
+    // An entry holds the request's fields and the card's new state: about twice the word.
+    const fits = await t.post('/AGENTS.md/world/pile/add', ann.token, { intent: 'fits', fields: { word: 'x'.repeat(15_000) } });
+    assert.is(fits.json.status, 'done', fits.text.slice(0, 300));
+    const height = t.town.world.height;
+    const big = await t.post('/AGENTS.md/world/pile/add', ann.token, { intent: 'big', fields: { word: 'y'.repeat(15_000) } });
+    assert.is(big.status, 200, big.text.slice(0, 300));
+    assert.is(big.json.status, 'refused');
+    assert.is(big.json.class, 'capacity');
+    assert.match(big.json.reason, /^maxAppendSize: the entry would take \d+ bytes of the journal, and one append carries at most 40000$/);
+    assert.is(t.town.world.height, height, 'nothing journaled');
+    const again = await t.post('/AGENTS.md/world/pile/add', ann.token, { intent: 'small', fields: { word: 'z' } });
+    assert.is(again.json.status, 'done');
+  } finally {
+    await t.close();
+  }
+});
+http.run();
