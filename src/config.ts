@@ -11,11 +11,23 @@ export interface Settings {
   listenHost: string;
   dataDir: string;
   eventStoreUrl?: string;
+  /**
+   * EVENTSTORE_MAX_APPEND_SIZE: the journal's largest append in bytes, the EventStoreDB server's
+   * `MaxAppendSize` (eventstore.conf; default 1 MiB). Both event stores refuse larger appends and
+   * the world service caps its batches at it.
+   */
+  maxAppendSize?: number;
   mongoUrl?: string;
   /** TOWN_OPEN=1 starts the town open (arrive exists, turns count against the hourly quota). */
   open?: boolean;
   /** Public origin; defaults to http://localhost:<port>. */
   origin?: string;
+  /**
+   * TOWN_LEASE_MS: how long a projector worker's lease of its projections lasts unrenewed
+   * (default 15 s); a second worker for the same projections takes over within about that long
+   * after the first dies.
+   */
+  leaseMs?: number;
   /** Run projectors inside this process (default with the embedded read store). */
   inProcessProjectors: boolean;
   /**
@@ -34,6 +46,19 @@ function portOf(text: string, name: string): number {
   return port;
 }
 
+function appendSizeOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1024) throw new Error(`EVENTSTORE_MAX_APPEND_SIZE must be a whole number of bytes, at least 1024, not ${text}`);
+  return n;
+}
+
+function leaseMsOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 100 || n > 3_600_000)
+    throw new Error(`TOWN_LEASE_MS must be a whole number of milliseconds from 100 to 3600000, not ${text}`);
+  return n;
+}
+
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = env.PORT === undefined ? 8080 : portOf(env.PORT, 'PORT');
   const mongoUrl = env.MONGO_URL || undefined;
@@ -42,6 +67,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     listenHost: env.HOST || '0.0.0.0',
     dataDir: path.resolve(env.TOWN_DATA || './data'),
     eventStoreUrl: env.EVENTSTORE_URL || undefined,
+    ...(env.EVENTSTORE_MAX_APPEND_SIZE ? { maxAppendSize: appendSizeOf(env.EVENTSTORE_MAX_APPEND_SIZE) } : {}),
+    ...(env.TOWN_LEASE_MS ? { leaseMs: leaseMsOf(env.TOWN_LEASE_MS) } : {}),
     mongoUrl,
     open: env.TOWN_OPEN === undefined ? undefined : env.TOWN_OPEN === '1' || env.TOWN_OPEN === 'true',
     origin: env.TOWN_ORIGIN || undefined,

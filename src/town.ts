@@ -135,6 +135,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
   const events = await openEventStore({
     url: settings.eventStoreUrl,
     dataDir: settings.dataDir,
+    maxAppendSize: settings.maxAppendSize,
     ...(options.journalIo ? { journalIo: options.journalIo } : {}),
   });
   let reads: ReadStore | undefined;

@@ -24,9 +24,13 @@ async function main(argv: string[]): Promise<number> {
   const pollMs = poll ? Number(poll.slice('--poll='.length)) : undefined;
   if (pollMs !== undefined && !(pollMs > 0)) throw new Error('--poll=<ms> takes a positive number');
   const settings = settingsFromEnv();
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   let failed: Error | undefined;
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   const projector = await startWorker({
     events,
     reads,
@@ -35,12 +39,20 @@ async function main(argv: string[]): Promise<number> {
     ...(settings.signing !== false ? { repository: { keys: () => loadRepositoryKeys(settings.dataDir) } } : {}),
     ...(pollMs !== undefined ? { pollMs } : {}),
     onError: (e) => (failed = e),
+    // One worker per projection: a second one waits here and takes over when the first dies.
+    lease: {
+      ...(settings.leaseMs !== undefined ? { ttlMs: settings.leaseMs } : {}),
+      onWaiting: (held) => console.log(`projector ${held.join(', ')}: another worker holds the leases; waiting to take over`),
+    },
+    stopWaiting: stopped,
   });
+  if (!projector) {
+    console.log(`projector ${names.join(', ')}: stopped while waiting for the leases`);
+    await reads.close();
+    await events.close();
+    return 0;
+  }
   console.log(`projector ${names.join(', ')}: following the journal from ${String(projector.checkpoint ?? 'the start')}`);
-  let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
   if (flags.includes('--until-caught-up')) void projector.whenCaughtUp().then(stop);
   const report = setInterval(() => {
     if (failed) stop();

@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
   const snapshot = named.length === 0 || named.includes('snapshot');
   const names = named.length && named.every((n) => n === 'snapshot') ? [] : chooseProjections(named.filter((n) => n !== 'snapshot'));
   const settings = settingsFromEnv();
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   try {
     // The repository signs with this box's keys, as the live projection did.

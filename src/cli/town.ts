@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     if (code !== undefined) return code;
   }
   const { openEventStore } = await import('../stores/open-event-store.js');
-  const store = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  const store = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   try {
     return await family.run!(command!, args, { store, clock: Date.now, ...io });
   } finally {

@@ -29,9 +29,10 @@ import { layered, type World } from '../cards/kernel/world.js';
 import { type Pin, WorldHistory } from '../cards/kernel/history.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
-import { decodeWorldEntry, entryEvent, worldStream } from '../events/world.js';
+import { decodeWorldEntry, encodedEntryEvent, entryEvent, worldStream } from '../events/world.js';
 import type { Clock } from '../contract/clock.js';
-import { WrongExpectedVersion, type EventStore } from '../stores/event-store.js';
+import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
+import { eventSize } from '../stores/event-store-checks.js';
 import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
 
 /**
@@ -102,12 +103,16 @@ interface Waiter {
 
 interface Batch {
   entries: Entry[];
+  /** The entries' events, encoded once when decided, and the bytes each counts towards an append. */
+  events: EventData[];
+  sizes: number[];
+  bytes: number;
   waiters: Waiter[];
   /** Set once its append settled. */
   settled?: { position: bigint } | { error: Error };
 }
 
-const emptyBatch = (): Batch => ({ entries: [], waiters: [] });
+const emptyBatch = (): Batch => ({ entries: [], events: [], sizes: [], bytes: 0, waiters: [] });
 
 export class WorldService {
   readonly world: string;
@@ -242,10 +247,16 @@ export class WorldService {
       w.reject(error instanceof Error ? error : new Error(String(error)));
       return;
     }
+    if (outcome.kind === 'journal' && !this.batched(outcome.entries)) {
+      // An entry larger than one append could carry: refused before it is journaled.
+      w.outcome = this.refusal(w.command, { class: 'capacity', reason: this.tooLarge });
+      this.next.waiters.push(w);
+      this.kick();
+      return;
+    }
     w.outcome = outcome;
     if (outcome.kind === 'journal') {
       for (const e of outcome.entries) evolve(this.spec, e);
-      this.next.entries.push(...outcome.entries);
       if (w.command.kind === 'turn' && this.spec.pending.size > 0) w.deliveries = this.deliverQueued();
     }
     this.next.waiters.push(w);
@@ -260,10 +271,58 @@ export class WorldService {
     } catch {
       return undefined; // a send that cannot be decided stays queued for `deliver`
     }
-    if (outcome.kind !== 'journal') return undefined;
+    // A delivery too large for one append stays queued (`deliver` then answers `capacity`).
+    if (outcome.kind !== 'journal' || !this.batched(outcome.entries)) return undefined;
     for (const e of outcome.entries) evolve(this.spec, e);
-    this.next.entries.push(...outcome.entries);
     return outcome.entries;
+  }
+
+  /**
+   * Adds entries to the next batch with their encoded events, unless one of them is larger than
+   * the store's maximum append size (then nothing is added and `tooLarge` says why).
+   */
+  private batched(entries: Entry[]): boolean {
+    const max = this.o.events.maxAppendSize;
+    const batch = this.next;
+    const had = batch.entries.length;
+    const hadBytes = batch.bytes;
+    for (const entry of entries) {
+      const event = encodedEntryEvent(this.world, entry);
+      const size = eventSize(event.type, event.json);
+      if (size > max) {
+        // Taken back whole: the command is refused, none of its entries is journaled.
+        batch.entries.length = batch.events.length = batch.sizes.length = had;
+        batch.bytes = hadBytes;
+        this.tooLarge = `maxAppendSize: the entry would take ${size} bytes of the journal, and one append carries at most ${max}`;
+        return false;
+      }
+      batch.entries.push(entry);
+      batch.events.push(event);
+      batch.sizes.push(size);
+      batch.bytes += size;
+    }
+    return true;
+  }
+
+  private tooLarge = '';
+
+  /**
+   * The next batch to append: all of it, or, when it is larger than one append may be, the
+   * entries from its start that fit (the rest stays next, with every waiter: a waiter is
+   * answered when everything it saw is durable, and the rest commits after the part).
+   */
+  private takeNext(): Batch {
+    const batch = this.next;
+    const max = this.o.events.maxAppendSize;
+    if (batch.bytes <= max) {
+      this.next = emptyBatch();
+      return batch;
+    }
+    let n = 0;
+    let bytes = 0;
+    while (n < batch.sizes.length && bytes + batch.sizes[n]! <= max) bytes += batch.sizes[n++]!;
+    batch.bytes -= bytes;
+    return { entries: batch.entries.splice(0, n), events: batch.events.splice(0, n), sizes: batch.sizes.splice(0, n), bytes, waiters: [] };
   }
 
   // ---- appending ----------------------------------------------------------------------------
@@ -286,31 +345,25 @@ export class WorldService {
       return;
     }
     if (this.inflight.length >= this.appendsInFlight) return;
-    this.next = emptyBatch();
-    this.inflight.push(batch);
-    const first = batch.entries[0]!.height;
+    const out = this.takeNext();
+    this.inflight.push(out);
+    const first = out.entries[0]!.height;
     const expected = first === 0 ? ('noStream' as const) : BigInt(first - 1);
     const issued = performance.now();
     const took = () => {
       if (this.appendMs.length >= 1024) this.appendMs.shift();
       this.appendMs.push(performance.now() - issued);
     };
-    this.o.events
-      .append(
-        this.stream,
-        batch.entries.map((e) => entryEvent(this.world, e)),
-        expected,
-      )
-      .then(
-        (r) => {
-          took();
-          this.settled(batch, { position: r.position });
-        },
-        (error: unknown) => {
-          took();
-          this.settled(batch, { error: error instanceof Error ? error : new Error(String(error)) });
-        },
-      );
+    this.o.events.append(this.stream, out.events, expected).then(
+      (r) => {
+        took();
+        this.settled(out, { position: r.position });
+      },
+      (error: unknown) => {
+        took();
+        this.settled(out, { error: error instanceof Error ? error : new Error(String(error)) });
+      },
+    );
   }
 
   /** Takes settled batches in order: commits until the first failure, which voids the rest. */
@@ -441,17 +494,14 @@ export class WorldService {
   }
 
   private stale(command: WorldCommand): Answer {
+    return this.refusal(command, { class: 'staleRoot', reason: `the journal kept moving under this turn (${this.maxAttempts} tries); resend the same turn` });
+  }
+
+  /** A refusal the service gives itself, journaling nothing. */
+  private refusal(command: WorldCommand, refusal: { class: 'staleRoot' | 'capacity'; reason: string }): Extract<Outcome, { kind: 'refused' }> {
     const object = 'object' in command && typeof command.object === 'string' ? command.object : '';
     const method = command.kind === 'turn' ? command.method : command.kind;
-    return {
-      kind: 'refused',
-      receipt: refusedBody(
-        { class: 'staleRoot', reason: `the journal kept moving under this turn (${this.maxAttempts} tries); resend the same turn` },
-        { ticks: 0, heap: 0, bytes: 0 },
-        object,
-        method,
-      ),
-    };
+    return { kind: 'refused', receipt: refusedBody(refusal, { ticks: 0, heap: 0, bytes: 0 }, object, method) };
   }
 
   // ---- loading ------------------------------------------------------------------------------

@@ -78,6 +78,15 @@ export function entryEvent(world: string, entry: Entry): EventData {
   return { id: uuidOf(`${world}\n${entry.height}\n${entry.cid}`), type: worldEntryType, data: entry };
 }
 
+/**
+ * The event for an entry with its data already encoded (`json`): the world service measures
+ * what it will store (`eventSize`) and the store writes that very text instead of encoding the
+ * entry again.
+ */
+export function encodedEntryEvent(world: string, entry: Entry): EventData & { json: string } {
+  return { id: uuidOf(`${world}\n${entry.height}\n${entry.cid}`), type: worldEntryType, data: entry, json: JSON.stringify(entry) };
+}
+
 /** A name-based UUID (version 5 layout over sha-1 would need a namespace; sha-256 is enough). */
 function uuidOf(text: string): string {
   const h = createHash('sha256').update(text).digest();

@@ -11,8 +11,8 @@ import type { WorldReads } from '../queries/world-reads.js';
 const seen = (reader: string) => ({ $in: reader ? ['*', reader] : ['*'] });
 
 export async function visibleCards(r: WorldReads, reader: string, filter: Record<string, unknown> = {}, limit = 500, skip = 0): Promise<CardDoc[]> {
-  return (await r.reads
-    .collection(cardDocs.name)
+  return (await cardDocs
+    .in(r.reads)
     .find({ world: r.world, readers: seen(reader), ...filter }, { sort: { id: 1 }, limit, ...(skip ? { skip } : {}) })) as CardDoc[];
 }
 

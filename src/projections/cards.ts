@@ -78,7 +78,8 @@ export interface PackageDoc extends Doc {
 
 /** The cards read model and its collections, as the projection and its readers name them. */
 export const cardsModel = readModel('cards');
-export const cardDocs = cardsModel.collection<CardDoc>('cards');
+/** A card's state is kept as JSON text: its nesting grows with the data (read-model.ts). */
+export const cardDocs = cardsModel.collection<CardDoc>('cards', { encoded: ['state'] });
 export const packageDocs = cardsModel.collection<PackageDoc>('packages');
 
 export function readersOf(card: Pick<Card, 'visibility' | 'owner' | 'lent'>): string[] {
@@ -228,7 +229,8 @@ export function cardsProjection(programs: Programs): Projection {
     // Bump when `fold` (or cardDoc, written, packageDoc) changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
     // 3: a package a scratch world brought first is that world's own, and goes with it.
-    version: 3,
+    // 4: the state is kept as JSON text (a deep state reached MongoDB's 100 levels).
+    version: 4,
     perWorld: [cardDocs.name, packageDocs.name],
     fold,
   });

@@ -22,7 +22,8 @@ export interface PendingDoc extends Doc, Send {
 
 /** The pending read model and its collection, as the projection and its readers name them. */
 export const pendingModel = readModel('pending');
-export const pendingDocs = pendingModel.collection<PendingDoc>('sends');
+/** A send's argument is kept as JSON text: its nesting grows with the data (read-model.ts). */
+export const pendingDocs = pendingModel.collection<PendingDoc>('sends', { encoded: ['argument'] });
 
 export function pendingProjection(): Projection {
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
@@ -51,7 +52,8 @@ export function pendingProjection(): Projection {
     indexes: [{ collection: pendingDocs.name, spec: { keys: { world: 1, queuedAt: 1, n: 1 }, name: 'world_queue' } }],
     // Bump when `fold` changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
-    version: 2,
+    // 3: the argument is kept as JSON text (a deep argument reached MongoDB's 100 levels).
+    version: 3,
     perWorld: [pendingDocs.name],
     fold,
   });

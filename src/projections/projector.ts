@@ -14,6 +14,7 @@
 import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { CheckpointWatch } from './checkpoint-watch.js';
+import type { LeaseKeeper } from './lease-keeper.js';
 import { applyEvents, type Projection } from './projection.js';
 
 export interface ProjectorOptions {
@@ -31,6 +32,11 @@ export interface ProjectorOptions {
    * what arrived meanwhile in one unit.
    */
   lingerMs?: number;
+  /**
+   * The leases of the projections, already taken (LeaseKeeper.take): every unit is fenced with
+   * them, and losing one stops the projector with LeaseLost.
+   */
+  leases?: LeaseKeeper;
 }
 
 /**
@@ -127,6 +133,7 @@ export class Projector extends ProjectorBase {
   }
 
   async start(): Promise<void> {
+    this.options.leases?.onLost((error) => this.fail(error));
     await ensureIndexes(this.reads, this.projections);
     for (const p of this.projections) this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
     this.watch.position = this.lowest();
@@ -148,7 +155,23 @@ export class Projector extends ProjectorBase {
     this.subscription = undefined;
     await this.flush();
     this.watch.giveUp();
+    await this.options.leases?.release();
   }
+
+  /**
+   * Stops at once as a killed process would: nothing more is folded or committed, and the leases
+   * are left to expire (tests use it to stand for `kill -9`).
+   */
+  async kill(): Promise<void> {
+    this.killed = true;
+    this.buffer = [];
+    this.options.leases?.abandon();
+    await this.subscription?.close();
+    this.subscription = undefined;
+    this.watch.giveUp();
+  }
+
+  private killed = false;
 
   private lowest(): bigint | undefined {
     let low: bigint | undefined;
@@ -183,11 +206,12 @@ export class Projector extends ProjectorBase {
   /** Commits the buffered events; serialised so units never overlap. */
   flush(): Promise<void> {
     const run = async (): Promise<void> => {
-      while (this.buffer.length && !this.failed) {
+      while (this.buffer.length && !this.failed && !this.killed) {
         const events = this.buffer.splice(0, this.batch);
         const last = events[events.length - 1]!.position;
         try {
           await this.reads.unit(async (unit) => {
+            this.options.leases?.fence(unit);
             for (const p of this.projections) {
               const from = this.checkpoints.get(p.name);
               const fresh = from === undefined ? events : events.filter((e) => e.position > from);
@@ -262,14 +286,9 @@ export function pollAll(events: EventStore, after: bigint | undefined, handlers:
 
 /**
  * Read-your-writes across processes: when the projector runs in another process, the front
- * polls the checkpoint the worker commits to the read store.
+ * waits for the checkpoint the worker commits to the read store (told of it by a change stream
+ * where the store has one, else polling with a backoff: ReadStore.waitForCheckpoint).
  */
-export async function waitForCheckpoint(reads: ReadStore, projection: string, position: bigint, timeoutMs: number, pollMs = 5): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const checkpoint = await reads.checkpoint(projection);
-    if (checkpoint !== undefined && checkpoint >= position) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
+export function waitForCheckpoint(reads: ReadStore, projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+  return reads.waitForCheckpoint(projection, position, timeoutMs);
 }

@@ -8,7 +8,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { JournalReader } from '../stores/embedded-journal-reader.js';
-import type { EventStore, SubscribeHandlers } from '../stores/event-store.js';
+import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type SubscribeHandlers } from '../stores/event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
@@ -62,6 +62,7 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
     throw new Error(`the projector thread only follows the journal (${what})`);
   };
   const events: EventStore = {
+    maxAppendSize: DEFAULT_MAX_APPEND_SIZE,
     subscribeToAll(after, h) {
       handlers = h;
       post({ subscribe: { after } });
@@ -154,8 +155,10 @@ async function run(): Promise<void> {
     ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
     onError: failed,
     stale: 'refuse',
+    lease: { holder: data.leaseHolder },
   });
   const projector = await starting;
+  if (!projector) return;
   projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
   void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
   post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });

@@ -16,6 +16,8 @@
  * Backpressure: forwarding, at most `highWater` events are forwarded and not yet folded, and
  * the subscription waits beyond that; reading the journal, the thread reads at its own pace.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Module } from '../cards/program.js';
 import type { JournalShare } from '../stores/embedded-event-store.js';
@@ -35,6 +37,11 @@ export interface ThreadData {
   lingerMs?: number;
   /** Nice value of the thread (Linux): how readily it gives way to the thread answering requests. */
   nice?: number;
+  /**
+   * Who holds the projections' leases: one name for every thread this projector spawns, so a
+   * thread started again after a failure takes the leases over at once (and fences the old one).
+   */
+  leaseHolder: string;
 }
 
 /** Messages from this side to the projector thread. */
@@ -113,6 +120,8 @@ export class ThreadProjector extends ProjectorBase {
    * fails later (a projection's error, a crash) is reported and started again after a wait, and
    * resumes from its checkpoints; reads answer from the read models as they stand meanwhile.
    */
+  private readonly leaseHolder = `${hostname()}:${process.pid}:front-${randomUUID().slice(0, 8)}`;
+
   async start(): Promise<void> {
     await this.spawn();
     this.running = true;
@@ -127,6 +136,7 @@ export class ThreadProjector extends ProjectorBase {
       ...(this.o.signing !== undefined ? { signing: this.o.signing } : {}),
       ...(this.o.lingerMs !== undefined ? { lingerMs: this.o.lingerMs } : {}),
       ...(this.o.nice !== undefined ? { nice: this.o.nice } : {}),
+      leaseHolder: this.leaseHolder,
     };
     const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });
     this.worker = worker;

@@ -11,6 +11,7 @@ import { allProjections, isProjectionName, projectionNames, type ProjectionName 
 import { Projector } from './projector.js';
 import type { RepositoryProjectionOptions } from '../repository/projection.js';
 import { rebuildStale, type RebuildStaleOptions } from './versions.js';
+import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';
 
 export function chooseProjections(names: string[]): ProjectionName[] {
   if (!names.length) return [...projectionNames];
@@ -36,17 +37,32 @@ export interface WorkerOptions {
   stale?: RebuildStaleOptions['stale'];
   /** Where a rebuild of stale read models is told and its progress drawn (stderr by default). */
   out?: RebuildStaleOptions['out'];
+  /** The projections' leases (one worker per projection; a second waits and takes over). */
+  lease?: LeaseOptions;
+  /** Resolved when the worker gave up waiting for its leases (stop asked first). */
+  stopWaiting?: Promise<void>;
 }
 
-export async function startWorker(o: WorkerOptions): Promise<Projector> {
+/**
+ * Starts a worker once it holds the leases of its projections (waiting while another worker
+ * holds them); undefined when `stopWaiting` resolved first. A stale read model is rebuilt only
+ * with the leases held, so two workers never rebuild, or fold into, one read model at once.
+ */
+export async function startWorker(o: WorkerOptions): Promise<Projector | undefined> {
   const all = allProjections(o.programs, o.repository);
   const projections = o.names.map((n) => all[n]);
+  const leases = new LeaseKeeper(o.reads, o.names, o.lease);
+  void o.stopWaiting?.then(() => {
+    if (!leases.leases.length) leases.abandon();
+  });
+  if (!(await leases.take())) return undefined;
   await rebuildStale(o.events, o.reads, projections, { ...(o.stale ? { stale: o.stale } : {}), ...(o.out ? { out: o.out } : {}) });
   const projector = new Projector(o.events, o.reads, projections, {
     batch: o.batch ?? 1000,
     ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
     ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
     ...(o.onError ? { onError: o.onError } : {}),
+    leases,
   });
   await projector.start();
   return projector;

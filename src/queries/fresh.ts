@@ -39,9 +39,9 @@ export function inProcessWaits(projectors: ProjectorHandle[]): CheckpointWaits {
 }
 
 /** Projectors running as workers: their checkpoints are read from the read store. */
-export function workerWaits(reads: ReadStore, pollMs = 5): CheckpointWaits {
+export function workerWaits(reads: ReadStore): CheckpointWaits {
   return {
-    wait: (projection, position, timeoutMs) => waitForCheckpoint(reads, projection, position, timeoutMs, pollMs),
+    wait: (projection, position, timeoutMs) => waitForCheckpoint(reads, projection, position, timeoutMs),
     changed: (timeoutMs) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(timeoutMs, 50))),
   };
 }

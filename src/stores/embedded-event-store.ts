@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import fs from 'node:fs';
 import {
+  DEFAULT_MAX_APPEND_SIZE,
   StreamDeleted,
   streamFilter,
   WrongExpectedVersion,
@@ -34,7 +35,15 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
-import { checkAppend, checkExpected, checkReadAll, checkReadStream, checkStreamName, type CheckedEvent } from './event-store-checks.js';
+import {
+  checkAppend,
+  checkExpected,
+  checkMaxAppendSize,
+  checkReadAll,
+  checkReadStream,
+  checkStreamName,
+  type CheckedEvent,
+} from './event-store-checks.js';
 import { frameBodies, type FrameLocation, type FramePayload } from './embedded-frames.js';
 import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
 import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
@@ -55,6 +64,11 @@ const TOMBSTONE = '$streamDeleted';
 export interface EmbeddedEventStoreOptions {
   /** The app's data directory; the journal and its index live in `<dataDir>/events`. */
   dataDir: string;
+  /**
+   * The most bytes one append may carry (default EventStoreDB's 1 MiB): refused as EventStoreDB
+   * refuses it, so the embedded store accepts nothing a production server would not.
+   */
+  maxAppendSize?: number;
   /** Replaces the journal's writes and syncs (tests use it to make the disk fail). */
   journalIo?: Partial<JournalIo>;
 }
@@ -74,6 +88,7 @@ interface PendingStream {
 }
 
 export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions): Promise<EmbeddedEventStore> {
+  const maxAppendSize = checkMaxAppendSize(options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE);
   const dir = path.join(options.dataDir, 'events');
   fs.mkdirSync(dir, { recursive: true });
   const release = lockEventsDirectory(dir);
@@ -99,7 +114,7 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
       return recoverJournal(journalFile, { acknowledged, found, io }, handlers);
     });
     idx.start(recovered.lastPosition);
-    store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes);
+    store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes, maxAppendSize);
     store.loadDeleted();
     return store;
   } catch (error) {
@@ -145,6 +160,7 @@ export class EmbeddedEventStore implements EventStore {
     lastPosition: number,
     /** Bytes of torn tail cut off the journal when this store was opened. */
     readonly truncatedOnOpen: number,
+    readonly maxAppendSize = DEFAULT_MAX_APPEND_SIZE,
   ) {
     this.nextPosition = lastPosition + 1;
     this.durableHead = lastPosition;
@@ -158,7 +174,7 @@ export class EmbeddedEventStore implements EventStore {
   append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
       this.assertOpen();
-      return this.checkAndReserve(stream, checkAppend(stream, events, expected), expected);
+      return this.checkAndReserve(stream, checkAppend(stream, events, expected, this.maxAppendSize), expected);
     } catch (error) {
       return Promise.reject(error);
     }

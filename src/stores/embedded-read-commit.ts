@@ -4,7 +4,7 @@
  * all.
  */
 import type { Key as LmdbKey } from 'lmdb';
-import { DuplicateKey, type Doc } from './read-store.js';
+import { CheckpointBehind, DuplicateKey, LeaseLost, type Doc } from './read-store.js';
 import type { Overlay } from './read-store-unit.js';
 import { entriesFor, keyValue, type IndexDef } from './embedded-read-keys.js';
 import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-read-env.js';
@@ -22,6 +22,15 @@ import { committedOwners } from './embedded-read-indexes.js';
  */
 export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<void> {
   if (overlay.empty) return;
+  // Fences and checkpoints first: a refused unit writes nothing.
+  for (const [projection, token] of overlay.fences) {
+    const lease = lmdb.meta.get(['lease', projection]) as StoredLease | undefined;
+    if (lease?.token !== token) throw new LeaseLost(projection, token);
+  }
+  for (const [projection, position] of overlay.checkpoints) {
+    const have = lmdb.meta.get(['checkpoint', projection]);
+    if (typeof have === 'string' && BigInt(have) > position) throw new CheckpointBehind(projection, position);
+  }
   const flagged = new Map<IndexDef, string>();
   const added: string[] = [];
   const writes: { dbs: CollectionDbs; docPuts: [string, Doc][]; docRemoves: string[]; idxPuts: Key[]; idxRemoves: Key[] }[] = [];
@@ -98,6 +107,15 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
   });
   for (const def of flagged.keys()) def.plain = false;
   for (const collection of added) lmdb.collections.add(collection);
+}
+
+/** A projection's lease as the embedded store keeps it, under `['lease', projection]`. */
+export interface StoredLease {
+  holder: string;
+  token: number;
+  expiresAt: number;
+  /** The process that took it: one process owns the directory, so another's lease died with it. */
+  pid: number;
 }
 
 /** Orders keys as ordered-binary does for the parts used here (strings, numbers); a locality hint only. */

@@ -23,14 +23,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Collection, Doc, IndexSpec, ReadStore, Unit } from './read-store.js';
-import { checkCollectionName, checkProjectionName } from './read-store-checks.js';
+import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit } from './read-store.js';
+import { checkCollectionName, checkLeaseArgs, checkProjectionName, checkToken } from './read-store-checks.js';
+import { CheckpointNotices } from './checkpoint-notices.js';
 import { Overlay, OverlayCollection, UnitGate, workInOverlay, type BaseReader, type OverlayHooks } from './read-store-unit.js';
 import { MAX } from './embedded-read-keys.js';
 import { openEnv, ReadEnv, type Key } from './embedded-read-env.js';
 import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
 import { buildIndex, UniqueKeys } from './embedded-read-indexes.js';
-import { commitOverlay } from './embedded-read-commit.js';
+import { commitOverlay, type StoredLease } from './embedded-read-commit.js';
 import { EmbeddedCollection, type CollectionHost } from './embedded-read-collection.js';
 
 export type { ReadStats } from './embedded-read-scan.js';
@@ -63,6 +64,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private readonly unique: UniqueKeys;
   private readonly base: BaseReader;
   private readonly hooks: OverlayHooks;
+  private readonly notices = new CheckpointNotices();
 
   constructor(
     private readonly lmdb: ReadEnv,
@@ -105,7 +107,54 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private async runUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     const { overlay, result } = await workInOverlay(this.base, this.hooks, work);
     await commitOverlay(this.lmdb, overlay);
+    for (const projection of overlay.checkpoints.keys()) this.notices.notify(projection);
     return result;
+  }
+
+  // Leases: checked and changed inside the gate, so a unit's fence check and its commit see the
+  // same lease (one process owns the store: the gate orders every writer there is).
+
+  async acquireLease(projection: string, holder: string, ttlMs: number): Promise<Lease | undefined> {
+    this.assertOpen();
+    checkProjectionName(projection);
+    checkLeaseArgs(holder, ttlMs);
+    return this.gate.exclusive(async () => {
+      const now = Date.now();
+      const have = this.lmdb.meta.get(['lease', projection]) as StoredLease | undefined;
+      // A lease another process took is void: that process owned the directory and is gone (a
+      // restart after a crash need not wait out its time to live).
+      if (have && have.holder !== holder && have.expiresAt > now && have.pid === process.pid) return undefined;
+      const next: StoredLease = { holder, token: (have?.token ?? 0) + 1, expiresAt: now + ttlMs, pid: process.pid };
+      await this.lmdb.meta.put(['lease', projection], next);
+      return { projection, holder, token: next.token, expiresAt: next.expiresAt };
+    }, this.waitFor('a lease'));
+  }
+
+  async renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined> {
+    this.assertOpen();
+    checkLeaseArgs(lease.holder, ttlMs);
+    checkToken(lease.token);
+    return this.gate.exclusive(async () => {
+      const have = this.lmdb.meta.get(['lease', checkProjectionName(lease.projection)]) as StoredLease | undefined;
+      if (have?.holder !== lease.holder || have.token !== lease.token) return undefined;
+      const next: StoredLease = { ...have, expiresAt: Date.now() + ttlMs };
+      await this.lmdb.meta.put(['lease', lease.projection], next);
+      return { projection: lease.projection, holder: next.holder, token: next.token, expiresAt: next.expiresAt };
+    }, this.waitFor('a lease'));
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    this.assertOpen();
+    await this.gate.exclusive(async () => {
+      const have = this.lmdb.meta.get(['lease', checkProjectionName(lease.projection)]) as StoredLease | undefined;
+      if (have?.holder !== lease.holder || have.token !== lease.token) return;
+      await this.lmdb.meta.put(['lease', lease.projection], { ...have, expiresAt: 0 });
+    }, this.waitFor('a lease'));
+  }
+
+  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+    checkProjectionName(projection);
+    return this.notices.wait(() => this.checkpoint(projection), projection, position, timeoutMs);
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {

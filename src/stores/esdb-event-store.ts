@@ -15,6 +15,7 @@ import {
   ErrorType,
   EventStoreDBClient,
   FORWARDS,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   START,
   STREAM_EXISTS,
@@ -29,9 +30,12 @@ import {
   type AppendExpectedRevision,
   type ResolvedEvent,
   type ReadPosition,
+  type StreamingRead,
 } from '@eventstore/db-client';
 import {
+  DEFAULT_MAX_APPEND_SIZE,
   filteredHandlers,
+  MaxAppendSizeExceeded,
   StreamDeleted,
   WrongExpectedVersion,
   type AppendResult,
@@ -45,13 +49,18 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
-import { checkAppend, checkExpected, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
+import { checkAppend, checkExpected, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
 
 export interface EsdbEventStoreOptions {
   /** `esdb://host:2113?tls=false` (or `esdb+discover://…` for a cluster). */
   url: string;
   /** Resubscription backoff after a dropped subscription, in ms (first try, ceiling). */
   retry?: { initialMs: number; maxMs: number };
+  /**
+   * The server's `MaxAppendSize` (eventstore.conf; EVENTSTORE_MAX_APPEND_SIZE, default 1 MiB):
+   * an append over it is refused here, before it is sent, as the server would refuse it.
+   */
+  maxAppendSize?: number;
 }
 
 /** The part of the db-client this adapter uses (a narrow seam, so tests can stand in for it). */
@@ -64,10 +73,35 @@ export function isEsdbUrl(url: string): boolean {
 export async function openEsdbEventStore(options: EsdbEventStoreOptions): Promise<EsdbEventStore> {
   if (!isEsdbUrl(options.url)) throw new Error(`EVENTSTORE_URL must start with esdb:// or esdb+discover:// (got ${options.url})`);
   const client = EventStoreDBClient.connectionString(options.url);
-  return new EsdbEventStore(client, options.retry);
+  return new EsdbEventStore(client, options.retry, checkMaxAppendSize(options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE));
 }
 
 const NO_POSITION = -1n;
+/** Events one read call asks for at most: a read never streams the whole journal in one call. */
+export const READ_PAGE = 1024;
+/** Events one look for the head asks for (system events may lie at the end). */
+const HEAD_PAGE = 32;
+/**
+ * A read call that has not finished in this long is cancelled by the client (gRPC deadline). The
+ * call lasts while its reader works through the page (a rebuild commits units meanwhile), so the
+ * bound is generous: it ends calls whose reader or server is stuck, not slow ones.
+ */
+const READ_DEADLINE_MS = 300_000;
+
+/**
+ * The events of one read call, cancelling the call when the reader stops before its end: the
+ * db-client's `destroy()` leaves the gRPC call open until the client is disposed, only the read
+ * stream's `cancel()` ends it.
+ */
+async function* drained<T>(read: StreamingRead<T>): AsyncGenerator<T> {
+  let ended = false;
+  try {
+    for await (const item of read as AsyncIterable<T>) yield item;
+    ended = true;
+  } finally {
+    if (!ended) await read.cancel().catch(() => undefined);
+  }
+}
 const QUEUE_HIGH = 512;
 const QUEUE_LOW = 128;
 
@@ -78,11 +112,12 @@ export class EsdbEventStore implements EventStore {
   constructor(
     private readonly client: EsdbClient,
     private readonly retry = { initialMs: 100, maxMs: 5000 },
+    readonly maxAppendSize = DEFAULT_MAX_APPEND_SIZE,
   ) {}
 
   async append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
-    const checked = checkAppend(stream, events, expected);
+    const checked = checkAppend(stream, events, expected, this.maxAppendSize);
     const proposed = checked.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, ...(e.metadata ? { metadata: e.metadata as never } : {}) }));
     try {
       const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toEsdbExpected(expected) });
@@ -94,6 +129,8 @@ export class EsdbEventStore implements EventStore {
         throw new WrongExpectedVersion(stream, expected, typeof actual === 'bigint' ? actual : 'noStream');
       }
       if (error instanceof StreamDeletedError) throw new StreamDeleted(stream);
+      // A server configured below our setting: the same refusal, with the server's figure.
+      if (error instanceof MaxAppendSizeExceededError) throw new MaxAppendSizeExceeded(stream, error.maxAppendSize, undefined);
       throw error;
     }
   }
@@ -137,21 +174,33 @@ export class EsdbEventStore implements EventStore {
     const { backwards, limit } = checkReadStream(stream, options);
     if (limit === 0) return [];
     const out: RecordedEvent[] = [];
+    let from: bigint | typeof START | typeof END = options.fromRevision ?? (backwards ? END : START);
     try {
-      const read = this.client.readStream(stream, {
-        direction: backwards ? BACKWARDS : FORWARDS,
-        fromRevision: options.fromRevision ?? (backwards ? END : START),
-        maxCount: Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER,
-      });
-      for await (const resolved of read) {
-        const event = fromResolved(resolved);
-        if (event) out.push(event);
+      // Page by page: no call asks the server for more than READ_PAGE events.
+      for (;;) {
+        const want = Math.min(READ_PAGE, limit - out.length);
+        let got = 0;
+        let last: bigint | undefined;
+        const read = this.client.readStream(stream, {
+          direction: backwards ? BACKWARDS : FORWARDS,
+          fromRevision: from,
+          maxCount: want,
+          deadline: READ_DEADLINE_MS,
+        });
+        for await (const resolved of drained(read)) {
+          got++;
+          const event = fromResolved(resolved);
+          if (event) out.push(event);
+          last = resolved.event?.revision ?? last;
+        }
+        if (got < want || out.length >= limit || last === undefined) return out;
+        if (backwards && last === 0n) return out;
+        from = backwards ? last - 1n : last + 1n;
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError || error instanceof StreamDeletedError) return [];
       throw error;
     }
-    return out;
   }
 
   async streamRevision(stream: string): Promise<bigint | undefined> {
@@ -162,25 +211,30 @@ export class EsdbEventStore implements EventStore {
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     this.assertOpen();
-    const { after, maxCount } = checkReadAll(options);
-    const from = options.after;
+    const { maxCount } = checkReadAll(options);
     const client = this.client;
     return {
       async *[Symbol.asyncIterator]() {
-        if (maxCount === 0) return;
         let count = 0;
-        // fromPosition is inclusive on reads; `after` is exclusive.
-        const fromPosition: ReadPosition = from === undefined ? START : { commit: from, prepare: from };
-        const read = client.readAll({ direction: FORWARDS, fromPosition, maxCount: Number.MAX_SAFE_INTEGER });
-        try {
-          for await (const resolved of read) {
+        // `after` is exclusive; a read's fromPosition is inclusive, so the event there is skipped.
+        let after = options.after;
+        while (count < maxCount) {
+          const want = Math.min(READ_PAGE, maxCount - count + (after === undefined ? 0 : 1));
+          const fromPosition: ReadPosition = after === undefined ? START : { commit: after, prepare: after };
+          let got = 0;
+          let lastSeen: bigint | undefined;
+          // Stopping early (maxCount reached, or the caller breaks) cancels the call: drained().
+          for await (const resolved of drained(client.readAll({ direction: FORWARDS, fromPosition, maxCount: want, deadline: READ_DEADLINE_MS }))) {
+            got++;
+            const at = resolved.event?.position?.commit ?? resolved.commitPosition;
+            if (at !== undefined) lastSeen = at;
             const event = fromAllResolved(resolved);
-            if (!event || (from !== undefined && event.position <= BigInt(after))) continue;
+            if (!event || (after !== undefined && event.position <= after)) continue;
             yield event;
             if (++count >= maxCount) return;
           }
-        } finally {
-          read.destroy();
+          if (got < want || lastSeen === undefined || (after !== undefined && lastSeen <= after)) return;
+          after = lastSeen;
         }
       },
     };
@@ -188,16 +242,23 @@ export class EsdbEventStore implements EventStore {
 
   async headPosition(): Promise<bigint | undefined> {
     this.assertOpen();
-    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: Number.MAX_SAFE_INTEGER });
-    try {
-      for await (const resolved of read) {
+    // Backwards from the end, a page at a time, past the server's own (system) events.
+    let from: ReadPosition = END;
+    for (;;) {
+      let got = 0;
+      let lastSeen: bigint | undefined;
+      for await (const resolved of drained(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_PAGE, deadline: READ_DEADLINE_MS }),
+      )) {
+        got++;
         const event = fromAllResolved(resolved);
-        if (event) return event.position;
+        if (event) return event.position; // returning cancels the read
+        const at = resolved.event?.position?.commit ?? resolved.commitPosition;
+        if (at !== undefined) lastSeen = at;
       }
-    } finally {
-      read.destroy();
+      if (got < HEAD_PAGE || lastSeen === undefined || lastSeen === 0n) return undefined;
+      from = { commit: lastSeen - 1n, prepare: lastSeen - 1n };
     }
-    return undefined;
   }
 
   subscribeToAll(after: bigint | undefined, handlers: SubscribeHandlers, options?: SubscribeOptions): Subscription {

@@ -3,7 +3,7 @@
  * (a TypeError/RangeError before anything is written) whichever store is behind the port.
  * Callers are our own command handlers: these are programming errors, not user input.
  */
-import type { EventData, ExpectedRevision, ReadAllOptions, ReadStreamOptions } from './event-store.js';
+import { MaxAppendSizeExceeded, type EventData, type ExpectedRevision, type ReadAllOptions, type ReadStreamOptions } from './event-store.js';
 
 /** UTF-8 bytes a stream name may take (LMDB keys hold at most 1978 bytes with the revision). */
 export const MAX_STREAM_NAME_BYTES = 1000;
@@ -39,24 +39,45 @@ export function checkExpected(expected: unknown): asserts expected is ExpectedRe
   throw new TypeError(`expected revision must be 'any', 'noStream', 'streamExists' or a revision >= 0n`);
 }
 
-export function checkAppend(stream: unknown, events: unknown, expected: unknown): CheckedEvent[] {
+export function checkAppend(stream: unknown, events: unknown, expected: unknown, maxAppendSize: number): CheckedEvent[] {
   checkStreamName(stream);
   checkExpected(expected);
   if (!Array.isArray(events) || events.length === 0) throw new TypeError('append needs at least one event');
   if (events.length > MAX_EVENTS_PER_APPEND) throw new RangeError(`more than ${MAX_EVENTS_PER_APPEND} events in one append`);
-  return events.map((event, i) => checkEvent(event as EventData, i));
+  const checked = events.map((event, i) => checkEvent(event as EventData, i));
+  let size = 0;
+  for (const e of checked) size += eventSize(e.type, e.json, e.metadataJson);
+  if (size > maxAppendSize) throw new MaxAppendSizeExceeded(stream, maxAppendSize, size);
+  return checked;
+}
+
+/**
+ * What one event counts towards an append's size, as EventStoreDB counts it (`Event.SizeOnDisk`:
+ * data bytes + metadata bytes + twice the type's length), the data and metadata being the UTF-8
+ * JSON the client sends.
+ */
+export function eventSize(type: string, json: string, metadataJson?: string): number {
+  return Buffer.byteLength(json, 'utf8') + (metadataJson === undefined ? 0 : Buffer.byteLength(metadataJson, 'utf8')) + type.length * 2;
+}
+
+/** A maximum append size from configuration (EVENTSTORE_MAX_APPEND_SIZE), checked. */
+export function checkMaxAppendSize(size: unknown): number {
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1024)
+    throw new RangeError(`a maximum append size must be an integer of at least 1024 bytes, not ${String(size)}`);
+  return size;
 }
 
 function checkEvent(event: EventData, i: number): CheckedEvent {
   if (typeof event !== 'object' || event === null) throw new TypeError(`event ${i} is not an object`);
-  const { id, type, data, metadata } = event;
+  const { id, type, data, metadata, json: given } = event;
   if (typeof id !== 'string' || !UUID.test(id)) throw new TypeError(`event ${i} id must be a UUID`);
   if (typeof type !== 'string' || type.length === 0 || type.length > MAX_EVENT_TYPE_LENGTH) {
     throw new TypeError(`event ${i} type must be a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters`);
   }
   // `$`-types are EventStoreDB system events and are filtered out of $all there.
   if (type.startsWith('$')) throw new TypeError(`event ${i} type ${JSON.stringify(type)} is reserved (starts with $)`);
-  const json = toJson(data, `event ${i} data`);
+  // Text the caller encoded is trusted to be `JSON.stringify(data)` (our own world service).
+  const json = typeof given === 'string' ? given : toJson(data, `event ${i} data`);
   if (json === undefined) throw new TypeError(`event ${i} data must be JSON`);
   // The db-client drops falsy metadata, so only objects/arrays (or nothing) round-trip on both stores.
   let meta: object | undefined;

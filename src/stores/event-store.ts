@@ -16,6 +16,11 @@ export interface EventData {
   type: string;
   data: unknown;
   metadata?: unknown;
+  /**
+   * `data` already encoded: exactly `JSON.stringify(data)`. A caller that encoded it anyway
+   * (to measure it) passes the text so the store does not encode it again.
+   */
+  json?: string;
 }
 
 export interface RecordedEvent {
@@ -95,7 +100,15 @@ export function filteredHandlers(handlers: SubscribeHandlers, options: Subscribe
   return { ...handlers, onEvent: (event) => (wanted(event.stream) ? handlers.onEvent(event) : handlers.onPassed?.(event.position)) };
 }
 
+/** EventStoreDB's default `MaxAppendSize` (eventstore.conf): the bytes one append may carry. */
+export const DEFAULT_MAX_APPEND_SIZE = 1_048_576;
+
 export interface EventStore {
+  /**
+   * The most bytes one append may carry, measured as EventStoreDB measures it (`appendSize`,
+   * event-store-checks.ts); a larger append is refused with MaxAppendSizeExceeded, nothing written.
+   */
+  readonly maxAppendSize: number;
   append(stream: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream; an absent stream reads as an empty list. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
@@ -134,5 +147,21 @@ export class StreamDeleted extends Error {
   constructor(readonly stream: string) {
     super(`stream ${stream} was deleted: nothing can be appended to it`);
     this.name = 'StreamDeleted';
+  }
+}
+
+/**
+ * An append larger than the store's maximum append size (EventStoreDB's MaxAppendSize,
+ * `MaxAppendSizeExceededError` in its client). Both adapters refuse it before anything is written.
+ */
+export class MaxAppendSizeExceeded extends RangeError {
+  constructor(
+    readonly stream: string,
+    readonly maxAppendSize: number,
+    /** The append's size as measured (undefined when the server refused it and did not say). */
+    readonly size: number | undefined,
+  ) {
+    super(`append to ${stream} ${size === undefined ? 'is' : `of ${size} bytes is`} over the maximum append size of ${maxAppendSize} bytes`);
+    this.name = 'MaxAppendSizeExceeded';
   }
 }

@@ -13,11 +13,22 @@
  * Documents always carry string `_id`s: where MongoDB would make an ObjectId for an upsert,
  * the adapter supplies a UUID. Checkpoints live in the `checkpoints` collection as decimal
  * strings (`{_id: projection, position: "…"}`), exact beyond 2^53, with the version the read
- * model was built with beside them (`version: n`; either may be there without the other).
+ * model was built with beside them (`version: n`; either may be there without the other), and
+ * `order`, the position as 20 zero-padded digits, which the conditional write compares: a
+ * checkpoint write that would move it backwards matches nothing, its upsert hits the `_id`
+ * and is refused (CheckpointBehind).
+ *
+ * A transaction unit runs in the driver's `withTransaction`, which runs the work again on a
+ * TransientTransactionError (a WriteConflict between two writers, a primary stepping down) and
+ * retries a commit whose outcome is unknown, with backoff, for up to two minutes.
+ *
+ * Leases (`leases` collection, `{_id: projection, holder, token, expiresAt}`) are taken and
+ * renewed with the server's clock (`$$NOW`), so workers on hosts whose clocks differ agree.
  */
 import { randomUUID } from 'node:crypto';
 import {
   MongoClient,
+  type ChangeStream,
   type ClientSession,
   type Db,
   type Filter as MongoFilter,
@@ -26,8 +37,11 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import {
+  CheckpointBehind,
   DuplicateKey,
+  LeaseLost,
   type Collection,
+  type Lease,
   type Doc,
   type Filter,
   type FindOptions,
@@ -39,7 +53,11 @@ import {
 } from './read-store.js';
 import {
   CHECKPOINTS_COLLECTION,
+  LEASES_COLLECTION,
   checkCollectionName,
+  checkLeaseArgs,
+  checkToken,
+  positionOrder,
   checkDoc,
   checkDocs,
   checkFilter,
@@ -53,6 +71,7 @@ import {
   filterId,
 } from './read-store-checks.js';
 import { checkFindOptions, Overlay, UnitGate, workInOverlay, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
+import { CheckpointNotices } from './checkpoint-notices.js';
 
 export interface MongoReadStoreOptions {
   /** `mongodb://…` or `mongodb+srv://…`. */
@@ -113,6 +132,10 @@ function toResult(r: { matchedCount: number; modifiedCount: number; upsertedCoun
 export class MongoReadStore implements ReadStore {
   private readonly gate = new UnitGate();
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
+  private readonly leases: MongoCollection<LeaseDoc>;
+  private readonly notices = new CheckpointNotices();
+  /** Commits of checkpoints heard on a replica set (undefined until a wait asks; 'off' after a failure). */
+  private changes: ChangeStream | 'off' | undefined;
   private readonly base: BaseReader;
   private readonly hooks: OverlayHooks;
   private closed = false;
@@ -124,6 +147,7 @@ export class MongoReadStore implements ReadStore {
     readonly transactions: boolean,
   ) {
     this.checkpoints = db.collection(CHECKPOINTS_COLLECTION);
+    this.leases = db.collection(LEASES_COLLECTION);
     this.base = {
       get: async (collection, id) => ((await this.raw(collection).findOne({ _id: id })) as Doc | null) ?? undefined,
       find: async (collection, filter, sort, limit, exclude) => {
@@ -153,43 +177,86 @@ export class MongoReadStore implements ReadStore {
 
   private async transactionUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     const session = this.client.startSession();
-    // The overlay is used only to serialise the unit's operations and remember a failure.
-    const overlay = new Overlay();
     try {
-      session.startTransaction({ readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' }, readPreference: 'primary' });
+      let result!: T;
       // An index build waits for transactions on its collection: one started from inside the
       // transaction would wait for itself, so index builds asked for in a unit run after it.
-      const indexes: [string, IndexSpec][] = [];
-      const unit: Unit = {
-        collection: (name) => new MongoDocs(checkCollectionName(name), this.raw(name), session, overlay, indexes),
-        setCheckpoint: (projection, position) => {
-          if (overlay.finished) throw new Error('this unit has already ended');
-          overlay.checkpoints.set(checkProjectionName(projection), checkPosition(position));
+      let indexes: [string, IndexSpec][] = [];
+      let moved: Iterable<string> = [];
+      await session.withTransaction(
+        async () => {
+          // Each attempt starts afresh: the work runs again after a transient error.
+          const overlay = new Overlay();
+          indexes = [];
+          const unit: Unit = {
+            collection: (name) => new MongoDocs(checkCollectionName(name), this.raw(name), session, overlay, indexes),
+            setCheckpoint: (projection, position) => {
+              if (overlay.finished) throw new Error('this unit has already ended');
+              overlay.checkpoints.set(checkProjectionName(projection), checkPosition(position));
+            },
+            setVersion: (projection, version) => {
+              if (overlay.finished) throw new Error('this unit has already ended');
+              overlay.versions.set(checkProjectionName(projection), checkVersion(version));
+            },
+            fence: (lease) => {
+              if (overlay.finished) throw new Error('this unit has already ended');
+              overlay.fences.set(checkProjectionName(lease.projection), checkToken(lease.token));
+            },
+          };
+          // The overlay is used only to serialise the unit's operations and remember a failure.
+          try {
+            result = await work(unit);
+            await overlay.run(async () => undefined).catch(() => undefined);
+          } finally {
+            overlay.finished = true;
+          }
+          if (overlay.failed) throw overlay.failed;
+          if (overlay.empty) return;
+          // The fence is a write: a worker taking the lease over meanwhile conflicts with it.
+          for (const [projection, token] of overlay.fences) {
+            const r = await this.leases.updateOne({ _id: projection, token }, { $currentDate: { fencedAt: true } }, { session });
+            if (r.matchedCount === 0) throw new LeaseLost(projection, token);
+          }
+          await this.writeCheckpoints(overlay, session);
+          moved = [...overlay.checkpoints.keys()];
         },
-        setVersion: (projection, version) => {
-          if (overlay.finished) throw new Error('this unit has already ended');
-          overlay.versions.set(checkProjectionName(projection), checkVersion(version));
-        },
-      };
-      const result = await work(unit);
-      await overlay.run(async () => undefined).catch(() => undefined);
-      overlay.finished = true;
-      if (overlay.failed) throw overlay.failed;
-      for (const op of checkpointWrites(overlay)) await this.checkpoints.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true, session });
-      await commit(session);
+        { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' }, readPreference: 'primary' },
+      );
+      for (const projection of moved) this.notices.notify(projection);
       for (const [name, spec] of indexes) await createIndex(this.raw(name), spec);
       return result;
-    } catch (error) {
-      if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
-      throw error;
     } finally {
-      overlay.finished = true;
       await session.endSession();
+    }
+  }
+
+  /** The unit's checkpoints (never backwards) and versions, one conditional upsert per projection. */
+  private async writeCheckpoints(overlay: Overlay, session?: ClientSession): Promise<void> {
+    for (const [projection, set] of checkpointSets(overlay)) {
+      const position = overlay.checkpoints.get(projection);
+      const filter: MongoFilter<CheckpointDoc> =
+        position === undefined ? { _id: projection } : { _id: projection, $or: [{ order: { $exists: false } }, { order: { $lte: positionOrder(position) } }] };
+      try {
+        await this.checkpoints.updateOne(filter, { $set: set }, { upsert: true, ...(session ? { session } : {}) });
+      } catch (error) {
+        if (position !== undefined && (error as { code?: number }).code === 11000) throw new CheckpointBehind(projection, position);
+        throw error;
+      }
     }
   }
 
   private async bufferedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     const { overlay, result } = await workInOverlay(this.base, this.hooks, work);
+    if (overlay.empty) return result;
+    // Without transactions the fence and the checkpoint are checked before the writes (and the
+    // checkpoint written conditionally after them): a worker that lost its lease writes nothing.
+    for (const [projection, token] of overlay.fences) {
+      if (!(await this.leases.findOne({ _id: projection, token }))) throw new LeaseLost(projection, token);
+    }
+    for (const [projection, position] of overlay.checkpoints) {
+      const have = await this.checkpoint(projection);
+      if (have !== undefined && have > position) throw new CheckpointBehind(projection, position);
+    }
     for (const [collection, pending] of overlay.docs) {
       if (pending.size === 0) continue;
       const ops = [...pending].map(([id, doc]) =>
@@ -198,8 +265,8 @@ export class MongoReadStore implements ReadStore {
       await mapped(collection, () => this.raw(collection).bulkWrite(ops, { ordered: true }));
     }
     // Last: a crash before this line replays the unit's events, it never skips them.
-    const checkpoints = checkpointWrites(overlay);
-    if (checkpoints.length) await this.checkpoints.bulkWrite(checkpoints, { ordered: true });
+    await this.writeCheckpoints(overlay);
+    for (const projection of overlay.checkpoints.keys()) this.notices.notify(projection);
     return result;
   }
 
@@ -215,11 +282,77 @@ export class MongoReadStore implements ReadStore {
     return typeof doc?.version === 'number' ? doc.version : undefined;
   }
 
+  async acquireLease(projection: string, holder: string, ttlMs: number): Promise<Lease | undefined> {
+    this.assertOpen();
+    checkProjectionName(projection);
+    checkLeaseArgs(holder, ttlMs);
+    try {
+      // Free, expired or ours: taken with the next token. Held by another: the filter matches
+      // nothing, the upsert hits the `_id`, and the lease is not ours.
+      const doc = await this.leases.findOneAndUpdate(
+        { _id: projection, $or: [{ holder }, { $expr: { $lt: ['$expiresAt', '$$NOW'] } }] },
+        [{ $set: { holder, token: { $add: [{ $ifNull: ['$token', 0] }, 1] }, expiresAt: { $add: ['$$NOW', ttlMs] } } }],
+        { upsert: true, returnDocument: 'after' },
+      );
+      return doc ? leaseOf(doc) : undefined;
+    } catch (error) {
+      if ((error as { code?: number }).code === 11000) return undefined;
+      throw error;
+    }
+  }
+
+  async renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined> {
+    this.assertOpen();
+    checkLeaseArgs(lease.holder, ttlMs);
+    const doc = await this.leases.findOneAndUpdate(
+      { _id: checkProjectionName(lease.projection), holder: lease.holder, token: checkToken(lease.token) },
+      [{ $set: { expiresAt: { $add: ['$$NOW', ttlMs] } } }],
+      { returnDocument: 'after' },
+    );
+    return doc ? leaseOf(doc) : undefined;
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    this.assertOpen();
+    await this.leases.updateOne({ _id: checkProjectionName(lease.projection), holder: lease.holder, token: lease.token }, { $set: { expiresAt: new Date(0) } });
+  }
+
+  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+    this.assertOpen();
+    checkProjectionName(projection);
+    this.listen();
+    return this.notices.wait(() => this.checkpoint(projection), projection, position, timeoutMs);
+  }
+
+  /**
+   * On a replica set, one change stream on the checkpoints tells every waiting read of every
+   * commit (a worker in another process included); where there is none (a standalone server) or
+   * it fails, the waits poll with their backoff.
+   */
+  private listen(): void {
+    if (this.changes !== undefined || !this.transactions) return;
+    try {
+      const stream = this.checkpoints.watch([], { fullDocument: 'default' });
+      stream.on('change', (change) => {
+        const key = (change as { documentKey?: { _id?: unknown } }).documentKey?._id;
+        if (typeof key === 'string') this.notices.notify(key);
+      });
+      stream.on('error', () => {
+        this.changes = 'off';
+        void stream.close().catch(() => undefined);
+      });
+      this.changes = stream;
+    } catch {
+      this.changes = 'off';
+    }
+  }
+
   async drop(prefix = ''): Promise<void> {
     this.assertOpen();
     const names = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     for (const name of names) {
-      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name.startsWith('system.')) continue;
+      // Leases stay: their tokens must never repeat, or a fence could pass for an older worker.
+      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name.startsWith('system.')) continue;
       try {
         await this.db.dropCollection(name);
       } catch (error) {
@@ -233,6 +366,7 @@ export class MongoReadStore implements ReadStore {
     if (this.closed) return;
     this.closed = true;
     await this.gate.drain();
+    if (this.changes && this.changes !== 'off') await this.changes.close().catch(() => undefined);
     await this.client.close();
   }
 
@@ -250,33 +384,32 @@ export class MongoReadStore implements ReadStore {
 interface CheckpointDoc {
   _id: string;
   position?: string;
+  /** The position as 20 zero-padded digits: compared as text, it orders as the number. */
+  order?: string;
   version?: number;
 }
 
-/** A unit's checkpoints and versions as upserts, one per projection. */
-function checkpointWrites(overlay: Overlay) {
-  const sets = new Map<string, { position?: string; version?: number }>();
-  for (const [projection, position] of overlay.checkpoints) sets.set(projection, { position: position.toString() });
+interface LeaseDoc {
+  _id: string;
+  holder: string;
+  token: number;
+  expiresAt: Date;
+  fencedAt?: Date;
+}
+
+const leaseOf = (doc: LeaseDoc): Lease => ({ projection: doc._id, holder: doc.holder, token: doc.token, expiresAt: doc.expiresAt.getTime() });
+
+/** A unit's checkpoints and versions as the fields to set, one entry per projection. */
+function checkpointSets(overlay: Overlay): Map<string, { position?: string; order?: string; version?: number }> {
+  const sets = new Map<string, { position?: string; order?: string; version?: number }>();
+  for (const [projection, position] of overlay.checkpoints) sets.set(projection, { position: position.toString(), order: positionOrder(position) });
   for (const [projection, version] of overlay.versions) sets.set(projection, { ...sets.get(projection), version });
-  return [...sets].map(([projection, $set]) => ({ updateOne: { filter: { _id: projection }, update: { $set }, upsert: true } }));
+  return sets;
 }
 
 function excluding(filter: Filter, exclude: IdSet): MongoFilter<Doc> {
   if (exclude.size === 0) return filter as MongoFilter<Doc>;
   return { $and: [filter, { _id: { $nin: [...exclude.keys()] } }] } as MongoFilter<Doc>;
-}
-
-async function commit(session: ClientSession): Promise<void> {
-  // A commit whose outcome is unknown (network blip) may be retried: commitTransaction is idempotent.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await session.commitTransaction();
-      return;
-    } catch (error) {
-      const retry = (error as { hasErrorLabel?(l: string): boolean }).hasErrorLabel?.('UnknownTransactionCommitResult');
-      if (!retry || attempt >= 3) throw error;
-    }
-  }
 }
 
 async function createIndex(raw: MongoCollection<Doc>, spec: IndexSpec): Promise<void> {

@@ -13,6 +13,8 @@ export interface OpenEventStoreOptions {
   dataDir: string;
   /** The embedded journal's file writes, replaced by tests that make the disk fail. */
   journalIo?: Partial<JournalIo>;
+  /** The most bytes one append may carry (EVENTSTORE_MAX_APPEND_SIZE; default 1 MiB, as eventstore.conf). */
+  maxAppendSize?: number;
 }
 
 export async function openEventStore(options: OpenEventStoreOptions): Promise<EventStore> {
@@ -20,7 +22,11 @@ export async function openEventStore(options: OpenEventStoreOptions): Promise<Ev
   if (url) {
     // Loaded only when asked for, as the MongoDB driver is (open-read-store.ts).
     const { openEsdbEventStore } = await import('./esdb-event-store.js');
-    return openEsdbEventStore({ url });
+    return openEsdbEventStore({ url, ...(options.maxAppendSize !== undefined ? { maxAppendSize: options.maxAppendSize } : {}) });
   }
-  return openEmbeddedEventStore({ dataDir: options.dataDir, ...(options.journalIo ? { journalIo: options.journalIo } : {}) });
+  return openEmbeddedEventStore({
+    dataDir: options.dataDir,
+    ...(options.journalIo ? { journalIo: options.journalIo } : {}),
+    ...(options.maxAppendSize !== undefined ? { maxAppendSize: options.maxAppendSize } : {}),
+  });
 }

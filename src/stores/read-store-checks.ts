@@ -7,11 +7,19 @@ import type { Doc, Filter, IndexSpec, Update } from './read-store.js';
 
 /** Holds the checkpoints on MongoDB; the embedded store refuses the name too, for parity. */
 export const CHECKPOINTS_COLLECTION = 'checkpoints';
+/** Holds the projections' leases on MongoDB; refused as a collection name by both adapters. */
+export const LEASES_COLLECTION = 'leases';
 
 const MAX_NAME_BYTES = 100;
 /** Keeps `[collection, _id]` and index keys well inside LMDB's 1,978-byte key limit. */
 export const MAX_ID_BYTES = 512;
 export const MAX_INDEX_FIELDS = 4;
+
+/**
+ * MongoDB refuses a document nested deeper than 100 levels: the document is level 1 and every
+ * object or array inside adds one. Both adapters refuse it the same way, before writing.
+ */
+export const MAX_DOC_DEPTH = 100;
 
 const UPDATE_OPERATORS = new Set(['$set', '$unset', '$inc', '$push', '$setOnInsert']);
 
@@ -21,7 +29,7 @@ export function checkCollectionName(name: string): string {
   if (name.includes('$') || name.includes('\0') || name.startsWith('system.') || name.startsWith('.') || name.endsWith('.')) {
     throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
   }
-  if (name === CHECKPOINTS_COLLECTION) throw new TypeError(`collection name ${name} is reserved for checkpoints`);
+  if (name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION) throw new TypeError(`collection name ${name} is reserved for ${name}`);
   return name;
 }
 
@@ -35,6 +43,21 @@ export function checkPosition(position: bigint): bigint {
   if (typeof position !== 'bigint' || position < 0n) throw new TypeError('checkpoint position must be a non-negative bigint');
   return position;
 }
+
+export function checkToken(token: number): number {
+  if (!Number.isSafeInteger(token) || token < 1) throw new TypeError('a lease token is a positive integer');
+  return token;
+}
+
+/** A lease's holder and time to live. */
+export function checkLeaseArgs(holder: string, ttlMs: number): void {
+  if (typeof holder !== 'string' || holder.length === 0 || holder.length > 200)
+    throw new TypeError('a lease holder is a non-empty string of at most 200 characters');
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 10 || ttlMs > 3_600_000) throw new RangeError('a lease lasts 10 ms to an hour');
+}
+
+/** Sorts positions as numbers when compared as text (MongoDB compares the strings): 20 digits, zero-padded. */
+export const positionOrder = (position: bigint) => position.toString().padStart(20, '0');
 
 export function checkVersion(version: number): number {
   if (!Number.isSafeInteger(version) || version < 0) throw new TypeError('a projection version must be a non-negative integer');
@@ -126,11 +149,34 @@ export function checkDoc(doc: unknown): Doc {
   if (!isPlainObject(doc)) throw new TypeError('a document must be a plain object');
   checkId(doc._id);
   // One walk copies and checks names; anything unusual takes the round trip and the name check.
+  // The fast copy gives up past MAX_PLAIN_DEPTH, well inside MongoDB's depth: only the slow way needs the count.
   const fast = plainCopy(doc, 0, true);
   if (fast !== NOT_PLAIN) return fast as Doc;
   const copy = jsonCopy(doc) as Doc;
   checkFieldNames(copy);
+  checkDepth(copy, 1);
   return copy;
+}
+
+/** Levels of nesting of a JSON value as MongoDB counts them (a scalar 0, `{}` or `[]` 1). */
+export function depthOf(value: unknown, limit = MAX_DOC_DEPTH + 1): number {
+  if (value === null || typeof value !== 'object') return 0;
+  if (limit <= 0) return 1;
+  let deepest = 0;
+  const items = Array.isArray(value) ? value : Object.values(value);
+  for (const item of items) {
+    const d = depthOf(item, limit - 1);
+    if (d > deepest) deepest = d;
+    if (deepest >= limit) break;
+  }
+  return deepest + 1;
+}
+
+/** Refuses a value that, placed `at` levels down a document, would nest deeper than MongoDB allows. */
+function checkDepth(value: unknown, at: number, path = ''): void {
+  if (at - 1 + depthOf(value, MAX_DOC_DEPTH + 2 - at) > MAX_DOC_DEPTH) {
+    throw new RangeError(`a document nested deeper than ${MAX_DOC_DEPTH} levels${path ? ` (at ${path})` : ''}: MongoDB refuses it`);
+  }
 }
 
 /** The documents of one `putMany`, checked and copied; one `_id` twice is refused. */
@@ -170,6 +216,7 @@ export function checkReplacement(doc: unknown): Record<string, unknown> {
   if (doc._id !== undefined) checkId(doc._id);
   const copy = jsonCopy(doc);
   checkFieldNames(copy);
+  checkDepth(copy, 1);
   return copy;
 }
 
@@ -206,7 +253,13 @@ export function checkUpdate(update: unknown): Update {
       checkPath(path);
       if (value === undefined) throw new TypeError(`${op} ${path} is undefined`);
       if (op === '$inc' && (typeof value !== 'number' || !Number.isFinite(value))) throw new TypeError(`$inc ${path} needs a finite number`);
-      if (op === '$set' || op === '$setOnInsert' || op === '$push') checkFieldNames(value, op === '$push');
+      if (op === '$set' || op === '$setOnInsert' || op === '$push') {
+        checkFieldNames(value, op === '$push');
+        // The value lands one level below each part of its path (a pushed item, inside the array).
+        const at = path.split('.').length + 1;
+        if (op === '$push' && isPlainObject(value) && Array.isArray(value.$each)) for (const item of value.$each) checkDepth(item, at + 1, path);
+        else checkDepth(value, op === '$push' ? at + 1 : at, path);
+      }
       if (op === '$unset' && path === '_id') throw new TypeError('_id cannot be unset');
       if (op !== '$set' && op !== '$setOnInsert' && path === '_id') throw new TypeError(`_id cannot be changed with ${op}`);
       paths.push(path);

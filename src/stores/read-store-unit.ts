@@ -19,6 +19,7 @@ import {
   type Unit,
   type Update,
   type UpdateResult,
+  type Lease,
 } from './read-store.js';
 import {
   checkCollectionName,
@@ -29,6 +30,7 @@ import {
   checkProjectionName,
   checkReplacement,
   checkVersion,
+  checkToken,
   checkUpdate,
   isPlainObject,
   jsonCopy,
@@ -65,6 +67,8 @@ export class Overlay {
   readonly docs = new Map<string, Map<string, Doc | null>>();
   readonly checkpoints = new Map<string, bigint>();
   readonly versions = new Map<string, number>();
+  /** Leases the unit is fenced with: projection → token. */
+  readonly fences = new Map<string, number>();
   /**
    * Per collection, ids this unit found absent from the committed state (an insert or upsert
    * checked): the commit then knows the document had no index entries without reading it.
@@ -328,6 +332,11 @@ export class OverlayUnit implements Unit {
   setVersion(projection: string, version: number): void {
     if (this.overlay.finished) throw new Error('this unit has already ended');
     this.overlay.versions.set(checkProjectionName(projection), checkVersion(version));
+  }
+
+  fence(lease: Lease): void {
+    if (this.overlay.finished) throw new Error('this unit has already ended');
+    this.overlay.fences.set(checkProjectionName(lease.projection), checkToken(lease.token));
   }
 }
 

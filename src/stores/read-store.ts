@@ -84,6 +84,24 @@ export interface Unit {
    * integer), committed with the unit like a checkpoint and kept beside it.
    */
   setVersion(projection: string, version: number): void;
+  /**
+   * Commits this unit only while `lease` is still the projection's lease (its fencing token not
+   * passed on to another worker): otherwise the unit fails with LeaseLost, nothing written.
+   */
+  fence(lease: Lease): void;
+}
+
+/**
+ * A projection's lease: the one worker that may fold it until `expiresAt` (renewing keeps it).
+ * The token grows with every taking of the lease, so a unit fenced with an older token is
+ * refused once another worker took over, even if its worker does not know it yet.
+ */
+export interface Lease {
+  projection: string;
+  holder: string;
+  token: number;
+  /** Milliseconds since the epoch, on the store's clock (the server's for MongoDB). */
+  expiresAt: number;
 }
 
 export interface ReadStore {
@@ -96,7 +114,44 @@ export interface ReadStore {
    * when none was recorded (a read model built before versions were, or never built).
    */
   version(projection: string): Promise<number | undefined>;
+  /**
+   * Takes the projection's lease for `holder` for `ttlMs` when it is free, expired, or already
+   * this holder's; undefined while another holder keeps it.
+   */
+  acquireLease(projection: string, holder: string, ttlMs: number): Promise<Lease | undefined>;
+  /** Extends a lease still held (same holder and token), or undefined when it was taken over. */
+  renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined>;
+  /** Lets the lease go (it expires at once; its token stays, so tokens never repeat). */
+  releaseLease(lease: Lease): Promise<void>;
+  /**
+   * Read-your-writes across workers: resolves true once the projection's checkpoint is at or
+   * past `position`, false after `timeoutMs`; told of commits where the store can tell (an
+   * in-process notice, a change stream), else polling with a backoff.
+   */
+  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean>;
   /** Drop every collection, checkpoint and version whose name starts with `prefix` (rebuilds). */
   drop(prefix?: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A unit would move a projection's checkpoint backwards (another worker went further): nothing was written. */
+export class CheckpointBehind extends Error {
+  constructor(
+    readonly projection: string,
+    readonly position: bigint,
+  ) {
+    super(`checkpoint of ${projection} is already past ${position}: a checkpoint never moves backwards`);
+    this.name = 'CheckpointBehind';
+  }
+}
+
+/** A unit fenced with a lease another worker has since taken: nothing was written. */
+export class LeaseLost extends Error {
+  constructor(
+    readonly projection: string,
+    readonly token: number,
+  ) {
+    super(`the lease of ${projection} (token ${token}) was taken over by another worker`);
+    this.name = 'LeaseLost';
+  }
 }

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import {
   ANY,
   AccessDeniedError,
+  MaxAppendSizeExceededError,
   UnavailableError,
   NO_STREAM,
   STREAM_EXISTS,
@@ -18,8 +19,9 @@ import {
   WrongExpectedVersionError,
   type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
-import { EsdbEventStore, isEsdbUrl, openEsdbEventStore, toEsdbExpected, type EsdbClient } from '../../src/stores/esdb-event-store.js';
-import { StreamDeleted, WrongExpectedVersion, type RecordedEvent } from '../../src/stores/event-store.js';
+import { EsdbEventStore, isEsdbUrl, openEsdbEventStore, READ_PAGE, toEsdbExpected, type EsdbClient } from '../../src/stores/esdb-event-store.js';
+import { MaxAppendSizeExceeded, StreamDeleted, WrongExpectedVersion, type RecordedEvent } from '../../src/stores/event-store.js';
+import { pollAll } from '../../src/projections/projector.js';
 import { collect, ev, waitFor } from './event-store.contract.js';
 
 function resolved(position: number, stream = 'world-town', type = 'TurnTaken'): AllStreamResolvedEvent {
@@ -47,12 +49,59 @@ class FakeSubscription extends PassThrough {
   }
 }
 
+/**
+ * A read call as the db-client gives it: a stream of events with `cancel()`. The call stays open
+ * until the server has sent its last event (the stream ended), the call failed, or `cancel()`
+ * was called; `destroy()` alone leaves it open, as it does on the real client.
+ */
+class FakeRead extends PassThrough {
+  static open = new Set<FakeRead>();
+  constructor(items: unknown[], error?: Error) {
+    super({ objectMode: true });
+    FakeRead.open.add(this);
+    this.once('end', () => FakeRead.open.delete(this));
+    for (const item of items) this.write(item);
+    if (error)
+      setImmediate(() => {
+        FakeRead.open.delete(this);
+        this.destroy(error);
+      });
+    else this.end();
+  }
+  async cancel() {
+    FakeRead.open.delete(this);
+    this.destroy();
+  }
+}
+
 function readable(items: unknown[], error?: Error) {
-  const stream = new PassThrough({ objectMode: true });
-  for (const item of items) stream.write(item);
-  if (error) setImmediate(() => stream.destroy(error));
-  else stream.end();
-  return stream;
+  return new FakeRead(items, error);
+}
+
+/** A server's $all of `n` events (positions 1…n), answering reads as the server does. */
+function fakeServer(n: number, asked: number[]) {
+  const all = Array.from({ length: n }, (_, i) => resolved(i + 1));
+  const from = (p: unknown) => (typeof p === 'object' && p !== null ? (p as { commit: bigint }).commit : undefined);
+  return {
+    readAll: (options: { fromPosition: unknown; maxCount: number; direction: string }) => {
+      asked.push(options.maxCount);
+      const at = from(options.fromPosition);
+      const backwards = options.direction === 'backwards';
+      const list = backwards
+        ? all.filter((e) => at === undefined || e.event!.position!.commit <= at).reverse()
+        : all.filter((e) => at === undefined || e.event!.position!.commit >= at);
+      return readable(list.slice(0, options.maxCount));
+    },
+    readStream: (_stream: string, options: { fromRevision: unknown; maxCount: number; direction: string }) => {
+      asked.push(options.maxCount);
+      const at = typeof options.fromRevision === 'bigint' ? options.fromRevision : undefined;
+      const backwards = options.direction === 'backwards';
+      const list = backwards
+        ? all.filter((e) => at === undefined || e.event!.revision <= at).reverse()
+        : all.filter((e) => at === undefined || e.event!.revision >= at);
+      return readable(list.slice(0, options.maxCount));
+    },
+  };
 }
 
 /** A client's subscribeToAll that keeps every subscription it makes in `subs`. */
@@ -280,6 +329,81 @@ test('a refused subscription (access denied) ends with onError', async () => {
   await new Promise((r) => setTimeout(r, 30));
   assert.is(subs.length, 1);
   await store.close();
+});
+
+test('reads ask for a page at a time and cancel the call they stop reading early', async () => {
+  const asked: number[] = [];
+  const store = new EsdbEventStore(fakeClient(fakeServer(2500, asked)));
+  const everything = await collect(store.readAll());
+  assert.is(everything.length, 2500);
+  assert.equal(
+    everything.slice(0, 3).map((e) => e.position),
+    [1n, 2n, 3n],
+  );
+  assert.is(new Set(everything.map((e) => e.position)).size, 2500, 'no duplicates across pages');
+  assert.is(FakeRead.open.size, 0, 'reads to the end leave no call open');
+  assert.equal(
+    (await collect(store.readAll({ after: 10n, maxCount: 2 }))).map((e) => e.position),
+    [11n, 12n],
+  );
+  assert.is(FakeRead.open.size, 0, 'a read stopped at maxCount cancels its call');
+  for await (const e of store.readAll({ after: 100n })) if (e.position >= 103n) break;
+  assert.is(FakeRead.open.size, 0, 'a reader that breaks off cancels the call');
+  assert.is(await store.headPosition(), 2500n);
+  assert.is(FakeRead.open.size, 0, 'finding the head cancels its read');
+  assert.is((await store.readStream('world-town')).length, 2500);
+  assert.equal(
+    (await store.readStream('world-town', { direction: 'backwards', maxCount: 1 })).map((e) => e.revision),
+    [2500n],
+  );
+  assert.is(FakeRead.open.size, 0);
+  assert.ok(
+    asked.every((n) => n <= READ_PAGE),
+    `every call asked for at most ${READ_PAGE}: ${asked.join(',')}`,
+  );
+  await store.close();
+});
+
+test('a subscription started and closed, and a poller of pages, leave no read call open', async () => {
+  const asked: number[] = [];
+  const subs: FakeSubscription[] = [];
+  const store = new EsdbEventStore(fakeClient({ ...fakeServer(3000, asked), subscribeToAll: subscribingInto(subs) }));
+  for (let i = 0; i < 5; i++) {
+    const sub = store.subscribeToAll(undefined, { onEvent() {} });
+    await waitFor(() => subs.length === i + 1, 'subscription');
+    await new Promise((r) => setTimeout(r, 5));
+    await sub.close();
+  }
+  assert.is(FakeRead.open.size, 0, 'each start looked for the head and let its call go');
+  const delivered: bigint[] = [];
+  const poller = pollAll(store, undefined, { onEvent: (e) => void delivered.push(e.position) }, 5);
+  await waitFor(() => delivered.length === 3000, 'polled everything');
+  await poller.close();
+  assert.is(FakeRead.open.size, 0, 'every poll page ended or was cancelled');
+  assert.ok(asked.every((n) => n <= READ_PAGE));
+  await store.close();
+});
+
+test('an append over the maximum append size is refused before it is sent; the server saying so maps the same', async () => {
+  let sent = 0;
+  const store = new EsdbEventStore(
+    fakeClient({
+      appendToStream: async () => {
+        sent++;
+        throw new MaxAppendSizeExceededError(undefined, 2048);
+      },
+    }),
+    undefined,
+    4096,
+  );
+  const big = { ...ev('Big'), data: 'x'.repeat(5000) };
+  const error = await store.append('s', [big], 'any').catch((e: unknown) => e);
+  assert.instance(error, MaxAppendSizeExceeded);
+  assert.is((error as MaxAppendSizeExceeded).size, 5008);
+  assert.is(sent, 0, 'nothing was sent');
+  const server = await store.append('s', [ev('Small')], 'any').catch((e: unknown) => e);
+  assert.instance(server, MaxAppendSizeExceeded, 'a server configured lower refuses it: the same error');
+  assert.is((server as MaxAppendSizeExceeded).maxAppendSize, 2048);
 });
 
 test('only esdb:// urls open the EventStoreDB adapter', async () => {

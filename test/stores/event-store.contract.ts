@@ -10,6 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   StreamDeleted,
+  MaxAppendSizeExceeded,
   WrongExpectedVersion,
   type EventData,
   type EventStore,
@@ -281,6 +282,29 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
     }
     assert.is(await store.streamRevision(s), undefined);
     assert.is(await store.headPosition(), head);
+  });
+
+  test('an append over the maximum append size is refused whole, as EventStoreDB refuses it; one at the maximum is taken', async ({ store }) => {
+    const max = store.maxAppendSize;
+    assert.ok(Number.isSafeInteger(max) && max >= 1024, `maxAppendSize ${max}`);
+    const s = stream('size');
+    const head = await store.headPosition();
+    // EventStoreDB counts data bytes + metadata bytes + twice the type's length ("Big": 6).
+    const exact = { id: randomUUID(), type: 'Big', data: 'x'.repeat(max - 2 - 6) };
+    const over = { ...exact, id: randomUUID(), data: 'é'.repeat((max - 2 - 6) / 2 + 1) };
+    const error = await rejects(store.append(s, [over], 'any'));
+    assert.instance(error, MaxAppendSizeExceeded, `${error.name}: ${error.message}`);
+    assert.is((error as MaxAppendSizeExceeded).maxAppendSize, max);
+    // Several events that fit one by one do not fit together.
+    const half = (n: number) => ({ id: randomUUID(), type: 'Half', data: 'y'.repeat(Math.floor(max / 2) - n) });
+    assert.instance(await rejects(store.append(s, [half(4), half(4), half(4)], 'any')), MaxAppendSizeExceeded);
+    assert.is(await store.streamRevision(s), undefined, 'nothing of the refused appends was written');
+    assert.is(await store.headPosition(), head);
+    await store.append(s, [half(4)], 'noStream'); // one alone fits
+    const r = await store.append(s, [exact], 0n);
+    assert.is(r.nextRevision, 1n);
+    const [back] = await store.readStream(s, { fromRevision: 1n });
+    assert.is((back!.data as string).length, max - 8);
   });
 
   test('subscription: catch-up, caughtUp once, then live; no gaps or duplicates', async ({ store }) => {
@@ -558,6 +582,15 @@ export function ev(type: string, data: unknown = {}): EventData {
 
 function stream(label: string): string {
   return `test${label}-${randomUUID().slice(0, 8)}`;
+}
+
+async function rejects(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new assert.Assertion({ message: 'expected a refusal, but it succeeded', operator: 'rejects', expects: 'a refusal', actual: 'success' });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<WrongExpectedVersion> {

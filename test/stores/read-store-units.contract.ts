@@ -4,6 +4,7 @@
  * same adapters (test/stores/read-store-contract.test.ts).
  */
 import * as assert from 'uvu/assert';
+import { CheckpointBehind, LeaseLost } from '../../src/stores/read-store.js';
 import { contractSuite, duplicate, ids, rejects, type ReadStoreUnderTest } from './read-store.contract.js';
 
 export function readStoreUnitsContract(name: string, makeStore: () => Promise<ReadStoreUnderTest>) {
@@ -184,6 +185,102 @@ export function readStoreUnitsContract(name: string, makeStore: () => Promise<Re
     assert.is(await ctx.store.version(`${p}proj`), 5);
     assert.equal(ids(await again.find({ world: 'odd', n: { $gt: 12 } }, { sort: { n: 1 } })), ['d13', 'd15', 'd17', 'd19']);
     await duplicate(again.insertOne({ _id: 'new', email: '3@x' }), name);
+  });
+
+  test('a checkpoint never moves backwards: such a unit is refused whole; the same position again is taken', async ({ store, p }) => {
+    const c = store.collection(`${p}cp`);
+    await store.unit(async (u) => u.setCheckpoint(`${p}proj`, 10n));
+    const error = await rejects(
+      store.unit(async (u) => {
+        await u.collection(`${p}cp`).insertOne({ _id: 'late' });
+        u.setCheckpoint(`${p}proj`, 9n);
+        u.setVersion(`${p}proj`, 5);
+      }),
+    );
+    assert.instance(error, CheckpointBehind, `${error.name}: ${error.message}`);
+    assert.is((error as CheckpointBehind).projection, `${p}proj`);
+    assert.is(await store.checkpoint(`${p}proj`), 10n);
+    assert.is(await store.version(`${p}proj`), undefined);
+    assert.is(await c.count({}), 0, 'nothing of the refused unit was written');
+    // Replaying the same tail again (an idempotent projection) is fine, and so is going on.
+    await store.unit(async (u) => u.setCheckpoint(`${p}proj`, 10n));
+    await store.unit(async (u) => u.setCheckpoint(`${p}proj`, 2n ** 60n));
+    assert.instance(await rejects(store.unit(async (u) => u.setCheckpoint(`${p}proj`, 2n ** 59n))), CheckpointBehind);
+    assert.is(await store.checkpoint(`${p}proj`), 2n ** 60n);
+    // Another projection's checkpoint is its own.
+    await store.unit(async (u) => u.setCheckpoint(`${p}other`, 1n));
+  });
+
+  test('a lease: one holder at a time, taken over once it expires, its fencing token refusing the old holder', async ({ store, p }) => {
+    const name = `${p}proj`;
+    const a = await store.acquireLease(name, 'worker-a', 60_000);
+    assert.ok(a, 'a free lease is taken');
+    assert.is(a!.holder, 'worker-a');
+    assert.is(await store.acquireLease(name, 'worker-b', 60_000), undefined, 'a held lease is not');
+    const again = await store.acquireLease(name, 'worker-a', 60_000);
+    assert.ok(again && again.token > a!.token, 'its holder takes it again with a new token');
+    const renewed = await store.renewLease(again!, 60_000);
+    assert.is(renewed?.token, again!.token);
+    assert.is(await store.renewLease(a!, 60_000), undefined, 'the older token cannot renew');
+    // A unit fenced with the lease commits; one fenced with an older token writes nothing.
+    await store.unit(async (u) => {
+      u.fence(again!);
+      await u.collection(`${p}leased`).insertOne({ _id: 'by-a' });
+      u.setCheckpoint(name, 1n);
+    });
+    const stale = await rejects(
+      store.unit(async (u) => {
+        u.fence(a!);
+        await u.collection(`${p}leased`).insertOne({ _id: 'stale' });
+        u.setCheckpoint(name, 2n);
+      }),
+    );
+    assert.instance(stale, LeaseLost, `${stale.name}: ${stale.message}`);
+    assert.equal(ids(await store.collection(`${p}leased`).find({})), ['by-a']);
+    assert.is(await store.checkpoint(name), 1n);
+    // Released, another takes it at once; expired, another takes it too.
+    await store.releaseLease(renewed!);
+    const b = await store.acquireLease(name, 'worker-b', 50);
+    assert.ok(b && b.token > renewed!.token, 'released: taken at once, with a greater token');
+    assert.is(await store.acquireLease(name, 'worker-c', 50), undefined);
+    await new Promise((r) => setTimeout(r, 120));
+    const c = await store.acquireLease(name, 'worker-c', 60_000);
+    assert.ok(c && c.token > b!.token, 'expired: taken over');
+    assert.is(await store.renewLease(b!, 60_000), undefined, 'the holder that let it expire has lost it');
+    assert.instance(
+      await rejects(
+        store.unit(async (u) => {
+          u.fence(b!);
+          u.setCheckpoint(name, 3n);
+        }),
+      ),
+      LeaseLost,
+    );
+    // Leases of other projections are their own; bad arguments are refused.
+    assert.ok(await store.acquireLease(`${p}other`, 'worker-b', 60_000));
+    await rejects(store.acquireLease(name, '', 1000));
+    await rejects(store.acquireLease(name, 'worker-d', 0));
+    await rejects(store.unit(async (u) => u.fence({ ...c!, token: 0 })));
+    assert.throws(() => store.collection('leases'));
+    // Dropping every read model keeps the leases: a token never repeats.
+    await store.drop('');
+    await store.releaseLease(c!);
+    const d = await store.acquireLease(name, 'worker-d', 60_000);
+    assert.ok(d && d.token > c!.token, 'tokens go on growing after a drop');
+  });
+
+  test('waitForCheckpoint: true at once when reached, true when a unit reaches it, false after the timeout', async ({ store, p }) => {
+    const name = `${p}proj`;
+    await store.unit(async (u) => u.setCheckpoint(name, 5n));
+    assert.is(await store.waitForCheckpoint(name, 5n, 10), true);
+    const started = Date.now();
+    assert.is(await store.waitForCheckpoint(name, 6n, 60), false);
+    assert.ok(Date.now() - started >= 55, 'waited its timeout');
+    const waiting = store.waitForCheckpoint(name, 8n, 5000);
+    setTimeout(() => void store.unit(async (u) => u.setCheckpoint(name, 9n)), 30);
+    const t0 = Date.now();
+    assert.is(await waiting, true);
+    assert.ok(Date.now() - t0 < 1000, `heard within a second (${Date.now() - t0} ms)`);
   });
 
   test('drop(prefix) removes those collections, their indexes, checkpoints and versions only', async ({ store, p }) => {

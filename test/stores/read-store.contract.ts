@@ -360,6 +360,46 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     // keys operation by operation, in an order an unordered bulk write does not promise.)
   });
 
+  test('a document nested deeper than 100 levels (objects and arrays alike) is refused, as MongoDB refuses it', async ({ store, p }) => {
+    const c = store.collection(`${p}deep`);
+    // The document is level 1; each object or array inside adds one (MongoDB's count).
+    const nest = (levels: number, leaf: unknown = 1, array = false): unknown => {
+      let v = leaf;
+      for (let i = 0; i < levels; i++) v = array && i % 2 ? [v] : { s: v };
+      return v;
+    };
+    await c.insertOne({ _id: 'at-limit', v: nest(99) });
+    assert.equal(JSON.stringify((await c.findOne({ _id: 'at-limit' }))!.v).length, JSON.stringify(nest(99)).length);
+    const tooDeep = [
+      { _id: 'objects', v: nest(100) },
+      { _id: 'arrays', v: nest(100, 1, true) },
+      { _id: 'empty', v: nest(99, {}) },
+    ];
+    for (const doc of tooDeep) {
+      assert.instance(await rejects(c.insertOne(doc)), RangeError, doc._id);
+      assert.instance(await rejects(c.putMany([{ _id: 'fine' }, doc])), RangeError, doc._id);
+      assert.instance(await rejects(c.replaceOne({ _id: 'at-limit' }, doc)), RangeError, doc._id);
+    }
+    await c.insertOne({ _id: 'shallow', a: { b: {} } });
+    // An update lands its value below its path: a.b.x is level 4, so its value may be 97 deep.
+    await c.updateOne({ _id: 'shallow' }, { $set: { 'a.b.x': nest(97) } });
+    assert.instance(await rejects(c.updateOne({ _id: 'shallow' }, { $set: { 'a.b.y': nest(98) } })), RangeError);
+    await c.updateOne({ _id: 'shallow' }, { $push: { list: nest(98) } });
+    assert.instance(await rejects(c.updateOne({ _id: 'shallow' }, { $push: { list: nest(99) } })), RangeError);
+    assert.instance(await rejects(c.updateOne({ _id: 'shallow' }, { $push: { list: { $each: [1, nest(99)] } } })), RangeError);
+    assert.instance(await rejects(c.updateOne({ _id: 'new' }, { $set: { v: nest(100) } }, { upsert: true })), RangeError);
+    // In a unit the refusal dooms the unit: nothing of it is written.
+    await rejects(
+      store.unit(async (u) => {
+        await u.collection(`${p}deep`).insertOne({ _id: 'in-unit' });
+        await u.collection(`${p}deep`).putMany([{ _id: 'deep-in-unit', v: nest(100) }]);
+        u.setCheckpoint(`${p}deep`, 1n);
+      }),
+    );
+    assert.equal(ids(await c.find({}, { sort: { _id: 1 } })), ['at-limit', 'shallow']);
+    assert.is(await store.checkpoint(`${p}deep`), undefined);
+  });
+
   test('a duplicate _id is refused with DuplicateKey', async ({ store, p }) => {
     const c = store.collection(`${p}dup`);
     await c.insertOne({ _id: 'k', v: 1 });

@@ -3,6 +3,7 @@
  * what a crash or a compaction leaves; and the helpers under both adapters. The contract both
  * adapters keep is run by read-store-contract.test.ts.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embed
 import { databaseFromUrl } from '../../src/stores/mongo-read-store.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
 import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
-import { jsonCopy } from '../../src/stores/read-store-checks.js';
+import { jsonCopy, positionOrder } from '../../src/stores/read-store-checks.js';
 import { rejects } from './read-store.contract.js';
 
 function tempDir(): string {
@@ -485,3 +486,43 @@ factory('the database comes from the url path', () => {
 });
 
 factory.run();
+
+// Leases on the embedded store are between the workers of the one process that owns it.
+const leases = suite('embedded read store: leases across a restart');
+leases('a lease held by a process that died does not hold up the next owner of the directory', async () => {
+  const dataDir = tempDir();
+  try {
+    const store = new URL('../../src/stores/embedded-read-store.js', import.meta.url).href;
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { openEmbeddedReadStore } = await import(${JSON.stringify(store)});
+         const s = await openEmbeddedReadStore({ dataDir: ${JSON.stringify(dataDir)} });
+         const l = await s.acquireLease('cards', 'crashed', 3600000);
+         console.log(l ? l.token : 'none');
+         process.exit(9); // killed: the lease is never released`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.is(child.stdout.trim(), '1', child.stderr);
+    const s = await openEmbeddedReadStore({ dataDir });
+    try {
+      const mine = await s.acquireLease('cards', 'next', 60_000);
+      assert.is(mine?.token, 2, 'taken at once, with the next token');
+      assert.is(await s.acquireLease('cards', 'another', 60_000), undefined, 'held within this process');
+    } finally {
+      await s.close();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+leases("checkpoint order text sorts as the positions do, to EventStoreDB's largest", () => {
+  const positions = [0n, 1n, 9n, 10n, 99n, 100n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 64n - 1n];
+  const texts = positions.map(positionOrder);
+  assert.equal([...texts].sort(), texts);
+  assert.ok(texts.every((t) => t.length === 20));
+});
+leases.run();

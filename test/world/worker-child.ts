@@ -10,7 +10,7 @@
  * processes share; here the front lends its store's `readAll` over the IPC channel, and the
  * worker follows it by polling, as it would follow any store that cannot notify it.
  */
-import type { EventStore, ReadAllOptions, RecordedEvent } from '../../src/stores/event-store.js';
+import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type ReadAllOptions, type RecordedEvent } from '../../src/stores/event-store.js';
 import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
 import { chooseProjections, startWorker } from '../../src/projections/worker.js';
@@ -50,6 +50,7 @@ function ipcEvents(): EventStore {
     throw new Error(`the worker's journal is read-only (${what})`);
   };
   return {
+    maxAppendSize: DEFAULT_MAX_APPEND_SIZE,
     readAll(options: ReadAllOptions = {}) {
       return {
         async *[Symbol.asyncIterator]() {
@@ -83,6 +84,7 @@ if (process.send) {
           pollMs: m.start.pollMs,
           onError: (e) => process.send!({ failed: e.stack ?? e.message }),
         });
+        if (!projector) throw new Error('the worker never got its leases');
         close = () => reads.close();
         await projector.whenCaughtUp();
         process.send!({ started: { checkpoint: projector.checkpoint?.toString() } } satisfies FromWorker);
