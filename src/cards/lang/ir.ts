@@ -29,7 +29,14 @@ export type E =
   | { k: 'cmp'; op: '<' | '<=' | '>' | '>='; l: E; r: E }
   | { k: 'eq'; neg: boolean; l: E; r: E }
   | { k: 'and' | 'or'; l: E; r: E }
-  | { k: 'not'; e: E };
+  | { k: 'not'; e: E }
+  | { k: 'chain'; first: E; links: Link[] };
+
+/** One step of a long left-assoc chain: `text`/`list` join, arithmetic, or short-circuit and/or. */
+export interface Link {
+  op: '+' | '-' | '*' | '/' | '%' | 'text' | 'list' | 'and' | 'or';
+  r: E;
+}
 
 export type S =
   | { k: 'set'; slot: number; e: E }

@@ -3,7 +3,7 @@
  * charges heap for what it allocates; ticks are charged by the statement around it (cost.ts).
  */
 import { shownPrincipal } from '../../program.js';
-import type { E, FnSym } from '../ir.js';
+import type { E, FnSym, Link } from '../ir.js';
 import { type Rt, maxCallDepth, tooDeep } from '../meter.js';
 import { Halt, Tagged, add, display, div, eq, limbs, mod, mul, sub, type Value } from '../values.js';
 
@@ -266,8 +266,63 @@ export function compileExpr(e: E): Ev {
       const x = compileExpr(e.e);
       return (env, rt) => !(x(env, rt) as boolean);
     }
+    case 'chain':
+      return compileChain(e);
   }
   throw new Error(`compiler: unknown node ${(e as E).k}`);
+}
+
+/** One link's work on the value so far and its right operand, as the nested node would do it. */
+function step(op: Link['op'], a: Value, b: Value, rt: Rt): Value {
+  switch (op) {
+    case '+':
+      if (typeof a === 'number' && typeof b === 'number' && a + b <= MAX) return a + b;
+      bigWork(rt, a, b, '+');
+      return add(a, b);
+    case '-':
+      if (typeof a === 'number' && typeof b === 'number' && b <= a) return a - b;
+      bigWork(rt, a, b, '-');
+      return sub(a, b);
+    case '*':
+      if (typeof a === 'number' && typeof b === 'number' && a * b <= MAX) return a * b;
+      bigWork(rt, a, b, '*');
+      return mul(a, b);
+    case '/':
+      if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '/');
+      return div(a, b);
+    case '%':
+      if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '%');
+      return mod(a, b);
+    case 'list': {
+      const x = a as Value[];
+      const y = b as Value[];
+      rt.alloc(16 + 8 * (x.length + y.length));
+      return x.concat(y);
+    }
+    default: {
+      const s = (a as string) + (b as string);
+      rt.alloc(8 + s.length);
+      return s;
+    }
+  }
+}
+
+/** A long left-assoc chain as a loop: the same order, short-circuits, costs and refusals as the nested form, in constant stack. */
+function compileChain(e: Extract<E, { k: 'chain' }>): Ev {
+  const first = compileExpr(e.first);
+  const ops = e.links.map((l) => l.op);
+  const rs = e.links.map((l) => compileExpr(l.r));
+  const n = ops.length;
+  return (env, rt) => {
+    let v = first(env, rt);
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      if (op === 'and') v = (v as boolean) && (rs[i]!(env, rt) as boolean);
+      else if (op === 'or') v = (v as boolean) || (rs[i]!(env, rt) as boolean);
+      else v = step(op, v, rs[i]!(env, rt), rt);
+    }
+    return v;
+  };
 }
 
 function compileCall(fn: FnSym, args: Ev[]): Ev {
