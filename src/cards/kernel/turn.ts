@@ -284,6 +284,9 @@ export class Turn {
     if (!r.ok) return refuse(runRefusal(r.refusal, id));
     const state = applySeed(r.state, opts.seed, program.stateType);
     if (isRefusal(state)) return refuse({ ...state, object: id });
+    // a seed is data entering the card: held to the state's bounds as initial()'s result is
+    const outside = opts.seed === undefined ? undefined : program.checkState(state);
+    if (outside !== undefined) return refuse(runRefusal({ class: 'cardRefused', clause: 'bounds', reading: outside }, id));
     const broken = program.checkLaw(undefined, state, ctx);
     if (broken) return refuse(lawRefusal(id, broken.name, broken.reading));
     const card: Card = {
