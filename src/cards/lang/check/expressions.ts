@@ -5,7 +5,7 @@
  */
 import type { Expr } from '../ast.js';
 import type { E } from '../ir.js';
-import { BOOL, ERR, NAT, TEXT, compat, isBool, isNat, listOf, show, showFull, widen, type Ty } from '../types.js';
+import { BOOL, ERR, NAT, TEXT, compat, isBool, isNat, listOf, show, showFull, widen, type Ty, type VariantTy } from '../types.js';
 import { call } from './calls.js';
 import { type FnCtx, isCtxName, lookupLocal } from './locals.js';
 import { bareCtor, ctorRef, name } from './names.js';
@@ -114,7 +114,7 @@ function field(m: ModuleScope, e: Extract<Expr, { k: 'field' }>, f: FnCtx): [E, 
       ot.k === 'list' && e.name === 'length'
         ? 'length(list)'
         : ot.k === 'variant'
-          ? `match it first: match …:\n  case ${ot.ctors[0]!.name} { ${e.name} }:`
+          ? variantFieldHint(ot, e.name)
           : undefined;
     report(m, 'type', e.nameSpan, `${show(ot)} has no field ${e.name}`, hint, f);
     return [o, ERR];
@@ -136,6 +136,13 @@ function field(m: ModuleScope, e: Extract<Expr, { k: 'field' }>, f: FnCtx): [E, 
     return [o, ERR];
   }
   return [{ k: 'field', obj: o, slot: s }, ot.order[s]!.ty];
+}
+
+/** `s.w` on a variant: match the tags that carry `w` (not merely the first tag). */
+function variantFieldHint(t: VariantTy, name: string): string {
+  const carriers = t.ctors.filter((c) => c.fields.some((x) => x.name === name));
+  if (!carriers.length) return `no tag of ${t.name} carries a field ${name}; its tags: ${t.ctors.map((c) => c.name).join(', ')}`;
+  return `match it first: match …:\n${carriers.map((c) => `  case ${c.name} { ${name} }:`).join('\n')}`;
 }
 
 /** How to write a value of type `t`, for the hint of a mismatch. */
