@@ -5,7 +5,7 @@
 import type { Rt } from './meter.js';
 import { textLength } from './boundary.js';
 import { BOOL, ERR, NAT, TEXT, compat, listOf, show, type Ty } from './types.js';
-import { Halt, display, eq, lt, norm, type Value } from './values.js';
+import { Halt, cmpText, display, eq, lt, norm, type Value } from './values.js';
 
 export interface Builtin {
   name: string;
@@ -203,16 +203,17 @@ const builtinList: Builtin[] = [
     name: 'sort',
     arity: 1,
     sig: 'sort(list of naturals or texts) -> list',
-    doc: 'the list in ascending order (texts by character code)',
+    doc: 'the list in ascending order (texts by code point)',
     type: ([l]) => {
       if (err(l!)) return ERR;
       if (isList(l!) && (l.of.k === 'nat' || l.of.k === 'text' || err(l.of))) return l;
       return want(0, `sort takes a list of naturals or texts, not ${show(l!)}`);
     },
-    run: ([l], rt) => {
+    run: ([l], rt, tys) => {
       const xs = (l as Value[]).slice();
       rt.tick(1 + xs.length * Math.ceil(Math.log2(xs.length + 1)));
-      xs.sort((a, b) => (lt(a, b) ? -1 : lt(b, a) ? 1 : 0));
+      if ((tys[0] as { of: Ty }).of.k === 'text') xs.sort((a, b) => cmpText(a as string, b as string));
+      else xs.sort((a, b) => (lt(a, b) ? -1 : lt(b, a) ? 1 : 0));
       return newList(rt, xs);
     },
   },

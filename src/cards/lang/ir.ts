@@ -26,7 +26,7 @@ export type E =
   | { k: 'list'; items: E[] }
   | { k: 'arith'; op: '+' | '-' | '*' | '/' | '%'; l: E; r: E }
   | { k: 'concat'; l: E; r: E; list: boolean }
-  | { k: 'cmp'; op: '<' | '<=' | '>' | '>='; l: E; r: E }
+  | { k: 'cmp'; op: '<' | '<=' | '>' | '>='; l: E; r: E; text?: boolean }
   | { k: 'eq'; neg: boolean; l: E; r: E }
   | { k: 'and' | 'or'; l: E; r: E }
   | { k: 'not'; e: E }

@@ -64,7 +64,8 @@ function combine(m: ModuleScope, e: Bin, left: [E, Ty], f: FnCtx): [E, Ty] {
   if (op === '<' || op === '<=' || op === '>' || op === '>=') {
     const ok = (isNat(lt) && isNat(rt)) || (isTextLike(lt) && isTextLike(rt));
     if (!ok) report(m, 'type', e.span, `${op} compares two naturals or two texts, not ${show(lt)} and ${show(rt)}`, undefined, f);
-    return [{ k: 'cmp', op, l, r }, BOOL];
+    // texts compare by code point (values.ts cmpText), naturals as numbers
+    return [lt.k === 'text' || rt.k === 'text' ? { k: 'cmp', op, l, r, text: true } : { k: 'cmp', op, l, r }, BOOL];
   }
   if (op === '+') {
     if (lt.k === 'text' || rt.k === 'text') {

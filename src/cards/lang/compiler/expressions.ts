@@ -5,7 +5,7 @@
 import { shownPrincipal } from '../../program.js';
 import type { E, FnSym, Link } from '../ir.js';
 import { type Rt, maxCallDepth, tooDeep } from '../meter.js';
-import { Halt, Tagged, add, display, div, eq, limbs, mod, mul, sub, type Value } from '../values.js';
+import { Halt, Tagged, add, cmpText, display, div, eq, limbs, mod, mul, sub, type Value } from '../values.js';
 
 export type Ev = (env: Value[], rt: Rt) => Value;
 
@@ -225,6 +225,16 @@ export function compileExpr(e: E): Ev {
     case 'cmp': {
       const l = compileExpr(e.l);
       const r = compileExpr(e.r);
+      if (e.text) {
+        const op = e.op;
+        return (env, rt) => {
+          const a = l(env, rt) as string;
+          const b = r(env, rt) as string;
+          rt.tick(Math.min(a.length, b.length) >> 4);
+          const c = cmpText(a, b);
+          return op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+        };
+      }
       switch (e.op) {
         case '<':
           return (env, rt) => (l(env, rt) as number) < (r(env, rt) as number);
