@@ -110,12 +110,7 @@ function field(m: ModuleScope, e: Extract<Expr, { k: 'field' }>, f: FnCtx): [E, 
   const [o, ot] = expr(m, e.obj, f);
   if (ot.k === 'err') return [o, ERR];
   if (ot.k !== 'record') {
-    const hint =
-      ot.k === 'list' && e.name === 'length'
-        ? 'length(list)'
-        : ot.k === 'variant'
-          ? variantFieldHint(ot, e.name)
-          : undefined;
+    const hint = ot.k === 'list' && e.name === 'length' ? 'length(list)' : ot.k === 'variant' ? variantFieldHint(ot, e.name) : undefined;
     report(m, 'type', e.nameSpan, `${show(ot)} has no field ${e.name}`, hint, f);
     return [o, ERR];
   }

@@ -10,6 +10,7 @@ import { expect, expr } from './expressions.js';
 import { type FnCtx, declareLocal, isCtxName, lookupLocal } from './locals.js';
 import { type ModuleScope, report } from './scope.js';
 import { suggest } from './suggest.js';
+import { checkMakeKind, checkMakeSeed, checkSendToSelf } from './effects.js';
 import { typeOf } from './type-expr.js';
 
 export function block(m: ModuleScope, stmts: Stmt[], f: FnCtx): S[] {
@@ -120,13 +121,16 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
       if (!isTextLike(tt)) report(m, 'type', s.target.span, `a send goes to a card (an Object), not ${show(tt)}`, 'send to.receive { text: "…" }', f);
       const [arg, at] = expr(m, s.arg, f);
       if (at.k !== 'record' && at.k !== 'err') report(m, 'type', s.arg.span, `the argument of a send is a record, not ${show(at)}`, '{ field: value }', f);
+      else if (s.target.k === 'name' && s.target.name === 'this' && !lookupLocal('this', f)) checkSendToSelf(m, s, at, f);
       return { k: 'send', target, method: s.method, arg, argTy: at };
     }
     case 'make': {
       effect(m, 'make', s.span, f);
+      const kind = checkMakeKind(m, s, f);
       if (!s.seed) return { k: 'make', kind: s.kind, seed: null, seedTy: null };
       const [seed, st] = expr(m, s.seed, f);
       if (st.k !== 'record' && st.k !== 'err') report(m, 'type', s.seed.span, `the seed of a make is a record, not ${show(st)}`, 'make note { text: "…" }', f);
+      else if (kind?.state && st.k === 'record') checkMakeSeed(m, s, kind.state, st, f);
       return { k: 'make', kind: s.kind, seed, seedTy: st };
     }
     case 'refuse': {
