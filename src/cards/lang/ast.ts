@@ -1,7 +1,10 @@
 /** The tree the parser builds: what the guest wrote, with where each piece stands. */
 import type { Span } from './diagnostics.js';
 
-export type TypeExpr = { k: 'tname'; name: string; qual?: string; min?: bigint; max?: bigint; span: Span } | { k: 'tlist'; of: TypeExpr; span: Span };
+export type TypeExpr =
+  | { k: 'tname'; name: string; qual?: string; min?: bigint; max?: bigint; span: Span }
+  | { k: 'tlist'; of: TypeExpr; span: Span }
+  | { k: 'tmap'; key: TypeExpr; of: TypeExpr; span: Span };
 
 export interface FieldDecl {
   name: string;

@@ -5,6 +5,7 @@
 import type { Rt } from './meter.js';
 import { textLength } from './boundary.js';
 import { BOOL, ERR, NAT, TEXT, compat, listOf, show, type Ty } from './types.js';
+import { type Key, PMap, mapGet, mapHas, mapKeys, mapPut, mapRemove, mapValues } from './pmap.js';
 import { Halt, cmpText, display, eq, lt, norm, type Value } from './values.js';
 
 export interface Builtin {
@@ -16,6 +17,8 @@ export interface Builtin {
   /** The result type, or a complaint about argument `i`. */
   type(args: Ty[]): Ty | { arg: number; message: string };
   run(args: Value[], rt: Rt, tys: Ty[]): Value;
+  /** Its first argument may be a map, whose key and value types the next two arguments take. */
+  mapArgs?: boolean;
 }
 
 const want = (arg: number, message: string): { arg: number; message: string } => ({ arg, message });
@@ -39,6 +42,7 @@ function evaluation(reason: string): never {
 
 function listOrText(name: string, i: number, t: Ty): Ty | { arg: number; message: string } {
   if (err(t) || isList(t) || t.k === 'text') return t.k === 'text' ? TEXT : t;
+  if (name === 'length' && t.k === 'map') return t;
   return want(i, `${name} takes a list or a text, not ${show(t)}`);
 }
 
@@ -49,17 +53,110 @@ function elementOf(name: string, lt0: Ty, x: Ty): Ty | { arg: number; message: s
   return lt0;
 }
 
+/** A key of the map `m` (a natural or a text); `r` is the result type when it fits. */
+function keyOf(name: string, m: Ty, k: Ty, r: Ty): Ty | { arg: number; message: string } {
+  if (err(m)) return r;
+  if (m.k !== 'map') return want(0, `${name} takes a map first, not ${show(m)}`);
+  if (!compat(m.key, k) && !compat(k, m.key)) return want(1, `the map is keyed by ${show(m.key)}, but this is ${show(k)}`);
+  return r;
+}
+
+/** Ticks of one map operation: the path it walks, log n. Heap: a put keeps one new entry (the copied path is shared garbage). */
+const mapEntryHeap = 32;
+
+const mapBuiltins: Builtin[] = [
+  {
+    name: 'get',
+    arity: 2,
+    sig: 'get(map, key) -> value',
+    doc: 'the value at the key; refuses absentItem when the key is not there',
+    mapArgs: true,
+    type: ([m, k]) => keyOf('get', m!, k!, m!.k === 'map' ? m!.of : ERR),
+    run: ([m, k], rt, tys) => {
+      const map = m as PMap;
+      rt.tick(1 + map.depth);
+      const v = mapGet(map, k as Key);
+      if (v === undefined) throw new Halt({ class: 'absentItem', reason: `${display(k!, (tys[0] as { key: Ty }).key, true)} is not a key of the map` });
+      return v;
+    },
+  },
+  {
+    name: 'has',
+    arity: 2,
+    sig: 'has(map, key) -> Boolean',
+    doc: 'whether the map holds the key',
+    mapArgs: true,
+    type: ([m, k]) => keyOf('has', m!, k!, BOOL),
+    run: ([m, k], rt) => {
+      rt.tick(1 + (m as PMap).depth);
+      return mapHas(m as PMap, k as Key);
+    },
+  },
+  {
+    name: 'put',
+    arity: 3,
+    sig: 'put(map, key, value) -> map',
+    doc: 'a new map with the key set to the value (added, or replacing what it held)',
+    mapArgs: true,
+    type: ([m, k, v]) => {
+      const r = keyOf('put', m!, k!, m!);
+      if ('arg' in r || m!.k !== 'map') return r;
+      if (!compat(m!.of, v!)) return want(2, `the map holds ${show(m!.of)}, but this is ${show(v!)}`);
+      return r;
+    },
+    run: ([m, k, v], rt) => {
+      const map = m as PMap;
+      rt.tick(1 + map.depth);
+      rt.alloc(mapEntryHeap);
+      return mapPut(map, k as Key, v!);
+    },
+  },
+  {
+    name: 'keys',
+    arity: 1,
+    sig: 'keys(map) -> List key',
+    doc: 'the keys in ascending order (naturals by size, texts by code point)',
+    type: ([m]) => (err(m!) ? ERR : m!.k === 'map' ? listOf(m!.key) : want(0, `keys takes a map, not ${show(m!)}`)),
+    run: ([m], rt) => {
+      const map = m as PMap;
+      rt.tick(1 + map.size);
+      return newList(rt, mapKeys(map));
+    },
+  },
+  {
+    name: 'values',
+    arity: 1,
+    sig: 'values(map) -> List value',
+    doc: 'the values, in the order of their keys',
+    type: ([m]) => (err(m!) ? ERR : m!.k === 'map' ? listOf(m!.of) : want(0, `values takes a map, not ${show(m!)}`)),
+    run: ([m], rt) => {
+      const map = m as PMap;
+      rt.tick(1 + map.size);
+      return newList(rt, mapValues(map));
+    },
+  },
+  {
+    name: 'size',
+    arity: 1,
+    sig: 'size(map) -> Natural',
+    doc: 'how many keys the map holds',
+    type: ([m]) => (err(m!) ? ERR : m!.k === 'map' ? NAT : want(0, `size takes a map, not ${show(m!)}`)),
+    run: ([m]) => (m as PMap).size,
+  },
+];
+
 const builtinList: Builtin[] = [
+  ...mapBuiltins,
   {
     name: 'length',
     arity: 1,
-    sig: 'length(list or text) -> Natural',
+    sig: 'length(list, text or map) -> Natural',
     doc: 'how many items a list holds, or characters a text has',
     type: ([t]) => {
       const r = listOrText('length', 0, t!);
       return 'arg' in r ? r : NAT;
     },
-    run: ([x]) => (typeof x === 'string' ? textLength(x) : (x as Value[]).length),
+    run: ([x]) => (typeof x === 'string' ? textLength(x) : x instanceof PMap ? x.size : (x as Value[]).length),
   },
   {
     name: 'append',
@@ -106,10 +203,16 @@ const builtinList: Builtin[] = [
   {
     name: 'remove',
     arity: 2,
-    sig: 'remove(list, item) -> list',
-    doc: 'a new list without the first such item; refuses absentItem when it is not there',
-    type: ([l, x]) => elementOf('remove', l!, x!),
+    sig: 'remove(list, item) -> list, or remove(map, key) -> map',
+    doc: 'a new list without the first such item, or a new map without the key; refuses absentItem when it is not there',
+    mapArgs: true,
+    type: ([l, x]) => (l!.k === 'map' ? keyOf('remove', l!, x!, l!) : elementOf('remove', l!, x!)),
     run: ([l, x], rt, tys) => {
+      if (l instanceof PMap) {
+        rt.tick(1 + l.depth);
+        if (!mapHas(l, x as Key)) throw new Halt({ class: 'absentItem', reason: `${display(x!, (tys[0] as { key: Ty }).key, true)} is not a key of the map` });
+        return mapRemove(l, x as Key);
+      }
       const xs = l as Value[];
       const c = rt.count;
       c.n = 0;
@@ -326,3 +429,10 @@ const builtinList: Builtin[] = [
 ];
 
 export const builtins: Map<string, Builtin> = new Map(builtinList.map((b) => [b.name, b]));
+
+/**
+ * Built-ins added after modules were already written and pinned (issue 19): a module's own def
+ * of one of these names is kept and shadows it in that module, so a package that compiled
+ * before still compiles (board's `keys`); the older built-ins cannot be defined again.
+ */
+export const shadowable: ReadonlySet<string> = new Set(['get', 'has', 'put', 'keys', 'values', 'size', 'find', 'replace', 'split', 'code', 'char']);

@@ -5,7 +5,10 @@
  * are never changed in place: every edit builds a new one, so a value can be shared freely.
  */
 import { shownPrincipal } from '../program.js';
+import { PMap, mapEach, type Key } from './pmap.js';
 import type { Ty } from './types.js';
+
+export { cmpText } from './text-order.js';
 
 export class Tagged {
   constructor(
@@ -14,7 +17,7 @@ export class Tagged {
   ) {}
 }
 
-export type Value = number | bigint | string | boolean | Value[] | Tagged;
+export type Value = number | bigint | string | boolean | Value[] | Tagged | PMap;
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const BIG_MAX = BigInt(MAX);
@@ -83,26 +86,6 @@ export function lt(a: Value, b: Value): boolean {
   return (a as number) < (b as number);
 }
 
-/**
- * Order of two texts by code point (negative, zero, positive), as `length` and `slice` count
- * them. UTF-16 unit order agrees except where a surrogate (a code point past U+FFFF) meets a
- * unit at U+E000 or above; the first differing units are lifted so surrogates sort above.
- */
-export function cmpText(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
 /** How deep a value may nest where it is walked (compared, shown, written out): as deep as JSON bodies. */
 export const maxValueDepth = 256;
 
@@ -121,11 +104,33 @@ export function eq(a: Value, b: Value, count: { n: number }, depth = 0): boolean
     for (let i = 0; i < a.length; i++) if (!eq(a[i]!, b[i]!, count, depth + 1)) return false;
     return true;
   }
+  if (a instanceof PMap) return b instanceof PMap && sameMap(a, b, count, depth);
   if (Array.isArray(b) || a.t !== (b as Tagged).t) return false;
   const fa = a.f;
   const fb = (b as Tagged).f;
   if (!fa || !fb) return fa === fb || (!fa && fb!.length === 0) || (!fb && fa!.length === 0);
   return eq(fa, fb, count, depth + 1);
+}
+
+/** Two maps are equal when they hold the same keys with equal values (in key order, so one walk). */
+function sameMap(a: PMap, b: PMap, count: { n: number }, depth: number): boolean {
+  if (a.size !== b.size) return false;
+  const ks: Key[] = [];
+  const vs: Value[] = [];
+  mapEach(b, (k, v) => {
+    ks.push(k);
+    vs.push(v);
+    return true;
+  });
+  let i = 0;
+  let same = true;
+  mapEach(a, (k, v) => {
+    count.n++;
+    same = k === ks[i] && eq(v, vs[i]!, count, depth + 1);
+    i++;
+    return same;
+  });
+  return same;
 }
 
 /**
@@ -145,6 +150,14 @@ export function display(v: Value, t: Ty, nested = false, depth = 0): string {
       return v ? 'true' : 'false';
     case 'list':
       return `[${(v as Value[]).map((x) => display(x, t.of, true, depth + 1)).join(', ')}]`;
+    case 'map': {
+      const parts: string[] = [];
+      mapEach(v as PMap, (k, x) => {
+        parts.push(`${display(k, t.key, true, depth + 1)}: ${display(x, t.of, true, depth + 1)}`);
+        return true;
+      });
+      return parts.length ? `{ ${parts.join(', ')} }` : '{}';
+    }
     case 'record': {
       const arr = v as Value[];
       return `{ ${t.fields.map((f) => `${f.name}: ${display(arr[t.slot.get(f.name)!]!, f.ty, true, depth + 1)}`).join(', ')} }`;
@@ -166,5 +179,6 @@ export function heapOf(v: Value): number {
   if (typeof v === 'bigint') return 16;
   if (Array.isArray(v)) return 16 + 8 * v.length;
   if (v instanceof Tagged) return 16 + (v.f ? 8 * v.f.length : 0);
+  if (v instanceof PMap) return 16;
   return 8;
 }

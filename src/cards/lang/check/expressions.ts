@@ -5,6 +5,7 @@
  */
 import type { Expr } from '../ast.js';
 import type { E } from '../ir.js';
+import { emptyMap } from '../pmap.js';
 import { BOOL, ERR, NAT, TEXT, compat, isBool, isNat, listOf, show, showFull, widen, type Ty, type VariantTy } from '../types.js';
 import { call } from './calls.js';
 import { type FnCtx, isCtxName, lookupLocal } from './locals.js';
@@ -62,6 +63,8 @@ export function expr(m: ModuleScope, e: Expr, f: FnCtx, want?: Ty): [E, Ty] {
     case 'with':
       return withExpr(m, e, f);
     case 'anon':
+      // `{}` where a map is wanted is the empty map
+      if (want?.k === 'map' && e.fields.length === 0) return [{ k: 'const', v: emptyMap }, want];
       return anonRecord(m, e, f, want);
     case 'list': {
       const wantItem = want && want.k === 'list' ? want.of : undefined;
