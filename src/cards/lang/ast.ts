@@ -71,7 +71,8 @@ export type Stmt =
   | { k: 'make'; kind: string; seed?: Expr; span: Span }
   | { k: 'refuse'; clause: string; cls?: 'absentItem' | 'duplicateKey' | 'keyTaken'; reading: Expr; span: Span }
   | { k: 'result'; value: Expr; span: Span }
-  | { k: 'pass'; span: Span };
+  | { k: 'pass'; span: Span }
+  | { k: 'break' | 'continue'; span: Span };
 
 export type BinOp = '+' | '-' | '*' | '/' | '%' | '==' | '!=' | '<' | '<=' | '>' | '>=' | 'and' | 'or';
 

@@ -145,6 +145,12 @@ const mapBuiltins: Builtin[] = [
   },
 ];
 
+function twoTexts(name: string, t: Ty, p: Ty, r: Ty): Ty | { arg: number; message: string } {
+  if (t.k !== 'text' && !err(t)) return want(0, `${name} takes a text, not ${show(t)}`);
+  if (p.k !== 'text' && !err(p)) return want(1, `${name} looks for a text, not ${show(p)}`);
+  return r;
+}
+
 const builtinList: Builtin[] = [
   ...mapBuiltins,
   {
@@ -388,6 +394,81 @@ const builtinList: Builtin[] = [
       },
     }),
   ),
+  {
+    name: 'find',
+    arity: 2,
+    sig: 'find(text, part) -> Natural',
+    doc: 'where the part first stands in the text, counted in characters from 0; refuses absentItem when it is not there (ask contains first)',
+    type: ([t, p]) => twoTexts('find', t!, p!, NAT),
+    run: ([t, p], rt) => {
+      const s = t as string;
+      textArg(rt, s);
+      const at = s.indexOf(p as string);
+      if (at < 0) throw new Halt({ class: 'absentItem', reason: `${JSON.stringify((p as string).slice(0, 40))} is not in the text` });
+      return textLength(s.slice(0, at));
+    },
+  },
+  {
+    name: 'replace',
+    arity: 3,
+    sig: 'replace(text, part, with) -> Text',
+    doc: 'the text with every occurrence of the part replaced (the part may not be empty)',
+    type: ([t, p, w]) => {
+      const r = twoTexts('replace', t!, p!, TEXT);
+      if ('arg' in r) return r;
+      return w!.k === 'text' || err(w!) ? TEXT : want(2, `replace puts in a text, not ${show(w!)}`);
+    },
+    run: ([t, p, w], rt) => {
+      if (p === '') evaluation('replace needs a part to look for, not empty text');
+      const s = t as string;
+      textArg(rt, s);
+      // the size of the result is known before it is built: count, charge, then build
+      let n = 0;
+      for (let at = s.indexOf(p as string); at >= 0; at = s.indexOf(p as string, at + (p as string).length)) n++;
+      const size = s.length + n * ((w as string).length - (p as string).length);
+      rt.tick(size >> 4);
+      rt.alloc(8 + size);
+      return s.split(p as string).join(w as string);
+    },
+  },
+  {
+    name: 'split',
+    arity: 2,
+    sig: 'split(text, separator) -> List Text',
+    doc: 'the pieces of the text between separators (an empty separator splits it into characters)',
+    type: ([t, p]) => twoTexts('split', t!, p!, listOf(TEXT)),
+    run: ([t, p], rt) => {
+      const s = t as string;
+      textArg(rt, s);
+      const parts = p === '' ? Array.from(s) : s.split(p as string);
+      rt.tick(parts.length >> 3);
+      rt.alloc(s.length + 8 * parts.length);
+      return newList(rt, parts);
+    },
+  },
+  {
+    name: 'code',
+    arity: 1,
+    sig: 'code(text) -> Natural',
+    doc: 'the code point of the first character (code("A") is 65); empty text has none',
+    type: ([t]) => (t!.k === 'text' || err(t!) ? NAT : want(0, `code takes a text, not ${show(t!)}`)),
+    run: ([t]) => {
+      const c = (t as string).codePointAt(0);
+      if (c === undefined) evaluation('code of empty text');
+      return c;
+    },
+  },
+  {
+    name: 'char',
+    arity: 1,
+    sig: 'char(natural) -> Text',
+    doc: 'the character with that code point (char(65) is "A")',
+    type: ([n]) => (n!.k === 'nat' || err(n!) ? TEXT : want(0, `char takes a natural, not ${show(n!)}`)),
+    run: ([n], rt) => {
+      if (typeof n !== 'number' || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) evaluation(`${n} is not the code point of a character`);
+      return newText(rt, String.fromCodePoint(n));
+    },
+  },
   ...(['min', 'max'] as const).map(
     (name): Builtin => ({
       name,

@@ -52,7 +52,8 @@ export type S =
   | { k: 'make'; kind: string; seed: E | null; seedTy: Ty | null }
   | { k: 'refuse'; clause: string; cls?: 'absentItem' | 'duplicateKey' | 'keyTaken'; reading: E }
   | { k: 'result'; e: E; ty: Ty }
-  | { k: 'pass' };
+  | { k: 'pass' }
+  | { k: 'break' | 'continue' };
 
 export interface MatchCase {
   /** [field slot in the tag's payload, local slot it is bound to] */

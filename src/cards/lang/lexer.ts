@@ -53,6 +53,8 @@ export const keywords = new Set([
   'true',
   'false',
   'pass',
+  'break',
+  'continue',
 ]);
 
 const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);

@@ -21,6 +21,15 @@ export function block(m: ModuleScope, stmts: Stmt[], f: FnCtx): S[] {
   return out;
 }
 
+function loopBody(m: ModuleScope, stmts: Stmt[], f: FnCtx): S[] {
+  f.loops = (f.loops ?? 0) + 1;
+  try {
+    return block(m, stmts, f);
+  } finally {
+    f.loops--;
+  }
+}
+
 function effect(m: ModuleScope, what: string, span: Span, f: FnCtx): boolean {
   if (f.kind === 'spell') return true;
   const where = f.kind === 'clause' ? 'a law clause, want or rule' : `a ${f.kind}`;
@@ -39,6 +48,13 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
   switch (s.k) {
     case 'pass':
       return { k: 'pass' };
+    case 'break':
+    case 'continue':
+      if (!f.loops) {
+        report(m, 'type', s.span, `${s.k} belongs inside a loop (for or while)`, s.k === 'break' ? 'return …, to leave the function' : undefined, f);
+        return { k: 'pass' };
+      }
+      return { k: s.k };
     case 'let': {
       let e: E;
       let ty: Ty;
@@ -73,7 +89,7 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
           report(m, 'type', s.list.span, `for … in goes over a list, not ${show(lt)}`, lt.k === 'nat' ? `for i in 0..${'n'}:` : undefined, f);
         f.scopes.push(new Map());
         const slot = declareLocal(m, s.name, item, s.span, f);
-        const body = block(m, s.body, f);
+        const body = loopBody(m, s.body, f);
         f.scopes.pop();
         return { k: 'forList', slot, list: l, body };
       }
@@ -83,14 +99,14 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
       if (!isNat(tt)) report(m, 'type', s.to!.span, `a range ends at a natural, not ${show(tt)}`, undefined, f);
       f.scopes.push(new Map());
       const slot = declareLocal(m, s.name, NAT, s.span, f);
-      const body = block(m, s.body, f);
+      const body = loopBody(m, s.body, f);
       f.scopes.pop();
       return { k: 'forRange', slot, from, to, body };
     }
     case 'while': {
       const [c, ct] = expr(m, s.cond, f);
       if (!isBool(ct)) report(m, 'type', s.cond.span, `a condition is Boolean, not ${show(ct)}`, undefined, f);
-      return { k: 'while', cond: c, body: block(m, s.body, f) };
+      return { k: 'while', cond: c, body: loopBody(m, s.body, f) };
     }
     case 'return': {
       if (f.kind === 'clause') {

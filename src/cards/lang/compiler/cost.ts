@@ -119,6 +119,8 @@ function blockDepth(ss: S[]): number {
         x += exprDepth(s.reading);
         break;
       case 'pass':
+      case 'break':
+      case 'continue':
         break;
     }
     d = Math.max(d, x);
@@ -164,6 +166,8 @@ export function stmtCost(s: S): number {
     case 'refuse':
       return 1 + nodes(s.reading);
     case 'pass':
+    case 'break':
+    case 'continue':
       return 1;
   }
 }
