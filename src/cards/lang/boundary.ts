@@ -9,7 +9,7 @@ import { natural } from '../typed.js';
 import type { RecordTy, Ty } from './types.js';
 import { show } from './types.js';
 import { type Key, type PMap, cmpKey, mapEach, mapFromSorted, mapPut, emptyMap } from './pmap.js';
-import { Tagged, maxValueDepth, norm, tooDeepValue, type Value } from './values.js';
+import { Tagged, items, maxValueDepth, norm, tooDeepValue, type Value } from './values.js';
 
 export class Mismatch {
   constructor(public reason: string) {}
@@ -193,7 +193,7 @@ export function toTyped(t: Ty, v: Value, depth = 0): TypedData {
     case 'bool':
       return { tag: 'boolean', value: v as boolean };
     case 'list':
-      return { tag: 'list', items: (v as Value[]).map((x) => toTyped(t.of, x, depth + 1)) };
+      return { tag: 'list', items: items(v).map((x) => toTyped(t.of, x, depth + 1)) };
     case 'map': {
       const items: TypedData[] = [];
       mapEach(v as PMap, (k, x) => {
@@ -341,7 +341,7 @@ export function checkBounds(t: Ty, v: Value, path = '', depth = 0): void {
       checkTextBounds(t, v as string, path);
       return;
     case 'list': {
-      const xs = v as Value[];
+      const xs = items(v);
       for (let i = 0; i < xs.length; i++) checkBounds(t.of, xs[i]!, `${path}[${i}]`, depth + 1);
       return;
     }

@@ -6,7 +6,7 @@ import type { Rt } from './meter.js';
 import { textLength } from './boundary.js';
 import { BOOL, ERR, NAT, TEXT, compat, listOf, show, type Ty } from './types.js';
 import { type Key, PMap, mapGet, mapHas, mapKeys, mapPut, mapRemove, mapValues } from './pmap.js';
-import { Halt, cmpText, display, eq, lt, norm, type Value } from './values.js';
+import { Halt, Slice, cmpText, count, display, eq, items, lt, norm, type Value } from './values.js';
 
 export interface Builtin {
   name: string;
@@ -19,6 +19,8 @@ export interface Builtin {
   run(args: Value[], rt: Rt, tys: Ty[]): Value;
   /** Its first argument may be a map, whose key and value types the next two arguments take. */
   mapArgs?: boolean;
+  /** Takes its list arguments as they are (a grown list as a Slice), not as arrays. */
+  rawLists?: boolean;
 }
 
 const want = (arg: number, message: string): { arg: number; message: string } => ({ arg, message });
@@ -162,7 +164,8 @@ const builtinList: Builtin[] = [
       const r = listOrText('length', 0, t!);
       return 'arg' in r ? r : NAT;
     },
-    run: ([x]) => (typeof x === 'string' ? textLength(x) : x instanceof PMap ? x.size : (x as Value[]).length),
+    rawLists: true,
+    run: ([x]) => (typeof x === 'string' ? textLength(x) : x instanceof PMap ? x.size : count(x!)),
   },
   {
     name: 'append',
@@ -170,12 +173,22 @@ const builtinList: Builtin[] = [
     sig: 'append(list, item) -> list',
     doc: 'a new list with the item added at the end',
     type: ([l, x]) => elementOf('append', l!, x!),
+    rawLists: true,
     run: ([l, x], rt) => {
-      const xs = l as Value[];
+      // the newest list of its buffer grows in place: one slot, however long the list
+      if (l instanceof Slice && l.len === l.buf.length) {
+        rt.tick(1);
+        rt.alloc(24);
+        l.buf.push(x!);
+        return new Slice(l.buf, l.len + 1);
+      }
+      // a list from elsewhere (or an older list of a buffer) is copied once into a buffer of its own
+      const xs = items(l!);
       rt.tick(1 + (xs.length >> 3));
-      const out = newList(rt, xs.slice());
-      out.push(x!);
-      return out;
+      const buf = xs.slice();
+      buf.push(x!);
+      rt.alloc(16 + 8 * buf.length);
+      return new Slice(buf, buf.length);
     },
   },
   {

@@ -17,7 +17,29 @@ export class Tagged {
   ) {}
 }
 
-export type Value = number | bigint | string | boolean | Value[] | Tagged | PMap;
+export type Value = number | bigint | string | boolean | Value[] | Tagged | PMap | Slice;
+
+/**
+ * A list grown by `append`: the first `len` items of a buffer it may share with the list it was
+ * appended to. Appending to the newest list of a buffer pushes onto it (the lists before it see
+ * only their own `len` items, so nothing they hold changes); appending to an older one copies.
+ * So a loop of appends costs each one a slot, not a copy of the whole list.
+ */
+export class Slice {
+  constructor(
+    readonly buf: Value[],
+    readonly len: number,
+  ) {}
+}
+
+/** A list's items as an array, for reading at once (never kept: a Slice's buffer may grow later). */
+export function items(v: Value): Value[] {
+  if (v instanceof Slice) return v.len === v.buf.length ? v.buf : v.buf.slice(0, v.len);
+  return v as Value[];
+}
+
+/** How many items a list holds. */
+export const count = (v: Value): number => (v instanceof Slice ? v.len : (v as Value[]).length);
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const BIG_MAX = BigInt(MAX);
@@ -97,6 +119,8 @@ export function tooDeepValue(): never {
 export function eq(a: Value, b: Value, count: { n: number }, depth = 0): boolean {
   count.n++;
   if (a === b) return true;
+  if (a instanceof Slice) a = items(a);
+  if (b instanceof Slice) b = items(b);
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   if (depth > maxValueDepth) tooDeepValue();
   if (Array.isArray(a)) {
@@ -149,7 +173,9 @@ export function display(v: Value, t: Ty, nested = false, depth = 0): string {
     case 'bool':
       return v ? 'true' : 'false';
     case 'list':
-      return `[${(v as Value[]).map((x) => display(x, t.of, true, depth + 1)).join(', ')}]`;
+      return `[${items(v)
+        .map((x) => display(x, t.of, true, depth + 1))
+        .join(', ')}]`;
     case 'map': {
       const parts: string[] = [];
       mapEach(v as PMap, (k, x) => {
@@ -180,5 +206,6 @@ export function heapOf(v: Value): number {
   if (Array.isArray(v)) return 16 + 8 * v.length;
   if (v instanceof Tagged) return 16 + (v.f ? 8 * v.f.length : 0);
   if (v instanceof PMap) return 16;
+  if (v instanceof Slice) return 16 + 8 * v.len;
   return 8;
 }

@@ -5,7 +5,7 @@
 import { shownPrincipal } from '../../program.js';
 import type { E, FnSym, Link } from '../ir.js';
 import { type Rt, maxCallDepth, tooDeep } from '../meter.js';
-import { Halt, Tagged, add, cmpText, display, div, eq, limbs, mod, mul, sub, type Value } from '../values.js';
+import { Halt, Slice, Tagged, add, cmpText, display, div, eq, items, limbs, mod, mul, sub, type Value } from '../values.js';
 
 export type Ev = (env: Value[], rt: Rt) => Value;
 
@@ -88,18 +88,26 @@ export function compileExpr(e: E): Ev {
       const o = compileExpr(e.obj);
       const i = compileExpr(e.idx);
       return (env, rt) => {
-        const xs = o(env, rt) as Value[];
+        const v = o(env, rt);
         const k = i(env, rt);
-        if (typeof k !== 'number' || k >= xs.length) evaluation(`index ${k} is past the end of a list of ${xs.length}`);
+        // a grown list is read in its buffer, up to its own length
+        const xs = v instanceof Slice ? v.buf : (v as Value[]);
+        const n = v instanceof Slice ? v.len : xs.length;
+        if (typeof k !== 'number' || k >= n) evaluation(`index ${k} is past the end of a list of ${n}`);
         return xs[k]!;
       };
     }
     case 'call':
       return compileCall(e.fn, e.args.map(compileExpr));
     case 'builtin': {
-      const args = e.args.map(compileExpr);
       const b = e.b;
       const tys = e.tys;
+      // list arguments reach a built-in as arrays (a grown list's items), unless it reads them itself
+      const args = e.args.map((a, i) => {
+        const ev = compileExpr(a);
+        if (b.rawLists || tys[i]?.k !== 'list') return ev;
+        return ((env, rt) => items(ev(env, rt))) as Ev;
+      });
       if (args.length === 1) {
         const a0 = args[0]!;
         return (env, rt) => b.run([a0(env, rt)], rt, tys);
@@ -210,8 +218,8 @@ export function compileExpr(e: E): Ev {
       const r = compileExpr(e.r);
       if (e.list) {
         return (env, rt) => {
-          const a = l(env, rt) as Value[];
-          const b = r(env, rt) as Value[];
+          const a = items(l(env, rt));
+          const b = items(r(env, rt));
           rt.alloc(16 + 8 * (a.length + b.length));
           return a.concat(b);
         };
@@ -304,8 +312,8 @@ function step(op: Link['op'], a: Value, b: Value, rt: Rt): Value {
       if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '%');
       return mod(a, b);
     case 'list': {
-      const x = a as Value[];
-      const y = b as Value[];
+      const x = items(a);
+      const y = items(b);
       rt.alloc(16 + 8 * (x.length + y.length));
       return x.concat(y);
     }

@@ -7,7 +7,7 @@ import { toTyped } from '../boundary.js';
 import type { S } from '../ir.js';
 import { type Rt, outOfTicks } from '../meter.js';
 import type { Ty } from '../types.js';
-import { Halt, Tagged, norm, type Value } from '../values.js';
+import { Halt, Slice, Tagged, norm, type Value } from '../values.js';
 import { nodes, stmtCost } from './cost.js';
 import { compileExpr } from './expressions.js';
 
@@ -123,8 +123,11 @@ function compileStmt(s: S): Ex {
       const body = compileBlock(s.body);
       return (env, rt) => {
         if ((rt.left -= c) < 0) throw outOfTicks;
-        const xs = list(env, rt) as Value[];
-        for (let i = 0; i < xs.length; i++) {
+        const v = list(env, rt);
+        // a grown list is walked in its buffer up to its own length (the body may append to it)
+        const xs = v instanceof Slice ? v.buf : (v as Value[]);
+        const n = v instanceof Slice ? v.len : xs.length;
+        for (let i = 0; i < n; i++) {
           if (--rt.left < 0) throw outOfTicks;
           env[slot] = xs[i]!;
           const r = body(env, rt);
