@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { sealedLibrary } from '../../../src/cards/library/index.js';
 import { natural, bool } from '../../../src/cards/typed.js';
+import { Harness, ann } from '../kernel/harness.js';
 import { budget, build, fails, plain } from './helpers.js';
 
 const chain = (term: string, op: string, n: number): string => Array.from({ length: n }, () => term).join(` ${op} `);
@@ -64,6 +65,14 @@ test('genuinely deep nesting is a parse diagnostic with a position, not a crash'
   assert.is(holes[0]!.stage, 'parse');
   const lists = fails(`def f(x: Natural) -> Natural:\n  return ${'['.repeat(5000)}x${']'.repeat(5000)}\n`);
   assert.match(lists[0]!.message, /nested more than/);
+});
+
+test('a card whose spell is a long chain is created and cast as a turn (what card run does)', () => {
+  const h = Harness.empty(ann);
+  const source = `type S:\n  n: Natural\n\ndef initial() -> S:\n  return S { n: 1 }\n\nspell grow(self: S) -> S:\n  return self { n: ${chain('self.n', '+', 2000)} }\n`;
+  assert.is(h.run({ kind: 'create', principal: ann, intent: 'c', object: 'c', source, entry: 'initial' }).kind, 'journal');
+  assert.is(h.turn(ann, 'c', 'grow').kind, 'journal');
+  assert.equal(h.state('c'), { n: 2000 });
 });
 
 test.run();
