@@ -91,8 +91,15 @@ export function compileExpr(e: E): Ev {
         const v = o(env, rt);
         const k = i(env, rt);
         // a grown list is read in its buffer, up to its own length
-        const xs = v instanceof Slice ? v.buf : (v as Value[]);
-        const n = v instanceof Slice ? v.len : xs.length;
+        let xs: Value[];
+        let n: number;
+        if (v instanceof Slice) {
+          xs = v.buf;
+          n = v.len;
+        } else {
+          xs = v as Value[];
+          n = xs.length;
+        }
         if (typeof k !== 'number' || k >= n) evaluation(`index ${k} is past the end of a list of ${n}`);
         return xs[k]!;
       };

@@ -125,8 +125,15 @@ function compileStmt(s: S): Ex {
         if ((rt.left -= c) < 0) throw outOfTicks;
         const v = list(env, rt);
         // a grown list is walked in its buffer up to its own length (the body may append to it)
-        const xs = v instanceof Slice ? v.buf : (v as Value[]);
-        const n = v instanceof Slice ? v.len : xs.length;
+        let xs: Value[];
+        let n: number;
+        if (v instanceof Slice) {
+          xs = v.buf;
+          n = v.len;
+        } else {
+          xs = v as Value[];
+          n = xs.length;
+        }
         for (let i = 0; i < n; i++) {
           if (--rt.left < 0) throw outOfTicks;
           env[slot] = xs[i]!;
