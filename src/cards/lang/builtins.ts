@@ -63,7 +63,12 @@ function keyOf(name: string, m: Ty, k: Ty, r: Ty): Ty | { arg: number; message: 
   return r;
 }
 
-/** Ticks of one map operation: the path it walks, log n. Heap: a put keeps one new entry (the copied path is shared garbage). */
+/** Ticks of one map operation: one, and one per key compared on the path it walks (log n), a text key one more per 16 characters. */
+function walk(m: PMap, k: Value): number {
+  return 1 + m.depth * (typeof k === 'string' ? 1 + (k.length >> 4) : 1);
+}
+
+/** Heap of a put: the one entry the map keeps (the copied path replaces the old map's, garbage bounded by the ticks). */
 const mapEntryHeap = 32;
 
 const mapBuiltins: Builtin[] = [
@@ -76,7 +81,7 @@ const mapBuiltins: Builtin[] = [
     type: ([m, k]) => keyOf('get', m!, k!, m!.k === 'map' ? m!.of : ERR),
     run: ([m, k], rt, tys) => {
       const map = m as PMap;
-      rt.tick(1 + map.depth);
+      rt.tick(walk(map, k!));
       const v = mapGet(map, k as Key);
       if (v === undefined) throw new Halt({ class: 'absentItem', reason: `${display(k!, (tys[0] as { key: Ty }).key, true)} is not a key of the map` });
       return v;
@@ -90,7 +95,7 @@ const mapBuiltins: Builtin[] = [
     mapArgs: true,
     type: ([m, k]) => keyOf('has', m!, k!, BOOL),
     run: ([m, k], rt) => {
-      rt.tick(1 + (m as PMap).depth);
+      rt.tick(walk(m as PMap, k!));
       return mapHas(m as PMap, k as Key);
     },
   },
@@ -108,7 +113,7 @@ const mapBuiltins: Builtin[] = [
     },
     run: ([m, k, v], rt) => {
       const map = m as PMap;
-      rt.tick(1 + map.depth);
+      rt.tick(walk(map, k!));
       rt.alloc(mapEntryHeap);
       return mapPut(map, k as Key, v!);
     },
@@ -228,7 +233,7 @@ const builtinList: Builtin[] = [
     type: ([l, x]) => (l!.k === 'map' ? keyOf('remove', l!, x!, l!) : elementOf('remove', l!, x!)),
     run: ([l, x], rt, tys) => {
       if (l instanceof PMap) {
-        rt.tick(1 + l.depth);
+        rt.tick(walk(l, x!));
         if (!mapHas(l, x as Key)) throw new Halt({ class: 'absentItem', reason: `${display(x!, (tys[0] as { key: Ty }).key, true)} is not a key of the map` });
         return mapRemove(l, x as Key);
       }

@@ -213,4 +213,14 @@ test("a module that defined a def named like a new built-in (board's keys) still
   assert.match(fails('def length(n: Natural) -> Natural:\n  return n\n')[0]!.message, /built-in function and cannot be defined again/);
 });
 
+test('a long text key costs its length at every level it is compared', () => {
+  const src =
+    'def fill(n: Natural, pad: Text) -> Natural:\n  let m: Map Text Natural = {}\n  for i in 1..n:\n    m = put(m, "{pad}{i}", i)\n  return size(m)\n';
+  const p = build(src);
+  const short = p.runEntry('fill', [natural(1000), label('')], { ticks: 10_000_000, heap: 10_000_000, bytes: 65_536 });
+  const long = p.runEntry('fill', [natural(1000), label('x'.repeat(4000))], { ticks: 10_000_000, heap: 100_000_000, bytes: 65_536 });
+  assert.ok(short.ok && long.ok);
+  assert.ok(long.usage.ticks > short.usage.ticks * 50, `${short.usage.ticks} → ${long.usage.ticks}`);
+});
+
 test.run();
