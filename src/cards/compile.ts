@@ -137,6 +137,13 @@ function compileFresh(input: CompileInput, library: Library): CompileResult {
 
   const loader = (fromLibrary: boolean): ModuleLoader => ({
     names: () => [...new Set([...(fromLibrary ? [] : asts.keys()), ...library.modules.keys()])].sort(),
+    kind(name) {
+      if (!fromLibrary && asts.has(name)) return null;
+      if (!library.modules.has(name)) return undefined;
+      if (inProgress.includes(name)) return null;
+      const m = this.load(name, name, at1, new Diags(name));
+      return m ?? null;
+    },
     load(name, from, span, ds) {
       const saved = ds.module;
       ds.module = from;

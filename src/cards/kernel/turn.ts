@@ -74,6 +74,8 @@ export class Turn {
   readonly before = new Map<string, Card>();
   readonly madeIds: string[] = [];
   readonly reprogrammed = new Set<string>();
+  /** Rules to run once the law has held (issue 19, 6): an act's before and after, in act order. */
+  private readonly ruleRuns: { id: string; program: Program; before: TypedData; after: TypedData }[] = [];
   readonly newPackages = new Map<string, Package>();
   /** Lines said per card this turn. */
   readonly says = new Map<string, string[]>();
@@ -196,12 +198,20 @@ export class Turn {
     this.result = r.result;
     this.queue(id, r.sends);
     for (const m of r.makes) this.makeFromCard(id, m);
-    this.runRules(id, program, card.state, r.state);
+    if (program.rules?.length) this.ruleRuns.push({ id, program, before: card.state, after: r.state });
   }
 
-  /** Rules react after an act: each fires (or not) on the new state; what they say is narrated. */
-  private runRules(id: string, program: Program, before: TypedData | undefined, after: TypedData): void {
-    if (!program.rules?.length) return;
+  /**
+   * Rules react after an act: each fires (or not) on the new state; what they say is narrated.
+   * They run after the law has been checked (turn/law.ts), so the law's outcome comes first and
+   * is the same whether or not a rule would fail too.
+   */
+  runRules(): void {
+    for (const { id, program, before, after } of this.ruleRuns) this.runRulesOf(id, program, before, after);
+    this.ruleRuns.length = 0;
+  }
+
+  private runRulesOf(id: string, program: Program, before: TypedData | undefined, after: TypedData): void {
     const card = this.card(id)!;
     const r = safely(() => program.runRules(before, after, this.ctx(card), this.remaining()));
     this.spend(r.usage);
@@ -284,6 +294,9 @@ export class Turn {
     if (!r.ok) return refuse(runRefusal(r.refusal, id));
     const state = applySeed(r.state, opts.seed, program.stateType);
     if (isRefusal(state)) return refuse({ ...state, object: id });
+    // a seed is data entering the card: held to the state's bounds as initial()'s result is
+    const outside = opts.seed === undefined ? undefined : program.checkState(state);
+    if (outside !== undefined) return refuse(runRefusal({ class: 'cardRefused', clause: 'bounds', reading: outside }, id));
     const broken = program.checkLaw(undefined, state, ctx);
     if (broken) return refuse(lawRefusal(id, broken.name, broken.reading));
     const card: Card = {

@@ -1,7 +1,10 @@
 /** The tree the parser builds: what the guest wrote, with where each piece stands. */
 import type { Span } from './diagnostics.js';
 
-export type TypeExpr = { k: 'tname'; name: string; qual?: string; min?: bigint; max?: bigint; span: Span } | { k: 'tlist'; of: TypeExpr; span: Span };
+export type TypeExpr =
+  | { k: 'tname'; name: string; qual?: string; min?: bigint; max?: bigint; span: Span }
+  | { k: 'tlist'; of: TypeExpr; span: Span }
+  | { k: 'tmap'; key: TypeExpr; of: TypeExpr; span: Span };
 
 export interface FieldDecl {
   name: string;
@@ -68,7 +71,8 @@ export type Stmt =
   | { k: 'make'; kind: string; seed?: Expr; span: Span }
   | { k: 'refuse'; clause: string; cls?: 'absentItem' | 'duplicateKey' | 'keyTaken'; reading: Expr; span: Span }
   | { k: 'result'; value: Expr; span: Span }
-  | { k: 'pass'; span: Span };
+  | { k: 'pass'; span: Span }
+  | { k: 'break' | 'continue'; span: Span };
 
 export type BinOp = '+' | '-' | '*' | '/' | '%' | '==' | '!=' | '<' | '<=' | '>' | '>=' | 'and' | 'or';
 

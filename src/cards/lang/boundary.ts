@@ -8,7 +8,8 @@ import type { TypedData } from '../typed.js';
 import { natural } from '../typed.js';
 import type { RecordTy, Ty } from './types.js';
 import { show } from './types.js';
-import { Tagged, maxValueDepth, norm, tooDeepValue, type Value } from './values.js';
+import { type Key, type PMap, cmpKey, mapEach, mapFromSorted, mapPut, emptyMap } from './pmap.js';
+import { Tagged, items, maxValueDepth, norm, tooDeepValue, type Value } from './values.js';
 
 export class Mismatch {
   constructor(public reason: string) {}
@@ -85,6 +86,9 @@ export function fromTyped(t: Ty, d: TypedData, path = '', depth = 0, lenient = f
       for (let i = 0; i < d.items.length; i++) out[i] = fromTyped(t.of, d.items[i]!, `${path}[${i}]`, depth + 1);
       return out;
     }
+    case 'map':
+      if (d.tag !== 'list' || !Array.isArray(d.items)) fail(path, `a ${d.tag} where ${show(t)} (a list of {key, value}) was wanted`);
+      return mapFrom(t, d.items, path, depth);
     case 'record':
       if (d.tag !== 'record' || !Array.isArray(d.fields)) fail(path, `a ${d.tag} where the record ${show(t)} was wanted`);
       return recordFrom(t, d.fields, path, depth, lenient);
@@ -116,6 +120,42 @@ export function fromTyped(t: Ty, d: TypedData, path = '', depth = 0, lenient = f
     case 'err':
       fail(path, 'no data fits an unknown type');
   }
+}
+
+/**
+ * A map from typed data: a list of `{key, value}` records. Written in ascending key order (as
+ * toTyped writes it) it is built in one pass; in any other order it is sorted; a key twice is
+ * refused, so one map has exactly one typed form.
+ */
+function mapFrom(t: Extract<Ty, { k: 'map' }>, items: TypedData[], path: string, depth: number): PMap {
+  const keys: Key[] = [];
+  const values: Value[] = [];
+  let sorted = true;
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!;
+    const where = `${path}[${i}]`;
+    if (it?.tag !== 'record' || !Array.isArray(it.fields) || it.fields.length !== 2) fail(where, 'a map entry is a record {key, value}');
+    const kf = it.fields.find((f) => f?.name === 'key');
+    const vf = it.fields.find((f) => f?.name === 'value');
+    if (!kf || !vf) fail(where, 'a map entry is a record {key, value}');
+    const k = fromTyped(t.key, kf.value, `${where}.key`, depth + 1) as Key;
+    const v = fromTyped(t.of, vf.value, `${where}.value`, depth + 1);
+    if (keys.length) {
+      const c = cmpKey(keys[keys.length - 1]!, k);
+      if (c === 0) fail(`${where}.key`, 'the key is given twice');
+      if (c > 0) sorted = false;
+    }
+    keys.push(k);
+    values.push(v);
+  }
+  if (sorted) return mapFromSorted(keys, values);
+  let m = emptyMap;
+  for (let i = 0; i < keys.length; i++) {
+    const before = m.size;
+    m = mapPut(m, keys[i]!, values[i]!);
+    if (m.size === before) fail(`${path}[${i}].key`, 'the key is given twice');
+  }
+  return m;
 }
 
 function recordFrom(t: RecordTy, fields: { name: string; value: TypedData }[], path: string, depth: number, lenient: boolean): Value[] {
@@ -153,7 +193,21 @@ export function toTyped(t: Ty, v: Value, depth = 0): TypedData {
     case 'bool':
       return { tag: 'boolean', value: v as boolean };
     case 'list':
-      return { tag: 'list', items: (v as Value[]).map((x) => toTyped(t.of, x, depth + 1)) };
+      return { tag: 'list', items: items(v).map((x) => toTyped(t.of, x, depth + 1)) };
+    case 'map': {
+      const items: TypedData[] = [];
+      mapEach(v as PMap, (k, x) => {
+        items.push({
+          tag: 'record',
+          fields: [
+            { name: 'key', value: toTyped(t.key, k, depth + 2) },
+            { name: 'value', value: toTyped(t.of, x, depth + 2) },
+          ],
+        });
+        return true;
+      });
+      return { tag: 'list', items };
+    }
     case 'record': {
       const arr = v as Value[];
       return { tag: 'record', fields: t.fields.map((f) => ({ name: f.name, value: toTyped(f.ty, arr[t.slot.get(f.name)!]!, depth + 1) })) };
@@ -196,6 +250,24 @@ export function plainToTyped(t: Ty, j: unknown, path = '', depth = 0): TypedData
     case 'list':
       if (!Array.isArray(j)) fail(path, `wanted a list (${show(t)})`);
       return { tag: 'list', items: j.map((x, i) => plainToTyped(t.of, x, `${path}[${i}]`, depth + 1)) };
+    case 'map': {
+      // plain JSON: an object of key → value (natural keys as digits), or a list of {key, value}
+      const entries: [unknown, unknown][] = Array.isArray(j)
+        ? j.map((x) => (x !== null && typeof x === 'object' ? [(x as { key?: unknown }).key, (x as { value?: unknown }).value] : [undefined, undefined]))
+        : j !== null && typeof j === 'object'
+          ? Object.keys(j).map((k) => [k, Object.getOwnPropertyDescriptor(j, k)!.value])
+          : fail(path, `wanted a map (${show(t)}): an object of key to value`);
+      return {
+        tag: 'list',
+        items: entries.map(([k, v], i) => ({
+          tag: 'record',
+          fields: [
+            { name: 'key', value: plainToTyped(t.key, k, `${path}[${i}].key`, depth + 1) },
+            { name: 'value', value: plainToTyped(t.of, v, `${path}[${i}].value`, depth + 1) },
+          ],
+        })),
+      };
+    }
     case 'record': {
       if (j === null || typeof j !== 'object' || Array.isArray(j)) fail(path, `wanted a record (${show(t)})`);
       const fields: { name: string; value: TypedData }[] = [];
@@ -245,6 +317,8 @@ export function hasBounds(t: Ty, seen: Set<Ty> = new Set()): boolean {
       return t.min !== undefined || t.sub === 'Object';
     case 'list':
       return hasBounds(t.of, seen);
+    case 'map':
+      return hasBounds(t.key, seen) || hasBounds(t.of, seen);
     case 'record':
       seen.add(t);
       return t.order.some((f) => hasBounds(f.ty, seen));
@@ -267,10 +341,17 @@ export function checkBounds(t: Ty, v: Value, path = '', depth = 0): void {
       checkTextBounds(t, v as string, path);
       return;
     case 'list': {
-      const xs = v as Value[];
+      const xs = items(v);
       for (let i = 0; i < xs.length; i++) checkBounds(t.of, xs[i]!, `${path}[${i}]`, depth + 1);
       return;
     }
+    case 'map':
+      mapEach(v as PMap, (k, x) => {
+        checkBounds(t.key, k, `${path}[${JSON.stringify(String(k)).slice(0, 40)}]`, depth + 1);
+        checkBounds(t.of, x, `${path}[${JSON.stringify(String(k)).slice(0, 40)}]`, depth + 1);
+        return true;
+      });
+      return;
     case 'record': {
       const arr = v as Value[];
       t.order.forEach((f, i) => checkBounds(f.ty, arr[i]!, path ? `${path}.${f.name}` : f.name, depth + 1));

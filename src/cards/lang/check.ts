@@ -45,6 +45,12 @@ export interface CheckedModule {
 export interface ModuleLoader {
   load(name: string, from: string, at: Span, diags: Diags): CheckedModule | undefined;
   names(): string[];
+  /**
+   * A kind `make` may name, for checking its seed: the checked library module, `null` when the
+   * name is known but cannot be looked into now (a module of the package, or one being checked),
+   * `undefined` when there is no such module. Reports nothing.
+   */
+  kind(name: string): CheckedModule | null | undefined;
 }
 
 export class ModuleChecker {

@@ -26,10 +26,17 @@ export type E =
   | { k: 'list'; items: E[] }
   | { k: 'arith'; op: '+' | '-' | '*' | '/' | '%'; l: E; r: E }
   | { k: 'concat'; l: E; r: E; list: boolean }
-  | { k: 'cmp'; op: '<' | '<=' | '>' | '>='; l: E; r: E }
+  | { k: 'cmp'; op: '<' | '<=' | '>' | '>='; l: E; r: E; text?: boolean }
   | { k: 'eq'; neg: boolean; l: E; r: E }
   | { k: 'and' | 'or'; l: E; r: E }
-  | { k: 'not'; e: E };
+  | { k: 'not'; e: E }
+  | { k: 'chain'; first: E; links: Link[] };
+
+/** One step of a long left-assoc chain: `text`/`list` join, arithmetic, or short-circuit and/or. */
+export interface Link {
+  op: '+' | '-' | '*' | '/' | '%' | 'text' | 'list' | 'and' | 'or';
+  r: E;
+}
 
 export type S =
   | { k: 'set'; slot: number; e: E }
@@ -45,7 +52,8 @@ export type S =
   | { k: 'make'; kind: string; seed: E | null; seedTy: Ty | null }
   | { k: 'refuse'; clause: string; cls?: 'absentItem' | 'duplicateKey' | 'keyTaken'; reading: E }
   | { k: 'result'; e: E; ty: Ty }
-  | { k: 'pass' };
+  | { k: 'pass' }
+  | { k: 'break' | 'continue' };
 
 export interface MatchCase {
   /** [field slot in the tag's payload, local slot it is bound to] */

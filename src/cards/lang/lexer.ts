@@ -53,6 +53,8 @@ export const keywords = new Set([
   'true',
   'false',
   'pass',
+  'break',
+  'continue',
 ]);
 
 const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
@@ -325,7 +327,12 @@ export function lexHole(src: string, line: number, col: number): Token[] {
     t.endCol = t.endCol - 1 + col - 1;
     t.line = line;
     t.endLine = line;
-    if (t.parts) for (const part of t.parts) part.col += col - 2;
+    if (t.parts)
+      for (const part of t.parts) {
+        // a text inside the hole: its own holes stand on the hole's line too
+        part.col += col - 2;
+        part.line = line;
+      }
   }
   const end = { k: 'eof' as const, v: '', line, col: col + src.length, endLine: line, endCol: col + src.length };
   return [...inner, end];

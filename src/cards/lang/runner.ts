@@ -210,9 +210,10 @@ export class CompiledProgram implements Program {
     try {
       a = fromTyped(this.state, after);
       b = before === undefined ? a : fromTyped(this.state, before);
-    } catch {
-      // A state that does not fit the program breaks the law at its first clause.
-      return this.law[0];
+    } catch (e) {
+      // The kernel checks a state's fit before its law; should one reach here, name what failed
+      // (its bounds), never a clause that may well hold.
+      return { name: 'bounds', reading: e instanceof Mismatch ? e.reason : 'the state does not fit the card', text: '' };
     }
     for (let i = 0; i < this.lawC.length; i++) {
       if (!this.clauseHolds(this.lawC[i]!, a, b, ctx)) return this.law[i];

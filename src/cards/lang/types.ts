@@ -42,6 +42,8 @@ export type Ty =
   | { k: 'text'; sub: TextSub; min?: bigint; max?: bigint }
   | { k: 'bool' }
   | { k: 'list'; of: Ty }
+  /** Keyed by naturals or texts (pmap.ts); written as typed data as a list of {key, value} in key order. */
+  | { k: 'map'; key: Ty; of: Ty }
   | RecordTy
   | VariantTy
   | { k: 'err' };
@@ -53,6 +55,7 @@ export const PRINCIPAL: Ty = { k: 'text', sub: 'Principal' };
 export const BOOL: Ty = { k: 'bool' };
 export const ERR: Ty = { k: 'err' };
 export const listOf = (of: Ty): Ty => ({ k: 'list', of });
+export const mapOf = (key: Ty, of: Ty): Ty => ({ k: 'map', key, of });
 
 /** Lays out fields by name; the caller has already refused duplicates. */
 export function layout(fields: FieldTy[]): { slot: Map<string, number>; order: FieldTy[] } {
@@ -91,6 +94,8 @@ export function show(t: Ty, depth = 0): string {
       return 'Boolean';
     case 'list':
       return 'List ' + show(t.of, depth + 1);
+    case 'map':
+      return `Map ${show(t.key, depth + 1)} ${show(t.of, depth + 1)}`;
     case 'record':
       if (t.name) return t.name;
       if (depth > 3) return '{ … }';
@@ -122,6 +127,8 @@ export function compat(a: Ty, b: Ty, seen: [Ty, Ty][] = []): boolean {
       return b.k === 'text';
     case 'list':
       return b.k === 'list' && compat(a.of, b.of, seen);
+    case 'map':
+      return b.k === 'map' && compat(a.key, b.key, seen) && compat(a.of, b.of, seen);
     case 'variant':
       return false;
     case 'record': {
@@ -156,6 +163,8 @@ export function shapeKey(t: Ty, stack: Ty[] = []): string {
       return '?';
     case 'list':
       return `L(${shapeKey(t.of, stack)})`;
+    case 'map':
+      return `M(${shapeKey(t.key, stack)},${shapeKey(t.of, stack)})`;
     case 'record': {
       const s = [...stack, t];
       return `{${t.order.map((f) => `${JSON.stringify(f.name)}:${shapeKey(f.ty, s)}`).join(',')}}`;

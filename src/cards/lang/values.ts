@@ -5,7 +5,10 @@
  * are never changed in place: every edit builds a new one, so a value can be shared freely.
  */
 import { shownPrincipal } from '../program.js';
+import { PMap, mapEach, type Key } from './pmap.js';
 import type { Ty } from './types.js';
+
+export { cmpText } from './text-order.js';
 
 export class Tagged {
   constructor(
@@ -14,7 +17,29 @@ export class Tagged {
   ) {}
 }
 
-export type Value = number | bigint | string | boolean | Value[] | Tagged;
+export type Value = number | bigint | string | boolean | Value[] | Tagged | PMap | Slice;
+
+/**
+ * A list grown by `append`: the first `len` items of a buffer it may share with the list it was
+ * appended to. Appending to the newest list of a buffer pushes onto it (the lists before it see
+ * only their own `len` items, so nothing they hold changes); appending to an older one copies.
+ * So a loop of appends costs each one a slot, not a copy of the whole list.
+ */
+export class Slice {
+  constructor(
+    readonly buf: Value[],
+    readonly len: number,
+  ) {}
+}
+
+/** A list's items as an array, for reading at once (never kept: a Slice's buffer may grow later). */
+export function items(v: Value): Value[] {
+  if (v instanceof Slice) return v.len === v.buf.length ? v.buf : v.buf.slice(0, v.len);
+  return v as Value[];
+}
+
+/** How many items a list holds. */
+export const count = (v: Value): number => (v instanceof Slice ? v.len : (v as Value[]).length);
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const BIG_MAX = BigInt(MAX);
@@ -94,6 +119,8 @@ export function tooDeepValue(): never {
 export function eq(a: Value, b: Value, count: { n: number }, depth = 0): boolean {
   count.n++;
   if (a === b) return true;
+  if (a instanceof Slice) a = items(a);
+  if (b instanceof Slice) b = items(b);
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   if (depth > maxValueDepth) tooDeepValue();
   if (Array.isArray(a)) {
@@ -101,11 +128,33 @@ export function eq(a: Value, b: Value, count: { n: number }, depth = 0): boolean
     for (let i = 0; i < a.length; i++) if (!eq(a[i]!, b[i]!, count, depth + 1)) return false;
     return true;
   }
+  if (a instanceof PMap) return b instanceof PMap && sameMap(a, b, count, depth);
   if (Array.isArray(b) || a.t !== (b as Tagged).t) return false;
   const fa = a.f;
   const fb = (b as Tagged).f;
   if (!fa || !fb) return fa === fb || (!fa && fb!.length === 0) || (!fb && fa!.length === 0);
   return eq(fa, fb, count, depth + 1);
+}
+
+/** Two maps are equal when they hold the same keys with equal values (in key order, so one walk). */
+function sameMap(a: PMap, b: PMap, count: { n: number }, depth: number): boolean {
+  if (a.size !== b.size) return false;
+  const ks: Key[] = [];
+  const vs: Value[] = [];
+  mapEach(b, (k, v) => {
+    ks.push(k);
+    vs.push(v);
+    return true;
+  });
+  let i = 0;
+  let same = true;
+  mapEach(a, (k, v) => {
+    count.n++;
+    same = k === ks[i] && eq(v, vs[i]!, count, depth + 1);
+    i++;
+    return same;
+  });
+  return same;
 }
 
 /**
@@ -124,7 +173,17 @@ export function display(v: Value, t: Ty, nested = false, depth = 0): string {
     case 'bool':
       return v ? 'true' : 'false';
     case 'list':
-      return `[${(v as Value[]).map((x) => display(x, t.of, true, depth + 1)).join(', ')}]`;
+      return `[${items(v)
+        .map((x) => display(x, t.of, true, depth + 1))
+        .join(', ')}]`;
+    case 'map': {
+      const parts: string[] = [];
+      mapEach(v as PMap, (k, x) => {
+        parts.push(`${display(k, t.key, true, depth + 1)}: ${display(x, t.of, true, depth + 1)}`);
+        return true;
+      });
+      return parts.length ? `{ ${parts.join(', ')} }` : '{}';
+    }
     case 'record': {
       const arr = v as Value[];
       return `{ ${t.fields.map((f) => `${f.name}: ${display(arr[t.slot.get(f.name)!]!, f.ty, true, depth + 1)}`).join(', ')} }`;
@@ -146,5 +205,7 @@ export function heapOf(v: Value): number {
   if (typeof v === 'bigint') return 16;
   if (Array.isArray(v)) return 16 + 8 * v.length;
   if (v instanceof Tagged) return 16 + (v.f ? 8 * v.f.length : 0);
+  if (v instanceof PMap) return 16;
+  if (v instanceof Slice) return 16 + 8 * v.len;
   return 8;
 }

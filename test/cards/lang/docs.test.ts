@@ -16,7 +16,11 @@ import { compile } from '../../../src/cards/compile.js';
 import { sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Budget, CallContext, Diagnostic, Program, RunRefusal } from '../../../src/cards/program.js';
 import { label, natural, record, type TypedData } from '../../../src/cards/typed.js';
-import { readSpell } from './spells.js';
+import { fromSpell } from '../../../src/cards/kernel/fields.js';
+import { defaultOptions } from '../../../src/cards/kernel/options.js';
+import { clauseBudget } from '../../../src/cards/lang/runner.js';
+import { parseSpell } from '../../../src/cards/kernel/spell.js';
+import type { Refusal } from '../../../src/cards/kernel/refusal.js';
 
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -33,12 +37,26 @@ function repoRoot(): string {
 
 const doc = readFileSync(join(repoRoot(), 'docs', 'cards.md'), 'utf8');
 const blocks = [...doc.matchAll(/```(card|session|error) (\w+)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, name: m[2]!, body: m[3]! }));
-const budget: Budget = { ticks: 1_000_000, heap: 10_000_000, bytes: 100_000 };
+// The host's budget for one turn, as the page states it (and as `budget` states it below).
+const budget: Budget = defaultOptions.budget;
 const guest = (name: string) => `guest:town:${name}`;
 
-function refusalLine(r: RunRefusal | { class: 'lawRefused'; clause: string; reading: string }): string {
-  if (r.class === 'cardRefused' || r.class === 'lawRefused') return `refused: ${r.class} ${r.clause}: ${r.reading}`;
+function refusalLine(r: RunRefusal | Refusal | { class: 'lawRefused'; clause: string; reading: string }): string {
+  if ((r.class === 'cardRefused' || r.class === 'lawRefused') && 'reading' in r) return `refused: ${r.class} ${r.clause}: ${r.reading}`;
+  if ('clause' in r && r.clause) return `refused: ${r.class} ${r.clause} ${r.reason}`;
   return `refused: ${r.class} ${r.reason}`;
+}
+
+/** A filled-in template read as the host reads it (the kernel's spell parser and form), card ids as they are. */
+function readSpell(text: string, p: Program): { method: string; args: TypedData } | Refusal {
+  const parsed = parseSpell(text);
+  if (!parsed.ok) return { class: 'badSpell', clause: parsed.fault.clause, reason: parsed.fault.reason };
+  const spell = parsed.spell;
+  if (spell.kind !== 'cast') throw new Error(`the page casts one spell at a time: ${text}`);
+  const m = p.methods.find((x) => x.name === spell.method && x.kind === 'spell');
+  if (!m?.form) throw new Error(`no spell with a form named ${spell.method}`);
+  const r = fromSpell(m.form, spell.items, m.template ?? m.name, () => undefined);
+  return r.ok ? { method: m.name, args: r.args } : r.refusal;
 }
 
 /** A def's arguments as the page writes them: naturals, "text", true/false, [lists], { records }. */
@@ -121,8 +139,9 @@ function act(p: Program, line: string, st: { state: TypedData }): string[] {
     const r = p.runEntry(entry[1]!, parseArgs(entry[2]!), budget);
     return r.ok ? [`result: ${showData(r.result)}`] : [refusalLine(r.refusal)];
   }
-  const { method, args } = readSpell(text, p.methods);
-  const r = p.call(method, st.state, args, ctx, budget);
+  const read = readSpell(text, p);
+  if ('class' in read) return [refusalLine(read)];
+  const r = p.call(read.method, st.state, read.args, ctx, budget);
   if (!r.ok) return [refusalLine(r.refusal)];
   const broken = p.checkLaw(st.state, r.state, ctx);
   if (broken) return [refusalLine({ class: 'lawRefused', clause: broken.name, reading: broken.reading })];
@@ -206,5 +225,15 @@ blocks
       settle(current);
     });
   });
+
+test('the page states the budgets of the host, as the kernel has them', () => {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const b = defaultOptions.budget;
+  assert.ok(doc.includes(`| a turn (all the acts of a plan together) | ${n(b.ticks)} | ${n(b.heap)} | ${n(b.bytes)} |`));
+  assert.ok(doc.includes(`| a law clause, want or rule, each | ${n(clauseBudget.ticks)} | ${n(clauseBudget.heap)} | — |`));
+  assert.ok(doc.includes(`${n(b.ticks)} ticks, ${n(b.heap)} heap and ${n(b.bytes)} bytes`));
+  const a = defaultOptions.allowances;
+  assert.ok(doc.includes(`${a.depth} deep, ${n(a.work)}\nticks and ${n(a.storage)} bytes`));
+});
 
 test.run();

@@ -3,7 +3,8 @@
  * every card the turn wrote, wants opened and closed are revealed, and the working set becomes
  * the entry's parts (writes with new versions, cards made, packages, offers, sends, a quiet).
  * A card made or reprogrammed in the turn is checked as new (no `before`). A broken clause is
- * thrown as `Refused` (`lawRefused`), which rolls the whole turn back.
+ * thrown as `Refused` (`lawRefused`), which rolls the whole turn back. The rules of the turn's
+ * acts run once the law holds, so a rule that fails never hides the law's refusal.
  *
  * Deliveries, arrivals, creates and REPL turns end the same way.
  */
@@ -18,21 +19,28 @@ export function checkLaw(turn: Turn): TurnEffects {
   const { scope, before, reprogrammed, says } = turn;
   const writes: Write[] = [];
   const made: Card[] = [];
+  // the law first, on every card written; then the rules of the acts (their says are narrated)
+  const written = new Map<string, Program>();
   for (const [id, card] of turn.working) {
     const was = before.get(id);
-    const changedState = !was || !sameData(was.state, card.state) || reprogrammed.has(id);
-    const program = changedState ? turn.programOf(card) : undefined;
-    if (program && changedState) {
-      const fresh = !was || reprogrammed.has(id);
-      const broken = program.checkLaw(fresh ? undefined : was.state, card.state, {
-        caller: scope.caller,
-        owner: card.owner,
-        self: id,
-        now: scope.clock,
-      });
-      if (broken) refuse(lawRefusal(id, broken.name, broken.reading));
-      revealWants(turn, id, was, card, program);
-    }
+    if (!(!was || !sameData(was.state, card.state) || reprogrammed.has(id))) continue;
+    const program = turn.programOf(card);
+    written.set(id, program);
+    const fresh = !was || reprogrammed.has(id);
+    const broken = program.checkLaw(fresh ? undefined : was.state, card.state, {
+      caller: scope.caller,
+      owner: card.owner,
+      self: id,
+      now: scope.clock,
+    });
+    if (broken) refuse(lawRefusal(id, broken.name, broken.reading));
+  }
+  turn.runRules();
+  for (const [id, card] of turn.working) {
+    const was = before.get(id);
+    const program = written.get(id);
+    const changedState = program !== undefined;
+    if (program) revealWants(turn, id, was, card, program);
     const lines = says.get(id) ?? [];
     if (!was) {
       made.push(lines.length ? { ...card, lines: lines.slice(-linesKept) } : card);

@@ -49,7 +49,17 @@ export function ends(ss: S[]): boolean {
       const all = s.cases.every((c) => c !== undefined);
       if ((s.rest || all) && s.cases.every((c) => !c || ends(c.body)) && (!s.rest || ends(s.rest))) return true;
     }
-    if (s.k === 'while' && s.cond.k === 'const' && s.cond.v === true) return true;
+    if (s.k === 'while' && s.cond.k === 'const' && s.cond.v === true && !breaks(s.body)) return true;
+  }
+  return false;
+}
+
+/** Does a loop body break out of its own loop (not out of a loop inside it)? */
+function breaks(ss: S[]): boolean {
+  for (const s of ss) {
+    if (s.k === 'break') return true;
+    if (s.k === 'if' && (s.branches.some(([, b]) => breaks(b)) || (s.otherwise && breaks(s.otherwise)))) return true;
+    if (s.k === 'match' && (s.cases.some((c) => c && breaks(c.body)) || (s.rest && breaks(s.rest)))) return true;
   }
   return false;
 }

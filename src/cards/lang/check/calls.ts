@@ -83,7 +83,13 @@ export function call(m: ModuleScope, e: Extract<Expr, { k: 'call' }>, f: FnCtx):
 }
 
 function callBuiltin(m: ModuleScope, b: Builtin, e: Extract<Expr, { k: 'call' }>, f: FnCtx): [E, Ty] {
-  const checked = e.args.map((a) => expr(m, a, f));
+  // the arguments after a map take their types from it: put(rows, "k", []) knows the list's items
+  const checked: [E, Ty][] = [];
+  for (let i = 0; i < e.args.length; i++) {
+    const first = checked[0]?.[1];
+    const want = first?.k === 'map' && b.mapArgs ? (i === 1 ? first.key : i === 2 ? first.of : undefined) : undefined;
+    checked.push(expr(m, e.args[i]!, f, want));
+  }
   if (e.args.length !== b.arity) {
     report(m, 'type', e.span, `${b.name} takes ${b.arity} argument${b.arity === 1 ? '' : 's'}, but is given ${e.args.length}`, b.sig, f);
     return [{ k: 'const', v: 0 }, ERR];

@@ -5,7 +5,8 @@
  */
 import type { Expr } from '../ast.js';
 import type { E } from '../ir.js';
-import { BOOL, ERR, NAT, TEXT, compat, isBool, isNat, listOf, show, showFull, widen, type Ty } from '../types.js';
+import { emptyMap } from '../pmap.js';
+import { BOOL, ERR, NAT, TEXT, compat, isBool, isNat, listOf, show, showFull, widen, type Ty, type VariantTy } from '../types.js';
 import { call } from './calls.js';
 import { type FnCtx, isCtxName, lookupLocal } from './locals.js';
 import { bareCtor, ctorRef, name } from './names.js';
@@ -62,6 +63,8 @@ export function expr(m: ModuleScope, e: Expr, f: FnCtx, want?: Ty): [E, Ty] {
     case 'with':
       return withExpr(m, e, f);
     case 'anon':
+      // `{}` where a map is wanted is the empty map
+      if (want?.k === 'map' && e.fields.length === 0) return [{ k: 'const', v: emptyMap }, want];
       return anonRecord(m, e, f, want);
     case 'list': {
       const wantItem = want && want.k === 'list' ? want.of : undefined;
@@ -110,12 +113,7 @@ function field(m: ModuleScope, e: Extract<Expr, { k: 'field' }>, f: FnCtx): [E, 
   const [o, ot] = expr(m, e.obj, f);
   if (ot.k === 'err') return [o, ERR];
   if (ot.k !== 'record') {
-    const hint =
-      ot.k === 'list' && e.name === 'length'
-        ? 'length(list)'
-        : ot.k === 'variant'
-          ? `match it first: match …:\n  case ${ot.ctors[0]!.name} { ${e.name} }:`
-          : undefined;
+    const hint = ot.k === 'list' && e.name === 'length' ? 'length(list)' : ot.k === 'variant' ? variantFieldHint(ot, e.name) : undefined;
     report(m, 'type', e.nameSpan, `${show(ot)} has no field ${e.name}`, hint, f);
     return [o, ERR];
   }
@@ -136,6 +134,13 @@ function field(m: ModuleScope, e: Extract<Expr, { k: 'field' }>, f: FnCtx): [E, 
     return [o, ERR];
   }
   return [{ k: 'field', obj: o, slot: s }, ot.order[s]!.ty];
+}
+
+/** `s.w` on a variant: match the tags that carry `w` (not merely the first tag). */
+function variantFieldHint(t: VariantTy, name: string): string {
+  const carriers = t.ctors.filter((c) => c.fields.some((x) => x.name === name));
+  if (!carriers.length) return `no tag of ${t.name} carries a field ${name}; its tags: ${t.ctors.map((c) => c.name).join(', ')}`;
+  return `match it first: match …:\n${carriers.map((c) => `  case ${c.name} { ${name} }:`).join('\n')}`;
 }
 
 /** How to write a value of type `t`, for the hint of a mismatch. */

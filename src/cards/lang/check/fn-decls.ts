@@ -3,7 +3,7 @@
  * body is checked, so bodies may call functions written below them (and themselves).
  */
 import type { Decl } from '../ast.js';
-import { builtins } from '../builtins.js';
+import { builtins, shadowable } from '../builtins.js';
 import type { FnSym } from '../ir.js';
 import { ERR, type Ty } from '../types.js';
 import { isCtxName } from './locals.js';
@@ -20,7 +20,7 @@ export function declareFns(m: ModuleScope, decls: Decl[]): void {
     }
     // A spell may share a built-in's name (board's `remove`): it is cast, and in code the
     // built-in keeps the name.
-    if (builtins.has(d.name) && d.kind !== 'spell') {
+    if (builtins.has(d.name) && d.kind !== 'spell' && !shadowable.has(d.name)) {
       report(
         m,
         'resolve',

@@ -20,6 +20,8 @@ export interface FnCtx {
   ret: Ty;
   scopes: Map<string, Local>[];
   slots: number;
+  /** Loops around the statement being checked: break and continue need one. */
+  loops?: number;
   /** Diagnostics inside law clauses carry stage `law`. */
   stage?: Stage;
 }

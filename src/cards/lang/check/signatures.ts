@@ -20,8 +20,7 @@ export function checkSignatures(m: ModuleScope, state: Ty | undefined): void {
         p0
           ? `the first parameter of spell ${s.name} is ${show(p0.ty)}, but the card's state is ${stateShown}`
           : `spell ${s.name} takes the card's state as its first parameter`,
-        `spell ${s.name}(self: ${stateShown}${s.params
-          .slice(1)
+        `spell ${s.name}(self: ${stateShown}${(p0?.name === 'self' ? s.params.slice(1) : s.params.filter((p) => p.name !== 'self'))
           .map((p) => `, ${p.name}: ${show(p.ty)}`)
           .join('')}) -> ${stateShown}:`,
       );

@@ -10,6 +10,7 @@ import { expect, expr } from './expressions.js';
 import { type FnCtx, declareLocal, isCtxName, lookupLocal } from './locals.js';
 import { type ModuleScope, report } from './scope.js';
 import { suggest } from './suggest.js';
+import { checkMakeKind, checkMakeSeed, checkSendToSelf } from './effects.js';
 import { typeOf } from './type-expr.js';
 
 export function block(m: ModuleScope, stmts: Stmt[], f: FnCtx): S[] {
@@ -18,6 +19,15 @@ export function block(m: ModuleScope, stmts: Stmt[], f: FnCtx): S[] {
   for (const s of stmts) out.push(stmt(m, s, f));
   f.scopes.pop();
   return out;
+}
+
+function loopBody(m: ModuleScope, stmts: Stmt[], f: FnCtx): S[] {
+  f.loops = (f.loops ?? 0) + 1;
+  try {
+    return block(m, stmts, f);
+  } finally {
+    f.loops--;
+  }
 }
 
 function effect(m: ModuleScope, what: string, span: Span, f: FnCtx): boolean {
@@ -38,6 +48,13 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
   switch (s.k) {
     case 'pass':
       return { k: 'pass' };
+    case 'break':
+    case 'continue':
+      if (!f.loops) {
+        report(m, 'type', s.span, `${s.k} belongs inside a loop (for or while)`, s.k === 'break' ? 'return …, to leave the function' : undefined, f);
+        return { k: 'pass' };
+      }
+      return { k: s.k };
     case 'let': {
       let e: E;
       let ty: Ty;
@@ -72,7 +89,7 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
           report(m, 'type', s.list.span, `for … in goes over a list, not ${show(lt)}`, lt.k === 'nat' ? `for i in 0..${'n'}:` : undefined, f);
         f.scopes.push(new Map());
         const slot = declareLocal(m, s.name, item, s.span, f);
-        const body = block(m, s.body, f);
+        const body = loopBody(m, s.body, f);
         f.scopes.pop();
         return { k: 'forList', slot, list: l, body };
       }
@@ -82,14 +99,14 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
       if (!isNat(tt)) report(m, 'type', s.to!.span, `a range ends at a natural, not ${show(tt)}`, undefined, f);
       f.scopes.push(new Map());
       const slot = declareLocal(m, s.name, NAT, s.span, f);
-      const body = block(m, s.body, f);
+      const body = loopBody(m, s.body, f);
       f.scopes.pop();
       return { k: 'forRange', slot, from, to, body };
     }
     case 'while': {
       const [c, ct] = expr(m, s.cond, f);
       if (!isBool(ct)) report(m, 'type', s.cond.span, `a condition is Boolean, not ${show(ct)}`, undefined, f);
-      return { k: 'while', cond: c, body: block(m, s.body, f) };
+      return { k: 'while', cond: c, body: loopBody(m, s.body, f) };
     }
     case 'return': {
       if (f.kind === 'clause') {
@@ -120,13 +137,16 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
       if (!isTextLike(tt)) report(m, 'type', s.target.span, `a send goes to a card (an Object), not ${show(tt)}`, 'send to.receive { text: "…" }', f);
       const [arg, at] = expr(m, s.arg, f);
       if (at.k !== 'record' && at.k !== 'err') report(m, 'type', s.arg.span, `the argument of a send is a record, not ${show(at)}`, '{ field: value }', f);
+      else if (s.target.k === 'name' && s.target.name === 'this' && !lookupLocal('this', f)) checkSendToSelf(m, s, at, f);
       return { k: 'send', target, method: s.method, arg, argTy: at };
     }
     case 'make': {
       effect(m, 'make', s.span, f);
+      const kind = checkMakeKind(m, s, f);
       if (!s.seed) return { k: 'make', kind: s.kind, seed: null, seedTy: null };
       const [seed, st] = expr(m, s.seed, f);
       if (st.k !== 'record' && st.k !== 'err') report(m, 'type', s.seed.span, `the seed of a make is a record, not ${show(st)}`, 'make note { text: "…" }', f);
+      else if (kind?.state && st.k === 'record') checkMakeSeed(m, s, kind.state, st, f);
       return { k: 'make', kind: s.kind, seed, seedTy: st };
     }
     case 'refuse': {

@@ -4,11 +4,11 @@
  */
 import type { TypeExpr } from '../ast.js';
 import type { Span } from '../diagnostics.js';
-import { BOOL, ERR, NAT, PRINCIPAL, listOf, type FieldTy, type Ty } from '../types.js';
+import { BOOL, ERR, NAT, PRINCIPAL, listOf, mapOf, show, type FieldTy, type Ty } from '../types.js';
 import { type ModuleScope, report } from './scope.js';
 import { suggest } from './suggest.js';
 
-export const builtinTypes = new Set(['Natural', 'Text', 'Boolean', 'Object', 'Principal', 'Label', 'List']);
+export const builtinTypes = new Set(['Natural', 'Text', 'Boolean', 'Object', 'Principal', 'Label', 'List', 'Map']);
 
 export function fieldTys(m: ModuleScope, fields: { name: string; type: TypeExpr; span: Span }[], where: string): FieldTy[] {
   const out: FieldTy[] = [];
@@ -48,6 +48,14 @@ function lookupType(m: ModuleScope, name: string, qual: string | undefined, span
 
 export function typeOf(m: ModuleScope, te: TypeExpr): Ty {
   if (te.k === 'tlist') return listOf(typeOf(m, te.of));
+  if (te.k === 'tmap') {
+    const key = typeOf(m, te.key);
+    if (key.k !== 'nat' && key.k !== 'text' && key.k !== 'err') {
+      report(m, 'type', te.key.span, `a map is keyed by naturals or texts, not ${show(key)}`, 'Map Text Natural');
+      return mapOf(ERR, typeOf(m, te.of));
+    }
+    return mapOf(key, typeOf(m, te.of));
+  }
   const bounded = te.min !== undefined && te.max !== undefined;
   if (bounded && te.min! > te.max!) {
     report(m, 'type', te.span, `the bounds ${te.min}..${te.max} hold nothing: the lower is above the upper`, `${te.name} ${te.max}..${te.min}`);
@@ -68,6 +76,9 @@ export function typeOf(m: ModuleScope, te: TypeExpr): Ty {
         return BOOL;
       case 'List':
         report(m, 'type', te.span, 'List needs the type of its items', 'List Natural');
+        return ERR;
+      case 'Map':
+        report(m, 'type', te.span, 'Map needs the type of its keys and of its values', 'Map Text Natural');
         return ERR;
     }
   }

@@ -37,6 +37,12 @@ export function nodes(e: E): number {
       return 1 + nodes(e.l) + nodes(e.r);
     case 'not':
       return 1 + nodes(e.e);
+    case 'chain': {
+      // as the nested form: one per link, and its operands
+      let n = nodes(e.first);
+      for (const l of e.links) n += 1 + nodes(l.r);
+      return n;
+    }
   }
 }
 
@@ -65,6 +71,11 @@ function exprDepth(e: E): number {
       return 1 + Math.max(0, ...(e.fields ?? []).map(exprDepth));
     case 'not':
       return 1 + exprDepth(e.e);
+    case 'chain': {
+      let d = exprDepth(e.first);
+      for (const l of e.links) d = Math.max(d, exprDepth(l.r));
+      return 2 + d;
+    }
     default:
       return 1 + Math.max(exprDepth(e.l), exprDepth(e.r));
   }
@@ -108,6 +119,8 @@ function blockDepth(ss: S[]): number {
         x += exprDepth(s.reading);
         break;
       case 'pass':
+      case 'break':
+      case 'continue':
         break;
     }
     d = Math.max(d, x);
@@ -153,6 +166,8 @@ export function stmtCost(s: S): number {
     case 'refuse':
       return 1 + nodes(s.reading);
     case 'pass':
+    case 'break':
+    case 'continue':
       return 1;
   }
 }

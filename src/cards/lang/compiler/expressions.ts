@@ -3,9 +3,9 @@
  * charges heap for what it allocates; ticks are charged by the statement around it (cost.ts).
  */
 import { shownPrincipal } from '../../program.js';
-import type { E, FnSym } from '../ir.js';
+import type { E, FnSym, Link } from '../ir.js';
 import { type Rt, maxCallDepth, tooDeep } from '../meter.js';
-import { Halt, Tagged, add, display, div, eq, limbs, mod, mul, sub, type Value } from '../values.js';
+import { Halt, Slice, Tagged, add, cmpText, display, div, eq, items, limbs, mod, mul, sub, type Value } from '../values.js';
 
 export type Ev = (env: Value[], rt: Rt) => Value;
 
@@ -88,18 +88,33 @@ export function compileExpr(e: E): Ev {
       const o = compileExpr(e.obj);
       const i = compileExpr(e.idx);
       return (env, rt) => {
-        const xs = o(env, rt) as Value[];
+        const v = o(env, rt);
         const k = i(env, rt);
-        if (typeof k !== 'number' || k >= xs.length) evaluation(`index ${k} is past the end of a list of ${xs.length}`);
+        // a grown list is read in its buffer, up to its own length
+        let xs: Value[];
+        let n: number;
+        if (v instanceof Slice) {
+          xs = v.buf;
+          n = v.len;
+        } else {
+          xs = v as Value[];
+          n = xs.length;
+        }
+        if (typeof k !== 'number' || k >= n) evaluation(`index ${k} is past the end of a list of ${n}`);
         return xs[k]!;
       };
     }
     case 'call':
       return compileCall(e.fn, e.args.map(compileExpr));
     case 'builtin': {
-      const args = e.args.map(compileExpr);
       const b = e.b;
       const tys = e.tys;
+      // list arguments reach a built-in as arrays (a grown list's items), unless it reads them itself
+      const args = e.args.map((a, i) => {
+        const ev = compileExpr(a);
+        if (b.rawLists || tys[i]?.k !== 'list') return ev;
+        return ((env, rt) => items(ev(env, rt))) as Ev;
+      });
       if (args.length === 1) {
         const a0 = args[0]!;
         return (env, rt) => b.run([a0(env, rt)], rt, tys);
@@ -210,8 +225,8 @@ export function compileExpr(e: E): Ev {
       const r = compileExpr(e.r);
       if (e.list) {
         return (env, rt) => {
-          const a = l(env, rt) as Value[];
-          const b = r(env, rt) as Value[];
+          const a = items(l(env, rt));
+          const b = items(r(env, rt));
           rt.alloc(16 + 8 * (a.length + b.length));
           return a.concat(b);
         };
@@ -225,6 +240,16 @@ export function compileExpr(e: E): Ev {
     case 'cmp': {
       const l = compileExpr(e.l);
       const r = compileExpr(e.r);
+      if (e.text) {
+        const op = e.op;
+        return (env, rt) => {
+          const a = l(env, rt) as string;
+          const b = r(env, rt) as string;
+          rt.tick(Math.min(a.length, b.length) >> 4);
+          const c = cmpText(a, b);
+          return op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+        };
+      }
       switch (e.op) {
         case '<':
           return (env, rt) => (l(env, rt) as number) < (r(env, rt) as number);
@@ -266,8 +291,63 @@ export function compileExpr(e: E): Ev {
       const x = compileExpr(e.e);
       return (env, rt) => !(x(env, rt) as boolean);
     }
+    case 'chain':
+      return compileChain(e);
   }
   throw new Error(`compiler: unknown node ${(e as E).k}`);
+}
+
+/** One link's work on the value so far and its right operand, as the nested node would do it. */
+function step(op: Link['op'], a: Value, b: Value, rt: Rt): Value {
+  switch (op) {
+    case '+':
+      if (typeof a === 'number' && typeof b === 'number' && a + b <= MAX) return a + b;
+      bigWork(rt, a, b, '+');
+      return add(a, b);
+    case '-':
+      if (typeof a === 'number' && typeof b === 'number' && b <= a) return a - b;
+      bigWork(rt, a, b, '-');
+      return sub(a, b);
+    case '*':
+      if (typeof a === 'number' && typeof b === 'number' && a * b <= MAX) return a * b;
+      bigWork(rt, a, b, '*');
+      return mul(a, b);
+    case '/':
+      if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '/');
+      return div(a, b);
+    case '%':
+      if (typeof a !== 'number' || typeof b !== 'number') bigWork(rt, a, b, '%');
+      return mod(a, b);
+    case 'list': {
+      const x = items(a);
+      const y = items(b);
+      rt.alloc(16 + 8 * (x.length + y.length));
+      return x.concat(y);
+    }
+    default: {
+      const s = (a as string) + (b as string);
+      rt.alloc(8 + s.length);
+      return s;
+    }
+  }
+}
+
+/** A long left-assoc chain as a loop: the same order, short-circuits, costs and refusals as the nested form, in constant stack. */
+function compileChain(e: Extract<E, { k: 'chain' }>): Ev {
+  const first = compileExpr(e.first);
+  const ops = e.links.map((l) => l.op);
+  const rs = e.links.map((l) => compileExpr(l.r));
+  const n = ops.length;
+  return (env, rt) => {
+    let v = first(env, rt);
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      if (op === 'and') v = (v as boolean) && (rs[i]!(env, rt) as boolean);
+      else if (op === 'or') v = (v as boolean) || (rs[i]!(env, rt) as boolean);
+      else v = step(op, v, rs[i]!(env, rt), rt);
+    }
+    return v;
+  };
 }
 
 function compileCall(fn: FnSym, args: Ev[]): Ev {

@@ -7,12 +7,16 @@ import { toTyped } from '../boundary.js';
 import type { S } from '../ir.js';
 import { type Rt, outOfTicks } from '../meter.js';
 import type { Ty } from '../types.js';
-import { Halt, type Tagged, norm, type Value } from '../values.js';
+import { Halt, Slice, Tagged, norm, type Value } from '../values.js';
 import { nodes, stmtCost } from './cost.js';
 import { compileExpr } from './expressions.js';
 
-/** Runs a statement: undefined to go on, or the value returned. */
+/** Runs a statement: undefined to go on, or the value returned (or BREAK / CONTINUE, to the loop around it). */
 export type Ex = (env: Value[], rt: Rt) => Value | undefined;
+
+/** What `break` and `continue` hand up to their loop: objects no card value can be. */
+const BREAK = new Tagged(-1, null);
+const CONTINUE = new Tagged(-2, null);
 
 function setIn(obj: Value[], path: number[], i: number, v: Value, rt: Rt): Value[] {
   rt.alloc(16 + 8 * obj.length);
@@ -50,6 +54,14 @@ function compileStmt(s: S): Ex {
         if ((rt.left -= c) < 0) throw outOfTicks;
         return undefined;
       };
+    case 'break':
+    case 'continue': {
+      const signal = s.k === 'break' ? BREAK : CONTINUE;
+      return (_, rt) => {
+        if ((rt.left -= c) < 0) throw outOfTicks;
+        return signal;
+      };
+    }
     case 'set': {
       const slot = s.slot;
       const e = compileExpr(s.e);
@@ -111,12 +123,25 @@ function compileStmt(s: S): Ex {
       const body = compileBlock(s.body);
       return (env, rt) => {
         if ((rt.left -= c) < 0) throw outOfTicks;
-        const xs = list(env, rt) as Value[];
-        for (let i = 0; i < xs.length; i++) {
+        const v = list(env, rt);
+        // a grown list is walked in its buffer up to its own length (the body may append to it)
+        let xs: Value[];
+        let n: number;
+        if (v instanceof Slice) {
+          xs = v.buf;
+          n = v.len;
+        } else {
+          xs = v as Value[];
+          n = xs.length;
+        }
+        for (let i = 0; i < n; i++) {
           if (--rt.left < 0) throw outOfTicks;
           env[slot] = xs[i]!;
           const r = body(env, rt);
-          if (r !== undefined) return r;
+          if (r !== undefined) {
+            if (r === BREAK) break;
+            if (r !== CONTINUE) return r;
+          }
         }
         return undefined;
       };
@@ -135,7 +160,10 @@ function compileStmt(s: S): Ex {
             if (--rt.left < 0) throw outOfTicks;
             env[slot] = i;
             const r = body(env, rt);
-            if (r !== undefined) return r;
+            if (r !== undefined) {
+              if (r === BREAK) break;
+              if (r !== CONTINUE) return r;
+            }
           }
           return undefined;
         }
@@ -144,7 +172,10 @@ function compileStmt(s: S): Ex {
           if (--rt.left < 0) throw outOfTicks;
           env[slot] = norm(i);
           const r = body(env, rt);
-          if (r !== undefined) return r;
+          if (r !== undefined) {
+            if (r === BREAK) break;
+            if (r !== CONTINUE) return r;
+          }
         }
         return undefined;
       };
@@ -158,7 +189,10 @@ function compileStmt(s: S): Ex {
           if ((rt.left -= cc) < 0) throw outOfTicks;
           if (!cond(env, rt)) return undefined;
           const r = body(env, rt);
-          if (r !== undefined) return r;
+          if (r !== undefined) {
+            if (r === BREAK) return undefined;
+            if (r !== CONTINUE) return r;
+          }
         }
       };
     }

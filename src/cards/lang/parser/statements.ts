@@ -108,6 +108,10 @@ function simpleStmtInner(p: Cursor, t: Token): Stmt {
       case 'pass':
         p.next();
         return { k: 'pass', span: t };
+      case 'break':
+      case 'continue':
+        p.next();
+        return { k: t.v, span: t };
       case 'send': {
         p.next();
         const form = 'send target.method { field: value }';

@@ -1,4 +1,4 @@
-/** Type expressions: `Natural`, `Natural 0..9`, `List Text`, `core.Pair`. */
+/** Type expressions: `Natural`, `Natural 0..9`, `List Text`, `Map Text Natural`, `core.Pair`. */
 import type { TypeExpr } from '../ast.js';
 import { join, type Span } from '../diagnostics.js';
 import type { Cursor } from './cursor.js';
@@ -13,6 +13,11 @@ export function typeExpr(p: Cursor): TypeExpr {
     if (t.v === 'List') {
       const of = typeExpr(p);
       return { k: 'tlist', of, span: join(t, of.span) };
+    }
+    if (t.v === 'Map') {
+      const key = typeExpr(p);
+      const of = typeExpr(p);
+      return { k: 'tmap', key, of, span: join(t, of.span) };
     }
     let name = t.v;
     let qual: string | undefined;
