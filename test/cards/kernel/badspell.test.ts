@@ -118,7 +118,7 @@ test('plan clauses: tooManyActs, notMade, planWaits, notInPlan, codeTwice, hole'
   assert.is(r.status, 'done');
   assert.is(h.world.height, height + 1, 'a plan is one entry');
   const note = r.offers[0]!;
-  assert.equal(h.state(note), { text: 'hello', author: ann });
+  assert.equal(h.state(note), { text: 'hello', author: ann, heard: [] });
   assert.is([...h.world.pending.values()][0]!.to, note);
 });
 

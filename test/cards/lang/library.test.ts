@@ -252,7 +252,10 @@ test('doors and rooms: only the owner renames a door or describes a room', () =>
 test('bench: craft makes a card of the kind named, offered by the host; postbox: post queues one send a copy', () => {
   const bench = program('bench');
   const r = ok(cast(bench, 'craft', start(bench), { kind: { tag: 'variant', label: 'note', payload: record({}) } }));
-  assert.equal(r.makes.map((m) => m.kind), ['note']);
+  assert.equal(
+    r.makes.map((m) => m.kind),
+    ['note'],
+  );
   assert.equal(r.says, ['ann.town.test makes a note at a workbench']);
   assert.is(get(r.state, 'made'), 1);
   assert.equal(bench.methods.find((m) => m.name === 'craft')!.template, 'craft kind=<one of lamp, note, board, door, room>');
