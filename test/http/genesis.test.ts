@@ -5,6 +5,10 @@
  * until bob delivers them; and every refusal class of spec 7.2 a guest can meet is met, in the
  * town or in a scratch world forked from it.
  *
+ * `quiet` is met twice: in a scratch world forked from the town (the guest is its opener) and in
+ * the town itself once the town's opener (the host) quiets the guest through the operator's
+ * command (third test).
+ *
  * Classes of 7.2 not reached here, and why:
  * - capacity: the host's limits (1,000,000 cards, 10,000 queued sends) are far past what a test
  *   can fill in seconds under the per-guest rate limits; the kernel's own tests shrink them.
@@ -21,6 +25,8 @@ import * as assert from 'uvu/assert';
 import { settingsFromEnv } from '../../src/config.js';
 import { createLimiters } from '../../src/contract/rate-limit.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
+import { runOperator } from '../../src/cli/operator.js';
+import { openerQuiet } from '../../src/commands/opener.js';
 import { issueInvitation } from '../../src/identity/operator.js';
 import { openTown, type Town } from '../../src/town.js';
 
@@ -326,6 +332,30 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
       ],
       'every class of 7.2 but capacity, quota (next test) and staleRoot (see the header)',
     );
+  } finally {
+    await close(w);
+  }
+});
+
+test("the town's opener (the host) quiets a guest through the operator's command: her turns are refused `quiet` until then", async () => {
+  const w = await open();
+  try {
+    const ann = await accept(w, w.town.firstInvitation!, 'ann');
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { store: w.town.events, clock, out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
+    // Without the running town there is no one to cast it.
+    assert.is(await runOperator('quiet', ['ann', 'until', '2027-01-01T00:00Z'], io), 1);
+    assert.match(err.pop()!, 'quiet is cast by the running town');
+    const withTown = { ...io, quiet: openerQuiet(w.town.world, clock) };
+    assert.is(await runOperator('quiet', ['ann', 'until', 'tomorrow'], withTown), 1);
+    assert.match(err.pop()!, 'refused badSpell badValue: until: "tomorrow" is not a clock');
+    assert.is(await runOperator('quiet', ['ann', 'until'], withTown), 2);
+    assert.is(await runOperator('quiet', ['ann', 'until', '2027-01-01T00:00Z', '--', 'flooding', 'the', 'board'], withTown), 0, err.join('\n'));
+    assert.equal(out, ['ann.localhost is quiet until 2027-01-01T00:00:00.000Z: flooding the board']);
+    const r = await turn(w, ann, 'lamp', 'light');
+    assert.equal([r.status, r.class, r.reason, r.next], ['refused', 'quiet', 'flooding the board', Date.UTC(2027, 0, 1)]);
+    assert.is(r.receipt.slug, null, 'nothing journaled: the intent stays unspent');
   } finally {
     await close(w);
   }
