@@ -9,6 +9,7 @@ import { startServer } from './http/server.js';
 import { openTown } from './town.js';
 import { serveControl } from './cli/control.js';
 import { runOperator } from './cli/operator.js';
+import { openerQuiet } from './commands/opener.js';
 import { ThreadProjector } from './projections/thread.js';
 
 /** A port free now on `host` (for PORT=0: the town's origin must name the port it serves on). */
@@ -50,7 +51,9 @@ async function main(): Promise<void> {
   // The embedded journal is this process's alone: the operator's commands come in over a socket.
   const control = settings.eventStoreUrl
     ? undefined
-    : await serveControl(settings.dataDir, (command, args, io) => runOperator(command, args, { store: town.events, clock: Date.now, ...io }));
+    : await serveControl(settings.dataDir, (command, args, io) =>
+        runOperator(command, args, { store: town.events, clock: Date.now, quiet: openerQuiet(town.world, Date.now), ...io }),
+      );
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {

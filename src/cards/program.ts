@@ -197,6 +197,12 @@ export interface Program {
   runRules(before: TypedData | undefined, after: TypedData, ctx: CallContext, budget: Budget): RulesResult;
   /** Why `state` is not a state of this program (type or bounds), or undefined when it is. */
   checkState(state: TypedData): string | undefined;
+  /**
+   * Plain JSON (`{"rows": [{"key": "a", …}]}`, a bare tag as text, a tag with fields as
+   * `{label, payload}`) read against a spell's parameters as the typed record it takes, or why it
+   * does not fit (the path and the type wanted). Bounds are the call's to check.
+   */
+  plainArgument(method: string, plain: unknown): { ok: true; argument: TypedData } | { ok: false; reason: string };
 }
 
 export type CompileResult = { ok: true; program: Program } | { ok: false; diagnostics: Diagnostic[] };

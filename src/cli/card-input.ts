@@ -19,6 +19,11 @@ export class FileError extends InputError {
   override name = 'FileError';
 }
 
+/** A value given on the command line does not fit what it is for (no usage is printed for it). */
+export class ValueError extends InputError {
+  override name = 'ValueError';
+}
+
 export interface InputIo {
   /** Where relative paths start. */
   cwd: string;

@@ -14,6 +14,9 @@ import { libraryPrograms } from '../cards/kernel/library.js';
 import { defaultOptions, type KernelOptions } from '../cards/kernel/options.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { blankWorld, visibleCard, type World } from '../cards/kernel/world.js';
+import { cardProgram, drawView } from '../cards/kernel/reading.js';
+import type { MethodInfo, RunResult } from '../cards/program.js';
+import type { TypedData } from '../cards/typed.js';
 import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
 import { principalOf } from '../identity/names.js';
@@ -66,6 +69,22 @@ export class ScratchWorld {
     const cmd: TurnCommand = { kind: 'turn', principal, intent: this.intent(), object, method: 'receive', spell };
     if (trying) cmd.try = true;
     return this.apply(cmd);
+  }
+
+  /** A method cast with typed data, as `POST world/{object}/{method} {intent, argument}`. */
+  call(principal: string, object: string, method: string, argument: TypedData, trying: boolean): Decision {
+    const cmd: TurnCommand = { kind: 'turn', principal, intent: this.intent(), object, method, argument };
+    if (trying) cmd.try = true;
+    return this.apply(cmd);
+  }
+
+  /** A view of `object` drawn for `viewer`, as a page draws it; undefined when the viewer cannot see the card. */
+  view(object: string, name: string, viewer: string): { methods: MethodInfo[]; drawn: RunResult } | undefined {
+    const card = this.card(object, viewer);
+    if (!card) return undefined;
+    const program = cardProgram(this.world, this.programs, card);
+    if (!program) return undefined;
+    return { methods: program.methods, drawn: drawView(program, card, name, viewer, this.options.budget) };
   }
 
   repl(cmd: Omit<ReplCommand, 'kind' | 'intent'>): Decision {

@@ -7,6 +7,7 @@ import { blank } from '../cards/kernel/fields.js';
 import type { FormField } from '../cards/program.js';
 import type { TypedData } from '../cards/typed.js';
 import { showData } from '../cards/typed-text.js';
+import type { Entry } from '../cards/kernel/entry.js';
 import type { CheckDiagnostic } from '../queries/check-reply.js';
 import { refusalFields, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
 
@@ -75,6 +76,39 @@ export function tryLines(reply: TryReply): string[] {
   out.push('journaled: false');
   return indent(out);
 }
+
+/** A line said by a card in a turn or a delivery (`say`, and what its rules said), from the entry. */
+export interface SaidLine {
+  object: string;
+  line: string;
+  /** Height of the entry that said it. */
+  height: number;
+  /** The entry's receipt shows this line already (its `line`, or a delivery's). */
+  shown?: true;
+}
+
+/**
+ * Every line the entries said, card by card: a receipt's `line` is only the first said, and a
+ * rule's line comes after the spell's. Cards made say their first lines too.
+ */
+export function saidLines(entries: readonly Entry[]): SaidLine[] {
+  const out: SaidLine[] = [];
+  for (const e of entries) {
+    let receiptLine = e.receipt.status === 'done' ? e.receipt.line : undefined;
+    const add = (object: string, line: string) => {
+      if (line === receiptLine) {
+        receiptLine = undefined;
+        out.push({ object, line, height: e.height, shown: true });
+      } else out.push({ object, line, height: e.height });
+    };
+    for (const c of e.made ?? []) for (const line of c.lines) add(c.id, line);
+    for (const w of e.writes ?? []) for (const line of w.say ?? []) add(w.id, line);
+  }
+  return out;
+}
+
+/** The lines a turn said that its reply does not show already, `says: <card>: <line>`. */
+export const sayLines = (said: readonly SaidLine[]): string[] => said.filter((s) => !s.shown).map((s) => `  says: ${s.object}: ${s.line}`);
 
 export function valueLines(reply: ValueReply): string[] {
   return [`result: ${showData(reply.result)}`, `ticks: ${reply.usage.ticks}`];

@@ -1,5 +1,5 @@
 /**
- * `npm run town -- card <check|forms|run|repl> …`: cards as files, without a server, the way
+ * `npm run town -- card <check|forms|run|view|repl> …`: cards as files, without a server, the way
  * `tsc --noEmit` works for TypeScript. Every answer is the kernel's (`decide` on an in-memory
  * scratch world, the sealed library's programs) rendered by the same reply modules the HTTP
  * routes use, so what the command line says is what the host would say.
@@ -19,10 +19,11 @@ import { TownError } from '../contract/town-error.js';
 import { isGuestName } from '../identity/names.js';
 import { checkOutcomeReply, type CheckReply } from '../queries/check-reply.js';
 import { hostRequestError, outcomeReply, turnReply, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
-import { FileError, InputError, readModules, readText, type InputIo, type Modules } from './card-input.js';
+import { FileError, InputError, readModules, readText, ValueError, type InputIo, type Modules } from './card-input.js';
 import { guestPrincipal, scratchPrograms, ScratchWorld } from './card-scratch.js';
 import { showData } from '../cards/typed-text.js';
-import { diagnosticLines, formsLines, hostRequestLines, tryLines, turnLines, valueLines } from './card-show.js';
+import { diagnosticLines, formsLines, hostRequestLines, type SaidLine, saidLines, sayLines, tryLines, turnLines, valueLines } from './card-show.js';
+import { TypedDataC, type TypedData } from '../cards/typed.js';
 
 export interface CardIo extends InputIo {
   clock: Clock;
@@ -38,8 +39,12 @@ const usageOf: Record<string, string[]> = {
   forms: ['card forms <file.card|dir|-> [more modules…] [--json]                   the _actions templates and forms'],
   run: [
     'card run <file.card|dir|-> [more…] [--law <file>] [--seed <json>] [--object <id>] [--owner <guest>]',
-    '         [--as <guest>] (--spell <spell> | --try <spell>)… [--clock <ms|ISO>] [--json]',
+    '         [--as <guest>] (--spell <spell> [--argument <json>] | --try <spell> [--argument <json>])… [--clock <ms|ISO>] [--json]',
     '                                                                         make the card in a throwaway world and cast',
+  ],
+  view: [
+    'card view <file.card|dir|-> [more…] <view> [the options of run…] [--viewer <guest>] [--json]',
+    '                                                                         draw a view (paint, page, …) of the card',
   ],
   repl: [
     'card repl <file.card|dir|-> <entry> [typed argument as JSON]… [--fields <json>] [--object <id>] [--as <guest>] [--json]',
@@ -65,13 +70,15 @@ export async function runCard(command: string, args: string[], io: CardIo): Prom
         return await run(rest, io);
       case 'repl':
         return await repl(rest, io);
+      case 'view':
+        return await view(rest, io);
       default:
         throw new InputError(sub === undefined ? 'card needs a subcommand' : `unknown card subcommand ${sub}`);
     }
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     io.err(`card: ${error.message}`);
-    if (!(error instanceof FileError)) {
+    if (!(error instanceof FileError) && !(error instanceof ValueError)) {
       io.err('usage: npm run town -- <command>');
       for (const line of sub !== undefined && Object.hasOwn(usageOf, sub) ? usageOf[sub]! : cardUsage) io.err(`  ${line}`);
     }
@@ -175,87 +182,235 @@ interface CastRecord {
   as: string;
   spell: string;
   try: boolean;
+  /** `--argument`: the typed record the spell was cast with (plain JSON read against its parameters). */
+  argument?: TypedData;
   reply: TurnReply | TryReply | Record<string, unknown>;
+  /** Every line said by the turn and the deliveries after it (the reply's `line` is the first). */
+  says: SaidLine[];
+}
+
+interface Cast {
+  as: string;
+  spell: string;
+  try: boolean;
+  /** The plain JSON of a following `--argument`. */
+  plain?: string;
+  argument?: TypedData;
 }
 
 const objectOf = (name: string) => name.replace(/[^A-Za-z0-9._:/-]/g, '').slice(0, 128) || 'card';
 
-async function run(args: string[], io: CardIo): Promise<number> {
-  const { values, positionals, tokens } = parse(args, {
-    law: { type: 'string' },
-    seed: { type: 'string' },
-    object: { type: 'string' },
-    owner: { type: 'string' },
-    as: { type: 'string', multiple: true },
-    spell: { type: 'string', multiple: true },
-    try: { type: 'string', multiple: true },
-    clock: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  const asJson = values.json === true;
-  const mods = await readModules(positionals, io);
-  const owner = guest((values.owner as string | undefined) ?? 'ann', '--owner');
-  const casts: { as: string; spell: string; try: boolean }[] = [];
+/** The options `run` and `view` share: the card made, then the spells cast at it in order. */
+const castOptions = {
+  law: { type: 'string' },
+  seed: { type: 'string' },
+  object: { type: 'string' },
+  owner: { type: 'string' },
+  as: { type: 'string', multiple: true },
+  spell: { type: 'string', multiple: true },
+  try: { type: 'string', multiple: true },
+  argument: { type: 'string', multiple: true },
+  clock: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+type Parsed = ReturnType<typeof parse>;
+
+/** `--spell`/`--try`, each cast by the last `--as` before it; an `--argument` belongs to the spell before it. */
+function castsOf(tokens: Parsed['tokens'], owner: string): Cast[] {
+  const casts: Cast[] = [];
   let caster = owner;
   for (const tok of tokens ?? []) {
     if (tok.kind !== 'option') continue;
     if (tok.name === 'as') caster = guest(tok.value ?? '', '--as');
     if (tok.name === 'spell' || tok.name === 'try') casts.push({ as: caster, spell: tok.value ?? '', try: tok.name === 'try' });
+    if (tok.name === 'argument') {
+      const last = casts.at(-1);
+      if (!last) throw new InputError('--argument gives the typed argument of the --spell (or --try) before it: --spell <method> --argument <json>');
+      if (last.plain !== undefined) throw new InputError(`--spell ${last.spell} has one --argument`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(last.spell)) {
+        throw new InputError(`--argument goes with a spell named alone (--spell <method> --argument <json>), not ${JSON.stringify(last.spell)}`);
+      }
+      last.plain = tok.value ?? '';
+    }
   }
+  return casts;
+}
+
+/**
+ * Each `--argument` read against its spell's parameters, as the card's program declares them:
+ * plain JSON (records as objects, lists as arrays, a bare tag as text, a tag with fields as
+ * `{"label": …, "payload": {…}}`), or typed data (spec 2.6) as it is. A value that does not fit
+ * is the command line's mistake, said with the path and the type wanted (exit 2).
+ */
+function typeArguments(casts: Cast[], mods: Modules): void {
+  if (!casts.some((c) => c.plain !== undefined)) return;
+  const loaded = scratchPrograms().load({ kind: mods.modules[0]!.name, modules: mods.modules });
+  for (const c of casts) {
+    if (c.plain === undefined) continue;
+    const plain = jsonValue(c.plain, `--argument of ${c.spell}`);
+    if (TypedDataC.is(plain) && plain.tag === 'record') {
+      c.argument = plain;
+      continue;
+    }
+    // A module that does not compile is said by the create, as without --argument.
+    if (!loaded.ok) return;
+    const read = loaded.program.plainArgument(c.spell, plain);
+    if (!read.ok) {
+      const spell = loaded.program.methods.find((m) => m.name === c.spell && m.kind === 'spell');
+      throw new ValueError(`--argument of ${c.spell}: ${read.reason}${spell ? `; ${c.spell} takes ${spell.signature}` : ''}`);
+    }
+    c.argument = read.argument;
+  }
+}
+
+interface Made {
+  world: ScratchWorld;
+  object: string;
+  owner: string;
+  mods: Modules;
+  created?: TurnReply;
+  /** The create's refusal as the hostRequest envelope (a module that does not compile). */
+  rejected?: Record<string, unknown>;
+  casts: CastRecord[];
+  refused: boolean;
+}
+
+/**
+ * Makes the card as the scratch `objects` route would and casts each spell in order (the ones
+ * after a refusal are still cast, as an author's script would be); `show` prints each as it goes.
+ */
+async function makeAndCast(values: Parsed['values'], positionals: string[], tokens: Parsed['tokens'], io: CardIo, show: boolean): Promise<Made> {
+  const mods = await readModules(positionals, io);
+  const owner = guest((values.owner as string | undefined) ?? 'ann', '--owner');
+  const casts = castsOf(tokens, owner);
   const lawFile = values.law as string | undefined;
   const law = lawFile !== undefined ? readText(lawFile, io, 'law file') : undefined;
   if (lawFile !== undefined) mods.files.set('law', lawFile);
   const seed = values.seed !== undefined ? jsonValue(values.seed as string, '--seed') : undefined;
+  typeArguments(casts, mods);
   const object = (values.object as string | undefined) ?? objectOf(mods.modules[0]!.name);
   const world = new ScratchWorld(guestPrincipal(owner), clockOf(values.clock as string | undefined, io));
+  const made: Made = { world, object, owner, mods, casts: [], refused: false };
 
-  const made = world.create({
+  const create = world.create({
     principal: guestPrincipal(owner),
     object,
     modules: mods.modules,
     ...(law !== undefined ? { law } : {}),
     ...(seed !== undefined ? { seed } : {}),
   });
-  if (made.outcome.kind === 'rejected') {
-    const body = rejectedBody(made.outcome.error);
-    if (asJson) json(io, { create: body });
-    else for (const line of hostRequestLines(body, mods.files)) io.out(line);
+  if (create.outcome.kind === 'rejected') {
+    made.rejected = rejectedBody(create.outcome.error);
+    made.refused = true;
+    return made;
+  }
+  if (create.outcome.kind !== 'journal' && create.outcome.kind !== 'refused') throw new Error(`a create decided ${create.outcome.kind}`);
+  made.created = turnReply(create.outcome.receipt, { height: create.height, full: true });
+  if (show) {
+    io.out(`> create ${object} as ${owner}`);
+    for (const line of turnLines(made.created)) io.out(line);
+    if (create.outcome.kind === 'journal') for (const line of sayLines(saidLines(create.outcome.entries))) io.out(line);
+  }
+  made.refused = made.created.status === 'refused';
+  if (made.refused) return made;
+  for (const c of casts) {
+    const d = c.argument ? world.call(guestPrincipal(c.as), object, c.spell, c.argument, c.try) : world.cast(guestPrincipal(c.as), object, c.spell, c.try);
+    let reply: TurnReply | TryReply | Record<string, unknown>;
+    try {
+      reply = outcomeReply(d.outcome, { height: d.height, full: true, ...(d.deliveries ? { deliveries: d.deliveries } : {}) }) as TurnReply | TryReply;
+    } catch (e) {
+      if (!(e instanceof TownError)) throw e;
+      reply = rejectedBody(e);
+    }
+    if (reply.status !== 'done') made.refused = true;
+    const says = saidLines([...(d.outcome.kind === 'journal' ? d.outcome.entries : []), ...(d.deliveries ?? [])]);
+    made.casts.push({ as: c.as, spell: c.spell, try: c.try, ...(c.argument ? { argument: c.argument } : {}), reply, says });
+    if (!show) continue;
+    io.out(`> ${c.as !== owner ? `as ${c.as}: ` : ''}${c.try ? 'try ' : ''}${c.spell}${c.plain !== undefined ? ` ${c.plain}` : ''}`);
+    const lines = 'try' in reply ? tryLines(reply as TryReply) : 'line' in reply ? turnLines(reply as TurnReply) : hostRequestLines(reply, made.mods.files);
+    for (const line of lines) io.out(line);
+    for (const line of sayLines(says)) io.out(line);
+  }
+  return made;
+}
+
+async function run(args: string[], io: CardIo): Promise<number> {
+  const { values, positionals, tokens } = parse(args, castOptions);
+  const asJson = values.json === true;
+  const made = await makeAndCast(values, positionals, tokens, io, !asJson);
+  if (made.rejected) {
+    if (asJson) json(io, { create: made.rejected });
+    else for (const line of hostRequestLines(made.rejected, made.mods.files)) io.out(line);
     return exit.refused;
   }
-  if (made.outcome.kind !== 'journal' && made.outcome.kind !== 'refused') throw new Error(`a create decided ${made.outcome.kind}`);
-  const created = turnReply(made.outcome.receipt, { height: made.height, full: true });
-  if (!asJson) {
-    io.out(`> create ${object} as ${owner}`);
-    for (const line of turnLines(created)) io.out(line);
-  }
-  let refused = created.status === 'refused';
-  const done: CastRecord[] = [];
-  if (!refused) {
-    for (const c of casts) {
-      const d = world.cast(guestPrincipal(c.as), object, c.spell, c.try);
-      let reply: TurnReply | TryReply | Record<string, unknown>;
-      try {
-        reply = outcomeReply(d.outcome, { height: d.height, full: true, ...(d.deliveries ? { deliveries: d.deliveries } : {}) }) as TurnReply | TryReply;
-      } catch (e) {
-        if (!(e instanceof TownError)) throw e;
-        reply = rejectedBody(e);
-      }
-      if (reply.status !== 'done') refused = true;
-      done.push({ ...c, reply });
-      if (asJson) continue;
-      io.out(`> ${c.as !== owner ? `as ${c.as}: ` : ''}${c.try ? 'try ' : ''}${c.spell}`);
-      const lines = 'try' in reply ? tryLines(reply as TryReply) : 'line' in reply ? turnLines(reply as TurnReply) : hostRequestLines(reply, mods.files);
-      for (const line of lines) io.out(line);
-    }
-  }
-  const card = world.card(object, guestPrincipal(owner));
+  const card = made.world.card(made.object, guestPrincipal(made.owner));
   const shown = card ? { object: card.id, kind: card.kind, version: card.version, owner: card.owner, state: card.state } : undefined;
-  if (asJson) json(io, { create: created, casts: done, ...(shown ? { card: shown } : {}) });
+  if (asJson) json(io, { create: made.created, casts: made.casts, ...(shown ? { card: shown } : {}) });
   else if (shown) {
     io.out(`card ${shown.object}, version ${shown.version}:`);
     io.out(`  state: ${showData(shown.state)}`);
   }
-  return refused ? exit.refused : exit.ok;
+  return made.refused ? exit.refused : exit.ok;
+}
+
+/**
+ * `card view <module…> <view>`: the card made (and the spells cast) as `run` makes it, then the
+ * view drawn for the viewer (`--viewer`, default the owner) as a page draws it. The text is
+ * printed as it is, line breaks and all; `--json` gives `{object, view, viewer, result, usage}`.
+ * A cast that is refused is printed as `run` prints it, and no view is drawn.
+ */
+async function view(args: string[], io: CardIo): Promise<number> {
+  const { values, positionals, tokens } = parse(args, { ...castOptions, viewer: { type: 'string' } });
+  const name = positionals.at(-1);
+  if (positionals.length < 2 || name === undefined) throw new InputError('view takes a module (file, directory or -) and the name of a view (paint, page, …)');
+  const asJson = values.json === true;
+  const made = await makeAndCast(values, positionals.slice(0, -1), tokens, io, false);
+  if (made.rejected) {
+    if (asJson) json(io, { create: made.rejected });
+    else for (const line of hostRequestLines(made.rejected, made.mods.files)) io.out(line);
+    return exit.refused;
+  }
+  const failed = made.created?.status === 'refused' ? undefined : made.casts.find((c) => c.reply.status !== 'done');
+  if (made.refused) {
+    if (asJson) json(io, { create: made.created, casts: made.casts });
+    else {
+      if (!failed) for (const line of turnLines(made.created!)) io.out(line);
+      else {
+        io.out(`> ${failed.as !== made.owner ? `as ${failed.as}: ` : ''}${failed.try ? 'try ' : ''}${failed.spell}`);
+        const r = failed.reply;
+        for (const line of 'try' in r ? tryLines(r as TryReply) : 'line' in r ? turnLines(r as TurnReply) : hostRequestLines(r, made.mods.files)) io.out(line);
+      }
+    }
+    return exit.refused;
+  }
+  const viewer = guest((values.viewer as string | undefined) ?? made.owner, '--viewer');
+  const drawn = made.world.view(made.object, name, guestPrincipal(viewer));
+  if (!drawn) {
+    const body = { status: 'refused', class: 'unknown', message: `no card ${made.object} that ${viewer} may see` };
+    if (asJson) json(io, body);
+    else io.out(`unknown: ${body.message}`);
+    return exit.refused;
+  }
+  const views = drawn.methods.filter((m) => m.kind === 'view').map((m) => m.name);
+  if (!views.includes(name)) {
+    const message = `${made.object} has no view ${name}; its views: ${views.join(', ') || 'none'}`;
+    if (asJson) json(io, { status: 'refused', class: 'noMethod', message });
+    else io.out(`noMethod: ${message}`);
+    return exit.refused;
+  }
+  const r = drawn.drawn;
+  if (!r.ok) {
+    const f = r.refusal;
+    const reason = f.class === 'cardRefused' ? `refused ${f.clause}: ${f.reading}` : f.reason;
+    if (asJson) json(io, { status: 'refused', class: f.class, reason, usage: r.usage });
+    else io.out(`${f.class}: ${reason}`);
+    return exit.refused;
+  }
+  if (asJson) json(io, { object: made.object, view: name, viewer: guestPrincipal(viewer), result: r.result, usage: r.usage });
+  else if (r.result.tag === 'label') for (const line of r.result.value.split('\n')) io.out(line);
+  else io.out(showData(r.result));
+  return exit.ok;
 }
 
 async function repl(args: string[], io: CardIo): Promise<number> {

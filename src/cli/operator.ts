@@ -5,29 +5,35 @@
  *   revoke-invite <code | hash prefix>                 revoke an unspent code
  *   invites                                            list codes: hash prefix, guest, state, expiry
  *   open | invited                                     open the town to arrivals, or close it
+ *   quiet <guest> until <clock> [-- <reading>]         the opener's moderation power (the running town casts it)
  */
 import { isGuestName } from '../identity/names.js';
 import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, OperatorError, parseDuration, revokeInvitation } from '../identity/operator.js';
 import { setTownOpen } from '../identity/town.js';
 import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
+import type { Receipt } from '../cards/kernel/outcome.js';
+import type { QuietOrder } from '../commands/opener.js';
 
 export interface OperatorIo {
   store: EventStore;
   clock: Clock;
   out(line: string): void;
   err(line: string): void;
+  /** The opener's `quiet`, cast by the running town (absent when the command runs without it). */
+  quiet?(order: QuietOrder): Promise<Receipt>;
 }
 
 export const operatorUsage = [
   'invite [--name <guest>] [--expires <duration: 7d, 12h, 30m>]   make an invitation code (printed once)',
   'revoke-invite <code | hash prefix>                             revoke an invitation not yet spent',
+  "quiet <guest> until <clock> [-- <reading>]                     quiet a guest until then (the opener's power; the town must be running)",
   'invites                                                        list invitations',
   'open                                                           open the town (arrivals by proof of work)',
   'invited                                                        invitations only',
 ];
 
-export const operatorCommands = new Set(['invite', 'revoke-invite', 'invites', 'open', 'invited']);
+export const operatorCommands = new Set(['invite', 'revoke-invite', 'invites', 'open', 'invited', 'quiet']);
 
 /** Runs one operator command; answers the process exit code. */
 export async function runOperator(command: string, args: string[], io: OperatorIo): Promise<number> {
@@ -49,6 +55,8 @@ export async function runOperator(command: string, args: string[], io: OperatorI
         io.out(`the town is ${command === 'open' ? 'open' : 'invited-only'}${changed ? '' : ' (it was already)'}`);
         return 0;
       }
+      case 'quiet':
+        return await quiet(args, io);
       default:
         return usage(io, `unknown command ${command}`);
     }
@@ -105,6 +113,25 @@ async function invites(io: OperatorIo): Promise<number> {
   // Each column as wide as its widest cell, so the columns line up whatever the states say.
   const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)));
   for (const cells of table) io.out(cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  return 0;
+}
+
+/** `quiet <guest> until <clock> [-- <reading>]`, the spell's own spelling. */
+async function quiet(args: string[], io: OperatorIo): Promise<number> {
+  const [guest, word, until, dashes, ...reading] = args;
+  if (guest === undefined || word !== 'until' || until === undefined || (dashes !== undefined && (dashes !== '--' || !reading.length))) {
+    return usage(io, 'quiet takes <guest> until <clock: ms or ISO time with its zone> [-- <reading>]');
+  }
+  if (!io.quiet) {
+    io.err('quiet is cast by the running town, as its opener: start it (npm start) and run this again');
+    return 1;
+  }
+  const r = await io.quiet({ guest, until, ...(reading.length ? { reading: reading.join(' ') } : {}) });
+  if (r.status === 'refused') {
+    io.err(`refused ${r.class}${r.clause ? ` ${r.clause}` : ''}: ${r.reason ?? r.line}`);
+    return 1;
+  }
+  io.out(r.revealed.find((x) => x.includes(' is quiet until ')) ?? r.line);
   return 0;
 }
 

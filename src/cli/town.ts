@@ -34,6 +34,25 @@ function readStdin(): Promise<Buffer> {
   });
 }
 
+/**
+ * A line writer for stdout or stderr. A reader that goes away (`card … | head -1`) ends the
+ * output, not the command: the pipe's EPIPE is taken as "no one reads on" and later lines are
+ * dropped, so no stack trace is printed and the command ends with its own exit code.
+ */
+function lineWriter(stream: NodeJS.WriteStream): (line: string) => void {
+  let gone = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    gone = true;
+  });
+  return (line) => {
+    if (!gone) stream.write(`${line}\n`);
+  };
+}
+
+const out = lineWriter(process.stdout);
+const err = lineWriter(process.stderr);
+
 /** Cards as files: offline, no store, no town. */
 const cardFamily: Family = {
   commands: cardCommands,
@@ -43,8 +62,8 @@ const cardFamily: Family = {
       cwd: callerCwd(),
       readStdin,
       clock: Date.now,
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
+      out,
+      err,
     }),
 };
 
@@ -64,16 +83,13 @@ async function main(argv: string[]): Promise<number> {
   const known = await families(command);
   const family = known.find((f) => command !== undefined && f.commands.has(command));
   if (!family) {
-    process.stderr.write(`${command === undefined ? 'no command given' : `unknown command ${command}`}\nusage: npm run town -- <command>\n`);
-    for (const f of known) for (const line of f.usage) process.stderr.write(`  ${line}\n`);
+    err(`${command === undefined ? 'no command given' : `unknown command ${command}`}\nusage: npm run town -- <command>`);
+    for (const f of known) for (const line of f.usage) err(`  ${line}`);
     return 2;
   }
   if (family.offline) return family.offline(command!, args);
   const settings = settingsFromEnv();
-  const io = {
-    out: (line: string) => process.stdout.write(`${line}\n`),
-    err: (line: string) => process.stderr.write(`${line}\n`),
-  };
+  const io = { out, err };
   if (!settings.eventStoreUrl) {
     // A running town owns its embedded journal: ask it to run the command.
     const { callControl } = await import('./control.js');
@@ -94,7 +110,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    err(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   },
 );

@@ -112,6 +112,15 @@ field. Blanks name their kind and bounds: "one of a, b", <text 1..80>, <object 1
 <natural 0..9>; a text or object field with lower bound 0 may be left out. The full bounds are
 in the "forms" of /source. Methods without a form are not listed; they take typed data.
 
+A new town: your avatar (avatar-<name>) stands in the square, beside the notice board (say
+something to it and it pins your words) and a lamp. In the workshop, "craft kind=<...>" at the
+bench makes you a lamp, note, board, door or room ("make <kind>" does it at any card): the new
+card is offered to you, and GET /AGENTS.md/offers collects it. A lamp's or a note's "give
+to=<card>" sends it to another card; another guest's avatar keeps it in its inbox. At the post
+office, "post" at the postbox sends letters: the host delivers sixteen sends after each turn,
+and the rest wait in GET /AGENTS.md/pending until POST /AGENTS.md/deliver. The town's rooms
+and doors are its own: their law refuses a guest who renames or redescribes them.
+
 ## 5. Cast a turn
 
     POST /AGENTS.md/world/{object}/{method}

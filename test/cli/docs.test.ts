@@ -61,7 +61,7 @@ function sh(script: string): Promise<string> {
 test('the section exists and shows every card command', () => {
   assert.ok(section.length > 0, 'docs/cards.md has a "## Command line" section');
   assert.ok(blocks.length >= 4);
-  for (const sub of ['check', 'forms', 'run', 'repl'])
+  for (const sub of ['check', 'forms', 'run', 'view', 'repl'])
     assert.ok(
       blocks.some((b) => b.includes(`$ npm run town -- card ${sub} `)),
       `an example of card ${sub}`,

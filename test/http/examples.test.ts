@@ -10,6 +10,7 @@ import path from 'node:path';
 import type Koa from 'koa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { settingsFromEnv } from '../../src/config.js';
 import { examplesFile } from '../../src/http/guide.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { openTown } from '../../src/town.js';
@@ -17,12 +18,14 @@ import { steps, type Session } from './session.js';
 
 /**
  * The town the session runs against: the composition root (src/town.ts) on a fresh embedded
- * store, with every room it assembles, so the page shows what `npm start` serves. Its first
- * invitation is the one the session accepts. Steps on routes no room serves yet are skipped.
+ * store, configured exactly as the README's quick start (`npm start` with no variables set:
+ * an invited town at http://localhost:8080, signing, projectors in process), only its data in
+ * a fresh folder, so the page shows what a new town serves. Its first invitation is the one the
+ * session accepts. Steps on routes no room serves yet are skipped.
  */
 async function buildTown(dataDir: string): Promise<{ app: Koa<any, any>; session: Session; close(): Promise<void> }> {
   const town = await openTown({
-    settings: { port: 0, listenHost: '127.0.0.1', dataDir, open: true, origin: 'http://town.example', inProcessProjectors: true },
+    settings: settingsFromEnv({ TOWN_DATA: dataDir }),
     // A fixed clock: the page must come out the same on every run.
     clock: () => Date.UTC(2026, 0, 1),
   });
@@ -118,6 +121,16 @@ test('the session shows at least the catalogue and the envelope', async () => {
   const committed = fs.readFileSync(examplesFile(), 'utf8');
   assert.match(committed, '> GET /AGENTS.md/api');
   assert.match(committed, '"class": "unauthenticated"');
+});
+
+test('the session is that of a town as the quick start opens it: invited, at localhost:8080, with the genesis workshop and post office', () => {
+  const committed = fs.readFileSync(examplesFile(), 'utf8');
+  assert.match(committed, '"open": false');
+  assert.match(committed, '"principal": "guest:localhost:8080:ada"');
+  // A card made at the workbench is offered, collected, given; letters past sixteen wait and are delivered.
+  assert.match(committed, '"offers": [\n    "lamp-');
+  assert.match(committed, '"status": "delivered"');
+  assert.match(committed, '"class": "lawRefused"');
 });
 
 test.run();

@@ -21,6 +21,8 @@ export interface Session {
   post?: string;
   /** The MCP session the town opened (its Mcp-Session-Id). */
   mcpSession?: string;
+  /** A card made for the guest at the workbench (the offer collected). */
+  made?: string;
 }
 
 export interface Exchange {
@@ -135,6 +137,86 @@ export const steps: Step[] = [
     route: 'receiptByIntent',
     needs: ['credential', 'intent'],
     request: (s) => ({ method: 'GET', path: `/AGENTS.md/receipt?intent=${encodeURIComponent(s.intent ?? '')}`, headers: bearer(s) }),
+  },
+  {
+    title: 'Make a card at the workshop',
+    say: 'The workbench crafts a card of a library kind and offers it to you (`make <kind>` does the\nsame at any card). `offers` names what the turn made for you.',
+    route: 'turn',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/AGENTS.md/world/bench/craft',
+      headers: { ...bearer(s), ...json },
+      body: { intent: 'ada-craft-lamp', fields: { kind: 'lamp' } },
+    }),
+  },
+  {
+    title: 'Collect your offers',
+    say: 'Every card made for you, with the height it was made at; `?wait=` holds until one arrives.',
+    route: 'offers',
+    needs: ['credential'],
+    request: (s) => ({ method: 'GET', path: '/AGENTS.md/offers', headers: bearer(s) }),
+    keep: (r, s) => {
+      s.made = r.offers?.[0]?.object;
+    },
+  },
+  {
+    title: 'Give it away',
+    say: "A gift is a send to another card's `receive`: the host delivers it after the turn (its\nreceipt is under `delivered`). The notice board pins what it hears; an avatar keeps it in its inbox.",
+    route: 'turn',
+    needs: ['credential', 'made'],
+    request: (s) => ({
+      method: 'POST',
+      path: `/AGENTS.md/world/${encodeURIComponent(s.made ?? '')}/give`,
+      headers: { ...bearer(s), ...json },
+      body: { intent: 'ada-give-lamp', fields: { to: 'notice-board', note: 'for the square' } },
+    }),
+  },
+  {
+    title: 'Post more letters than the host delivers at once',
+    say: 'The host runs up to sixteen queued sends after each turn; the rest wait in the queue.',
+    route: 'turn',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/AGENTS.md/world/postbox/post',
+      headers: { ...bearer(s), ...json },
+      body: { intent: 'ada-post', fields: { to: 'avatar-ada', text: 'hello from the post office', copies: 18 } },
+    }),
+    show: (r) =>
+      Array.isArray(r.delivered) && r.delivered.length > 2
+        ? {
+            ...r,
+            revealed: [...r.revealed.slice(0, 2), `… ${r.revealed.length - 2} more`],
+            delivered: [...r.delivered.slice(0, 2), `… ${r.delivered.length - 2} more`],
+          }
+        : r,
+  },
+  {
+    title: 'See what waits',
+    say: 'The sends still queued, oldest first.',
+    route: 'pending',
+    needs: ['credential'],
+    request: (s) => ({ method: 'GET', path: '/AGENTS.md/pending', headers: bearer(s) }),
+  },
+  {
+    title: 'Deliver them',
+    say: 'Runs up to sixteen queued sends now, each an entry with its own receipt.',
+    route: 'deliver',
+    needs: ['credential'],
+    request: (s) => ({ method: 'POST', path: '/AGENTS.md/deliver', headers: bearer(s) }),
+  },
+  {
+    title: 'Meet the law',
+    say: "The town's doors are the town's: renaming one is refused by the door's law, and the refusal\nis a receipt naming the clause and its reading.",
+    route: 'turn',
+    needs: ['credential'],
+    request: (s) => ({
+      method: 'POST',
+      path: '/AGENTS.md/world/door-square-library/rename',
+      headers: { ...bearer(s), ...json },
+      body: { intent: 'ada-rename-door', fields: { name: 'the back door' } },
+    }),
   },
   {
     title: 'Open a scratch world',

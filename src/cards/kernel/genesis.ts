@@ -39,7 +39,13 @@ const door = (from: string, to: string, toName: string): LayoutCard => ({
   seed: { name: `the door to ${toName}`, from, to },
 });
 
-/** The genesis town: a square with a notice board and a lamp, and three rooms off it. */
+/**
+ * The genesis town: a square with a notice board and a lamp, and three rooms off it: the library,
+ * the workshop (a workbench that makes cards of the library's kinds, offered to the caster) and
+ * the post office (a postbox whose letters past the host's sixteen a turn wait in the queue).
+ * Everything here is the town's: the law of rooms and doors keeps guests from renaming or
+ * redescribing them, and the town's opener (the host) holds `quiet`.
+ */
 export const genesisTown: TownLayout = {
   entrance: 'square',
   cards: [
@@ -47,13 +53,25 @@ export const genesisTown: TownLayout = {
     room(
       'square',
       'the town square',
-      'A paved square with a notice board by the well and a lamp on a post. Doors lead to the library, the workshop and the post office.',
+      'A paved square with a notice board by the well (say something to it and it pins your words) and a lamp on a post. Doors lead to the library, the workshop and the post office.',
       ['door-square-library', 'door-square-workshop', 'door-square-post-office'],
       ['notice-board', 'lamp'],
     ),
     room('library', 'the library', 'Shelves of the sealed library: every kind of card, each with a page and an example spell.', ['door-library-square']),
-    room('workshop', 'the workshop', 'Benches and tools: make things here, and check your modules before you give a card new code.', ['door-workshop-square']),
-    room('post-office', 'the post office', 'Pigeonholes and a counter: sends between cards wait here until they are delivered.', ['door-post-office-square']),
+    room(
+      'workshop',
+      'the workshop',
+      'A workbench and tools: craft kind=<lamp, note, board, door or room> at the bench and the new card is offered to you (GET /AGENTS.md/offers).',
+      ['door-workshop-square'],
+      ['bench'],
+    ),
+    room(
+      'post-office',
+      'the post office',
+      'Pigeonholes and a postbox: post letters to any card that hears prose. Sends past the sixteen the host delivers after a turn wait in GET /AGENTS.md/pending until POST /AGENTS.md/deliver.',
+      ['door-post-office-square'],
+      ['postbox'],
+    ),
     door('square', 'library', 'the library'),
     door('library', 'square', 'the town square'),
     door('square', 'workshop', 'the workshop'),
@@ -62,6 +80,8 @@ export const genesisTown: TownLayout = {
     door('post-office', 'square', 'the town square'),
     { id: 'notice-board', kind: 'board', place: 'square', seed: { title: 'the notice board' } },
     { id: 'lamp', kind: 'lamp', place: 'square' },
+    { id: 'bench', kind: 'bench', place: 'workshop', seed: { name: 'the workbench' } },
+    { id: 'postbox', kind: 'postbox', place: 'post-office', seed: { name: 'the postbox' } },
   ],
 };
 

@@ -76,9 +76,13 @@ export function hostItems(method: string, items: SpellItem[], reading: string | 
 
 const GUEST_NAME = /^[a-z](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
-/** A guest named by its principal, or by its bare name in this world's host. */
+/**
+ * A guest named by its principal, or by its bare name in this world's host. The host may carry
+ * a port (`guest:localhost:8080:ann`, the quick start's town): the name is what follows the
+ * last colon.
+ */
 export function principalOf(turn: Turn, who: string, fieldName: string, hint: string): string {
-  const m = /^guest:([^:\s]+):(.+)$/.exec(who);
+  const m = /^guest:([^\s]+):([^:\s]+)$/.exec(who);
   if (m && GUEST_NAME.test(m[2]!)) return who;
   if (!m && GUEST_NAME.test(who)) return `guest:${turn.world.host}:${who}`;
   return refuse(badSpell('badValue', `${fieldName}: ${JSON.stringify(who.slice(0, 64))} is not a guest (a name, or guest:<host>:<name>)`, hint));

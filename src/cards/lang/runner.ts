@@ -5,7 +5,7 @@
  */
 import type { Budget, CallContext, LawClause, MethodInfo, Module, Program, RuleInfo, RulesResult, RunRefusal, RunResult, Usage, WantInfo } from '../program.js';
 import { emptyRecord, type TypedData } from '../typed.js';
-import { Mismatch, checkBounds, fromTyped, hasBounds, toTyped } from './boundary.js';
+import { Mismatch, checkBounds, fromTyped, hasBounds, plainToTyped, toTyped } from './boundary.js';
 import type { CheckedModule } from './check.js';
 import { compileClause, compileFn } from './compiler.js';
 import { clauseCost } from './compiler/cost.js';
@@ -288,6 +288,16 @@ export class CompiledProgram implements Program {
       const v = fn.exec!(env, rt);
       return { state: emptyRecord, result: toTyped(fn.ret, v) };
     });
+  }
+
+  plainArgument(method: string, plain: unknown): { ok: true; argument: TypedData } | { ok: false; reason: string } {
+    const argTy = this.argTypes.get(method);
+    if (!argTy) return { ok: false, reason: `${this.main.name} has no spell ${method}; its spells: ${[...this.spells.keys()].join(', ') || 'none'}` };
+    try {
+      return { ok: true, argument: plainToTyped(argTy, plain) };
+    } catch (e) {
+      return { ok: false, reason: e instanceof Mismatch ? e.reason : 'not plain JSON' };
+    }
   }
 
   checkState(state: TypedData): string | undefined {

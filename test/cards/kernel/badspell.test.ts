@@ -98,6 +98,12 @@ test('host spell clauses: unknownKind, unknownLaw, noLaw, lawClash, notYours, op
   expectClause(h, ann, 'lamp', 'quiet bob until 99999999999999 -- no', 'opener');
   expectClause(h, mayor, 'lamp', 'quiet bob until tomorrow -- no', 'badValue');
   expectClause(h, ann, mine, 'lend to "Not A Guest"', 'badValue');
+  expectClause(h, ann, mine, 'lend to "guest:localhost:8080:Bob"', 'badValue');
+  // A town's host may carry a port (the quick start's is localhost:8080): the name follows the last colon.
+  const ported = h.cast(ann, mine, 'lend to "guest:localhost:8080:bob"');
+  assert.is(ported.status, 'done', JSON.stringify(ported));
+  assert.ok(h.world.cards.get(mine)!.lent.includes('guest:localhost:8080:bob'));
+  assert.is(h.cast(mayor, 'lamp', 'quiet "guest:localhost:8080:bob" until 99999999999999 -- a pause').status, 'done');
 });
 
 test('plan clauses: tooManyActs, notMade, planWaits, notInPlan, codeTwice, hole', () => {
@@ -118,7 +124,7 @@ test('plan clauses: tooManyActs, notMade, planWaits, notInPlan, codeTwice, hole'
   assert.is(r.status, 'done');
   assert.is(h.world.height, height + 1, 'a plan is one entry');
   const note = r.offers[0]!;
-  assert.equal(h.state(note), { text: 'hello', author: ann });
+  assert.equal(h.state(note), { text: 'hello', author: ann, heard: [] });
   assert.is([...h.world.pending.values()][0]!.to, note);
 });
 

@@ -96,7 +96,7 @@ test('the kernel: receipts and card lines show handles; the journal keeps princi
   assert.equal(send.argument, {
     tag: 'record',
     fields: [
-      { name: 'text', value: label('a lamp from ann.town.test: hi') },
+      { name: 'text', value: label('a lamp (lamp) from ann.town.test: hi') },
       { name: 'post', value: label('') },
     ],
   });

@@ -83,7 +83,7 @@ test("avatars move by their own spells and through doors; the kernel's place fol
   assert.is(h.world.cards.get('avatar-bob')!.place, 'workshop');
   assert.equal(
     cardsIn(h.world, 'workshop', ann).map((c) => c.id),
-    ['avatar-bob', 'door-workshop-square'],
+    ['avatar-bob', 'bench', 'door-workshop-square'],
   );
   assert.equal((h.state('workshop') as { here: string[] }).here, ['avatar-bob']);
 });
@@ -235,7 +235,7 @@ test('sends: queued by a turn, listed as pending, delivered as entries of their 
     Array.from({ length: 16 }, (_, i) => height + i),
   );
   assert.ok(entries.every((e) => e.kind === 'delivery' && e.receipt.status === 'done'));
-  assert.is(entries[0]!.receipt.line, 'a letter: a lamp from ann.town.test: n0');
+  assert.is(entries[0]!.receipt.line, 'a letter: a lamp (lamp) from ann.town.test: n0');
   assert.is(pendingSends(h.world).length, 4);
   h.deliver();
   assert.is(h.deliver().kind, 'nothing');
@@ -278,7 +278,7 @@ test('offers: cards made for the caller, with the height they were made at', () 
     [[id, r.height]],
   );
   assert.equal(offersFor(h.world, ann, r.height), []);
-  assert.equal(h.state(id), { text: 'remember the milk', author: '' });
+  assert.equal(h.state(id), { text: 'remember the milk', author: '', heard: [] });
   assert.is(h.world.cards.get(id)!.place, 'avatar-ann', "made things are carried by the maker's avatar");
   assert.is(h.world.cards.get(id)!.maker, maker);
   assert.equal(offersFor(h.world, bob), []);

@@ -31,7 +31,7 @@ test('the library loads from the source tree (also when running from dist/) with
 
 test('every module compiles; every one but core programs a card', () => {
   for (const name of libraryNames) program(name);
-  assert.equal(libraryKinds(), ['room', 'door', 'avatar', 'note', 'board', 'lamp', 'town']);
+  assert.equal(libraryKinds(), ['room', 'door', 'avatar', 'note', 'board', 'lamp', 'bench', 'postbox', 'town']);
 });
 
 test('every library page has an example spell that the module hears, and it runs', () => {
@@ -191,6 +191,79 @@ test('town: answers prose deterministically, counts and remembers topics', () =>
       ['paint', 'view'],
     ],
   );
+});
+
+test('prose reaches the board, notes and avatars: each keeps it where its page says', () => {
+  const prose = (text: string) => ({ text: label(text), post: label('') });
+  const board = program('board');
+  let b = start(board);
+  b = ok(cast(board, 'add', b, { key: label('said-2'), text: label('taken') })).state;
+  b = ok(cast(board, 'receive', b, prose('a lamp (lamp) from ann.town.test: hi'), ctx({ caller: 'lamp' }))).state;
+  b = ok(cast(board, 'receive', b, prose('again'), ctx({ caller: bob }))).state;
+  // One row stands, so the first line would be said-2; that key is held, so it takes said-3.
+  assert.equal(
+    (get(b, 'rows') as { key: string }[]).map((r) => r.key),
+    ['said-2', 'said-3', 'said-4'],
+  );
+  const long = ok(cast(board, 'receive', b, prose('x'.repeat(1000)))).state;
+  assert.is(((get(long, 'rows') as { text: string }[])[3]!.text as string).length, 280);
+  const rows = list(Array.from({ length: 64 }, (_, i) => record({ key: label(`k${i}`), text: label(''), by: label(ann) })));
+  const full = ok(cast(board, 'put', b, { rows })).state;
+  assert.equal(refused(cast(board, 'receive', full, prose('one more'))).refusal, {
+    class: 'cardRefused',
+    clause: 'full',
+    reading: 'a notice board is full (64 rows); a row must come down first',
+  });
+
+  const note = program('note');
+  let n = ok(cast(note, 'write', start(note), { text: label('Meet at noon.') })).state;
+  const heard = ok(cast(note, 'receive', n, prose('see you there'), ctx({ caller: bob })));
+  assert.equal(heard.says, ['bob.town.test says to the note: see you there']);
+  assert.equal(get(heard.state, 'heard'), ['bob.town.test: see you there']);
+  assert.is(note.checkLaw(n, heard.state, ctx({ caller: bob })), undefined, 'what others say is kept beside the text, which the law guards');
+  n = heard.state;
+  const given = ok(cast(note, 'give', n, { to: label('avatar-bob') }, ctx({ self: 'note-4' })));
+  assert.equal(
+    given.sends.map((x) => [x.to, x.method, plain(x.argument)]),
+    [['avatar-bob', 'receive', { text: 'a note (note-4) from ann.town.test: Meet at noon.', post: '' }]],
+  );
+
+  const av = program('avatar');
+  let a = start(av);
+  for (let i = 1; i <= 10; i++) a = ok(cast(av, 'receive', a, prose(`letter ${i}`), ctx({ caller: 'postbox', owner: bob }))).state;
+  assert.equal(get(a, 'inbox'), ['letter 3', 'letter 4', 'letter 5', 'letter 6', 'letter 7', 'letter 8', 'letter 9', 'letter 10']);
+  assert.is(av.checkLaw(start(av), a, ctx({ caller: 'postbox', owner: bob })), undefined, 'anyone may write to an inbox');
+  const renamed = ok(cast(av, 'rename', a, { name: label('mallory') }, ctx({ caller: ann, owner: bob }))).state;
+  assert.is(av.checkLaw(a, renamed, ctx({ caller: ann, owner: bob }))?.name, 'named');
+});
+
+test('doors and rooms: only the owner renames a door or describes a room', () => {
+  const door = program('door');
+  const d = start(door);
+  const renamed = ok(cast(door, 'rename', d, { name: label('the trapdoor') }, ctx({ caller: bob, owner: 'town' }))).state;
+  assert.is(door.checkLaw(d, renamed, ctx({ caller: bob, owner: 'town' }))?.name, 'named');
+  assert.is(door.checkLaw(d, renamed, ctx({ caller: 'town', owner: 'town' })), undefined);
+  const room = program('room');
+  const r = start(room);
+  const told = ok(cast(room, 'describe', r, { description: label('a pit') }, ctx({ caller: bob, owner: 'town' }))).state;
+  assert.is(room.checkLaw(r, told, ctx({ caller: bob, owner: 'town' }))?.name, 'told');
+});
+
+test('bench: craft makes a card of the kind named, offered by the host; postbox: post queues one send a copy', () => {
+  const bench = program('bench');
+  const r = ok(cast(bench, 'craft', start(bench), { kind: { tag: 'variant', label: 'note', payload: record({}) } }));
+  assert.equal(
+    r.makes.map((m) => m.kind),
+    ['note'],
+  );
+  assert.equal(r.says, ['ann.town.test makes a note at a workbench']);
+  assert.is(get(r.state, 'made'), 1);
+  assert.equal(bench.methods.find((m) => m.name === 'craft')!.template, 'craft kind=<one of lamp, note, board, door, room>');
+  const post = program('postbox');
+  const sent = ok(cast(post, 'post', start(post), { to: label('avatar-bob'), text: label('hi'), copies: natural(20) }));
+  assert.is(sent.sends.length, 20);
+  assert.equal(plain(sent.sends[19]!.argument), { text: 'letter 20 of 20 from ann.town.test: hi', post: '' });
+  assert.is(get(sent.state, 'posted'), 20);
 });
 
 test.run();
