@@ -43,6 +43,12 @@ const parsedMethods = new Set(http.METHODS.filter((m) => m !== 'CONNECT'));
 
 /** The largest body limit of any route (routes.ts; a test checks every row stays within it). */
 export const largestBody = Math.max(limits.bodyBytes, limits.bodyBytesUnauthenticated, limits.hostedWriteBodyBytes);
+/**
+ * What the wire refuses before any route is known: far over every route's limit. A declaration
+ * nearer is the route's to refuse (request-body.ts), in its own shape: an /xrpc route answers
+ * AT Protocol's `InvalidRequest`, not the town's envelope.
+ */
+export const wireBodyCeiling = 2 * largestBody;
 
 /**
  * Incremental scanner of the HTTP/1.x requests on one connection. `feed` returns a verdict as
@@ -325,8 +331,8 @@ export class RequestScanner {
     // More than any route reads: refused here, before the body, whatever the route. Node's parser
     // cannot even hold a length of 2^64 or more (it would say badRequest); the route's own limit
     // (request-body.ts) refuses smaller declarations as soon as the route is known.
-    if (length > largestBody) {
-      return { cls: 'bodyTooLarge', message: `the body is declared as ${this.contentLength?.slice(0, 24)} bytes, more than any route reads (${largestBody})` };
+    if (length > wireBodyCeiling) {
+      return { cls: 'bodyTooLarge', message: `the body is declared as ${this.contentLength?.slice(0, 24)} bytes, far more than any route reads (${largestBody})` };
     }
     if (length === 0) this.endMessage();
     else {
