@@ -165,8 +165,16 @@ export class TownMetrics {
     });
   }
 
+  private readonly scrapeHooks: (() => void)[] = [];
+
+  /** Runs before each scrape's gauges are read (one look at the stores shared by several gauges). */
+  beforeScrape(hook: () => void): void {
+    this.scrapeHooks.push(hook);
+  }
+
   /** The Prometheus text of this town's metrics and the process's. */
   async text(): Promise<string> {
+    for (const hook of this.scrapeHooks) hook();
     const [own, process] = await Promise.all([this.registry.metrics(), defaults().metrics()]);
     return own + process;
   }

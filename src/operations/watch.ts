@@ -74,12 +74,12 @@ export function watch(parts: WatchedParts): Operations {
     settings.readyLagSeconds,
   );
   // One look at the stores serves every gauge of a scrape.
-  let scrape: { at: number; state: Promise<ReadinessState> } | undefined;
-  const state = () => {
-    const now = performance.now();
-    if (!scrape || now - scrape.at > 250) scrape = { at: now, state: readiness.state() };
-    return scrape.state;
-  };
+  let scraped: Promise<ReadinessState> | undefined;
+  metrics.beforeScrape(() => {
+    scraped = readiness.state();
+    scraped.catch(() => {});
+  });
+  const state = () => (scraped ??= readiness.state());
   metrics.gauge('town_journal_head_position', "The journal's head position in $all (events on the embedded journal, log bytes on EventStoreDB)", async () => {
     const head = (await state()).head;
     return head === undefined ? 0 : Number(head);
