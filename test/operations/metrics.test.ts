@@ -5,11 +5,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestTown, type TestTown } from '../world/support.js';
+import { request, startTestTown, type TestTown } from '../world/support.js';
 import { parsePrometheus, valueOf } from './prometheus.js';
 
 const scrape = async (t: TestTown, headers: Record<string, string> = {}) => {
-  const r = await t.request('GET', '/metrics', { headers: { accept: 'text/plain', ...headers } } as never);
+  const r = await request(t.base, 'GET', '/metrics', { headers: { accept: 'text/plain', ...headers } });
   return r;
 };
 
@@ -77,10 +77,10 @@ test('the metrics parse, and the turn, request and journal figures move with tur
     // Ready once every read model has folded the journal as it stood at the start (the
     // repository's lingering second included).
     const until = Date.now() + 10_000;
-    let ready = await t.request('GET', '/ready');
+    let ready = await request(t.base, 'GET', '/ready');
     while (ready.status !== 200 && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 100));
-      ready = await t.request('GET', '/ready');
+      ready = await request(t.base, 'GET', '/ready');
     }
     assert.is(ready.status, 200, ready.text);
     assert.is(valueOf(parsePrometheus((await scrape(t)).text), 'town_ready'), 1);
@@ -109,7 +109,7 @@ test('/metrics from an address the operator does not allow: unknownRoute, as a p
     const refused = await scrape(t);
     assert.is(refused.status, 404);
     assert.is(refused.json.class, 'unknownRoute');
-    const nothing = await t.request('GET', '/no-such-thing');
+    const nothing = await request(t.base, 'GET', '/no-such-thing');
     assert.equal(
       { ...refused.json, message: refused.json.message.replace('/metrics', '/X'), _links: undefined },
       { ...nothing.json, message: nothing.json.message.replace('/no-such-thing', '/X'), _links: undefined },
@@ -122,7 +122,7 @@ test('/metrics from an address the operator does not allow: unknownRoute, as a p
     assert.is(allowed.status, 200);
     assert.ok(parsePrometheus(allowed.text).has('town_http_requests_total'));
     // The catalogue does not list it: it is the operator's, not the agents'.
-    const api = await t.request('GET', '/AGENTS.md/api');
+    const api = await request(t.base, 'GET', '/AGENTS.md/api');
     assert.not.ok(api.json.routes.some((r: { name: string }) => r.name === 'metrics'));
     assert.ok(api.json.routes.some((r: { name: string }) => r.name === 'ready'));
   } finally {
