@@ -186,7 +186,7 @@ export function createApp(options: AppOptions): TownApp {
       observer.failed(err);
       await replyFailure(ctx as TownContext, err, entry?.route, logger, authenticator);
     }
-    observer.answered(ctx as TownContext, entry ? entry.meter : observer.unmatched, started, entry !== undefined && entry.stream);
+    observer.answered(ctx as TownContext, entry ? entry.meter : observer.unmatched, started, entry?.stream === true);
   });
 
   /** A method no route takes (DELETE: none on this path). */

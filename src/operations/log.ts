@@ -18,7 +18,6 @@ import type { Logger } from '../http/front/failure.js';
 
 export type TownLog = Pino;
 
-
 /** Field names that must never reach a line, whatever a caller passes (a second guard). */
 const secretFields = ['credential', 'code', 'cookie', 'authorization', 'token', 'body', 'secret', 'key'];
 const redact = { paths: [...secretFields, ...secretFields.map((f) => `*.${f}`)], censor: '[redacted]' };

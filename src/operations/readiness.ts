@@ -86,7 +86,11 @@ export class Readiness {
     const head = await this.sources.head();
     this.sample(head);
     const now = this.now();
-    const projections = (await this.sources.checkpoints()).map(([name, checkpoint]) => ({ name, checkpoint, lagSeconds: this.lagSeconds(checkpoint, head, now) }));
+    const projections = (await this.sources.checkpoints()).map(([name, checkpoint]) => ({
+      name,
+      checkpoint,
+      lagSeconds: this.lagSeconds(checkpoint, head, now),
+    }));
     const failure = this.sources.failure?.();
     if (failure) return { ready: false, reason: failure, head, projections };
     if (!this.caughtUp) {

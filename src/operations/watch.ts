@@ -62,10 +62,12 @@ export function watch(parts: WatchedParts): Operations {
     {
       head: () => events.headPosition(),
       checkpoints: () =>
-        Promise.all(parts.projections.map(async (name): Promise<[string, bigint | undefined]> => {
-          const p = owner(name);
-          return [name, p ? p.checkpointOf(name) : await reads.checkpoint(name)];
-        })),
+        Promise.all(
+          parts.projections.map(async (name): Promise<[string, bigint | undefined]> => {
+            const p = owner(name);
+            return [name, p ? p.checkpointOf(name) : await reads.checkpoint(name)];
+          }),
+        ),
       failure: () => {
         const failed = projectors.find((p) => p.error);
         return failed ? `projector ${failed.names.join(', ')} failed: ${failed.error!.message}` : undefined;
@@ -87,8 +89,11 @@ export function watch(parts: WatchedParts): Operations {
   metrics.labelledGauge('town_projection_checkpoint', "Each read model's checkpoint: the $all position it has folded", 'projection', async () =>
     (await state()).projections.map((p) => [p.name, p.checkpoint === undefined ? -1 : Number(p.checkpoint)]),
   );
-  metrics.labelledGauge('town_projection_lag_seconds', "How long ago the journal's head first stood past each read model's checkpoint (0: caught up)", 'projection', async () =>
-    (await state()).projections.map((p) => [p.name, p.lagSeconds]),
+  metrics.labelledGauge(
+    'town_projection_lag_seconds',
+    "How long ago the journal's head first stood past each read model's checkpoint (0: caught up)",
+    'projection',
+    async () => (await state()).projections.map((p) => [p.name, p.lagSeconds]),
   );
   metrics.gauge('town_ready', '1 when /ready answers 200, else 0', async () => ((await state()).ready ? 1 : 0));
   return { metrics, access: operatorAccess({ allow: settings.metricsAllow, token: settings.metricsToken }), readiness };

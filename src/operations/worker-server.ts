@@ -61,7 +61,12 @@ async function answer(o: Operations, req: http.IncomingMessage): Promise<Answer>
   if (path === '/ready') {
     const state = await o.readiness.state();
     if (!state.ready) return failure(new TownError('hostUnavailable', `not ready: ${state.reason}`, { headers: { 'Retry-After': '5' } }), url);
-    return { status: 200, type: json, body: JSON.stringify({ status: 'ready', projections: state.projections.map((p) => ({ name: p.name, lagSeconds: p.lagSeconds })) }), headers: {} };
+    return {
+      status: 200,
+      type: json,
+      body: JSON.stringify({ status: 'ready', projections: state.projections.map((p) => ({ name: p.name, lagSeconds: p.lagSeconds })) }),
+      headers: {},
+    };
   }
   if (path === '/metrics' && o.access.allows(req.socket.remoteAddress ?? '', req.headers.authorization)) {
     return { status: 200, type: o.metrics.contentType, body: await o.metrics.text(), headers: {} };

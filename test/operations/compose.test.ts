@@ -55,7 +55,8 @@ test('the town services read only what src/config.ts reads, and agree on the sto
     assert.is(settings.inProcessProjectors, false, `${name}: projectors are workers beside MongoDB`);
     for (const dep of ['eventstore', 'mongodb']) assert.is(services[name].depends_on[dep].condition, 'service_healthy');
   }
-  for (const name of ['projector-reads', 'projector-repository', 'reactor-feed']) assert.ok(services[name].environment.TOWN_METRICS_PORT, `${name} serves its metrics`);
+  for (const name of ['projector-reads', 'projector-repository', 'reactor-feed'])
+    assert.ok(services[name].environment.TOWN_METRICS_PORT, `${name} serves its metrics`);
   // The MongoDB service is the replica set the URL names.
   assert.ok(services.mongodb.command.includes('--replSet') && services.mongodb.command.includes('rs0'));
 });

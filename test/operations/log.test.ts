@@ -36,7 +36,8 @@ test('request lines are JSON, name what an operator searches by, and hold no sec
 
     const beaCode = await invite();
     const entered = await request(t.base, 'POST', '/enter', { form: { code: beaCode, name: 'bea' }, headers: { accept: 'text/html' } });
-    const session = (entered.headers['set-cookie'] ?? []).find((c) => c.startsWith('town_session='))?.split(';')[0]!.slice('town_session='.length);
+    const line = (entered.headers['set-cookie'] ?? []).find((c) => c.startsWith('town_session=')) ?? '';
+    const session = line.split(';')[0]!.slice('town_session='.length);
     assert.ok(session, 'entering signs the browser in');
     const page = await request(t.base, 'GET', '/town', { cookie: `town_session=${session}`, headers: { accept: 'text/html' } });
     assert.is(page.status, 200);
@@ -66,7 +67,10 @@ test('request lines are JSON, name what an operator searches by, and hold no sec
     ] as const) {
       assert.not.ok(text.includes(secret), `the log holds no ${what}`);
     }
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     const requests = lines.filter((l) => l.msg === 'request');
     assert.ok(requests.length >= 6, `a line per request (${requests.length})`);
     for (const l of requests) {
@@ -75,7 +79,8 @@ test('request lines are JSON, name what an operator searches by, and hold no sec
       assert.type(l.status, 'number');
       assert.type(l.ms, 'number');
       assert.is(l.level, 30, 'at info');
-      for (const k of Object.keys(l)) assert.ok(['level', 'time', 'pid', 'req', 'method', 'route', 'status', 'ms', 'principal', 'msg'].includes(k), `field ${k}`);
+      for (const k of Object.keys(l))
+        assert.ok(['level', 'time', 'pid', 'req', 'method', 'route', 'status', 'ms', 'principal', 'msg'].includes(k), `field ${k}`);
     }
     const turn = requests.find((l) => l.req === 'trace-0af7.651916cd:43dd')!;
     assert.ok(turn, 'the turn is logged under the id the caller sent');
@@ -83,10 +88,16 @@ test('request lines are JSON, name what an operator searches by, and hold no sec
     assert.is(turn.principal, principalHasher(t.town.config.secret)(principal), 'the principal as its keyed hash');
     assert.match(turn.principal, /^[0-9a-f]{16}$/);
     assert.not.ok(text.includes(principal), 'the principal itself is not logged');
-    assert.ok(requests.some((l) => l.req === made && l.route === 'object'), 'the id the front made is the one logged');
+    assert.ok(
+      requests.some((l) => l.req === made && l.route === 'object'),
+      'the id the front made is the one logged',
+    );
     assert.ok(requests.some((l) => l.route === 'me' && l.status === 401 && l.principal === undefined));
     assert.ok(requests.some((l) => l.route === 'unmatched' && l.status === 404));
-    assert.ok(requests.some((l) => l.route === 'town' && l.status === 200 && typeof l.principal === 'string'), "a signed-in page names its guest's hash");
+    assert.ok(
+      requests.some((l) => l.route === 'town' && l.status === 200 && typeof l.principal === 'string'),
+      "a signed-in page names its guest's hash",
+    );
   } finally {
     await t.close();
   }

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request, startTestTown, type TestTown } from '../world/support.js';
-import { parsePrometheus, valueOf } from './prometheus.js';
+import { parsePrometheus, sampleValue } from './prometheus.js';
 
 const scrape = async (t: TestTown, headers: Record<string, string> = {}) => {
   const r = await request(t.base, 'GET', '/metrics', { headers: { accept: 'text/plain', ...headers } });
@@ -44,8 +44,8 @@ test('the metrics parse, and the turn, request and journal figures move with tur
       assert.ok(before.has(name), `${name} is exposed`);
     }
     // accept answered 200 before the first scrape; the scrape itself counts once it is answered.
-    assert.is(valueOf(before, 'town_http_requests_total', { route: 'accept', status: '200' }), 1);
-    const height = valueOf(before, 'town_journal_height');
+    assert.is(sampleValue(before, 'town_http_requests_total', { route: 'accept', status: '200' }), 1);
+    const height = sampleValue(before, 'town_journal_height');
 
     const turn = (method: string, intent: string) => t.post(`/AGENTS.md/world/lamp/${method}`, ann.token, { intent });
     assert.is((await turn('light', 'm-1')).json.status, 'done');
@@ -55,20 +55,20 @@ test('the metrics parse, and the turn, request and journal figures move with tur
     assert.is((await t.get('/AGENTS.md/no-such-route', ann.token)).status, 404);
 
     const after = parsePrometheus((await scrape(t)).text);
-    assert.is(valueOf(after, 'town_turns_total', { world: 'town', outcome: 'done', class: '' }), 1);
-    assert.is(valueOf(after, 'town_turns_total', { world: 'town', outcome: 'refused', class: 'cardRefused' }), 1);
-    assert.is(valueOf(after, 'town_turns_total', { world: 'town', outcome: 'repeat', class: '' }), 1);
-    assert.is(valueOf(after, 'town_http_requests_total', { route: 'turn', status: '200' }), 3);
-    assert.is(valueOf(after, 'town_http_request_duration_seconds_count', { route: 'turn' }), 3);
-    assert.ok(valueOf(after, 'town_http_request_duration_seconds_sum', { route: 'turn' }) > 0);
-    assert.is(valueOf(after, 'town_http_requests_total', { route: 'object', status: '200' }), 1);
-    assert.is(valueOf(after, 'town_http_requests_total', { route: 'unmatched', status: '404' }), 1);
-    assert.is(valueOf(after, 'town_http_failures_total', { class: 'unknownRoute' }), 1);
-    assert.is(valueOf(after, 'town_http_requests_total', { route: 'metrics', status: '200' }), 1);
-    assert.ok(valueOf(after, 'town_journal_height') >= height + 2, 'the journal grew by the done and the refused turn');
-    assert.ok(valueOf(after, 'town_append_batch_entries_count') > valueOf(before, 'town_append_batch_entries_count'));
-    assert.ok(valueOf(after, 'town_append_duration_seconds_count') > valueOf(before, 'town_append_duration_seconds_count'));
-    assert.is(valueOf(after, 'town_http_requests_in_flight'), 1, 'the scrape itself is in flight');
+    assert.is(sampleValue(after, 'town_turns_total', { world: 'town', outcome: 'done', class: '' }), 1);
+    assert.is(sampleValue(after, 'town_turns_total', { world: 'town', outcome: 'refused', class: 'cardRefused' }), 1);
+    assert.is(sampleValue(after, 'town_turns_total', { world: 'town', outcome: 'repeat', class: '' }), 1);
+    assert.is(sampleValue(after, 'town_http_requests_total', { route: 'turn', status: '200' }), 3);
+    assert.is(sampleValue(after, 'town_http_request_duration_seconds_count', { route: 'turn' }), 3);
+    assert.ok(sampleValue(after, 'town_http_request_duration_seconds_sum', { route: 'turn' }) > 0);
+    assert.is(sampleValue(after, 'town_http_requests_total', { route: 'object', status: '200' }), 1);
+    assert.is(sampleValue(after, 'town_http_requests_total', { route: 'unmatched', status: '404' }), 1);
+    assert.is(sampleValue(after, 'town_http_failures_total', { class: 'unknownRoute' }), 1);
+    assert.is(sampleValue(after, 'town_http_requests_total', { route: 'metrics', status: '200' }), 1);
+    assert.ok(sampleValue(after, 'town_journal_height') >= height + 2, 'the journal grew by the done and the refused turn');
+    assert.ok(sampleValue(after, 'town_append_batch_entries_count') > sampleValue(before, 'town_append_batch_entries_count'));
+    assert.ok(sampleValue(after, 'town_append_duration_seconds_count') > sampleValue(before, 'town_append_duration_seconds_count'));
+    assert.is(sampleValue(after, 'town_http_requests_in_flight'), 1, 'the scrape itself is in flight');
     // Every in-process read model is listed; those the turn's reads wait for have folded it (the
     // repository lingers a second before it folds, and is -1 until then).
     const checkpoints = after.get('town_projection_checkpoint')!.samples;
@@ -83,7 +83,7 @@ test('the metrics parse, and the turn, request and journal figures move with tur
       ready = await request(t.base, 'GET', '/ready');
     }
     assert.is(ready.status, 200, ready.text);
-    assert.is(valueOf(parsePrometheus((await scrape(t)).text), 'town_ready'), 1);
+    assert.is(sampleValue(parsePrometheus((await scrape(t)).text), 'town_ready'), 1);
   } finally {
     await t.close();
   }
@@ -96,7 +96,7 @@ test('a scratch world is counted open, and its turns under world="scratch"', asy
     const opened = await t.post('/AGENTS.md/scratch', ann.token, { name: 'sandbox' });
     assert.is(opened.status, 200, opened.text);
     const m = parsePrometheus((await scrape(t)).text);
-    assert.is(valueOf(m, 'town_scratch_worlds_open'), 1);
+    assert.is(sampleValue(m, 'town_scratch_worlds_open'), 1);
   } finally {
     await t.close();
   }

@@ -30,7 +30,7 @@ const helpLine = new RegExp(`^# HELP (${metricName})(?: (.*))?$`);
 
 /** As Prometheus reads a value (Go's ParseFloat: NaN and Inf in any case; prom-client writes `Nan`). */
 const parseNumber = (text: string) => (/^[+]?inf$/i.test(text) ? Infinity : /^-inf$/i.test(text) ? -Infinity : /^nan$/i.test(text) ? NaN : Number(text));
-const unescape = (quoted: string) => quoted.slice(1, -1).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+const unquote = (quoted: string) => quoted.slice(1, -1).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
 export function parsePrometheus(text: string): Map<string, Family> {
   const families = new Map<string, Family>();
@@ -71,7 +71,7 @@ export function parsePrometheus(text: string): Map<string, Family> {
     const labels: Record<string, string> = {};
     for (const [, k, v] of (m[2] ?? '').matchAll(labelPair)) {
       if (k! in labels) throw new Error(`label ${k} twice: ${where}`);
-      labels[k!] = unescape(v!);
+      labels[k!] = unquote(v!);
     }
     const family = familyOf(m[1]!);
     if (!family?.type) throw new Error(`sample of a family with no TYPE before it: ${where}`);
@@ -106,12 +106,13 @@ function checkHistogram(f: Family): void {
     if (sorted[sorted.length - 1]?.[0] !== Infinity) throw new Error(`${f.name}${key}: no +Inf bucket`);
     for (let i = 1; i < sorted.length; i++) if (sorted[i]![1] < sorted[i - 1]![1]) throw new Error(`${f.name}${key}: buckets not cumulative`);
     if (one.count === undefined || one.sum === undefined) throw new Error(`${f.name}${key}: no _count or _sum`);
-    if (sorted[sorted.length - 1]![1] !== one.count) throw new Error(`${f.name}${key}: +Inf bucket ${sorted[sorted.length - 1]![1]} is not _count ${one.count}`);
+    if (sorted[sorted.length - 1]![1] !== one.count)
+      throw new Error(`${f.name}${key}: +Inf bucket ${sorted[sorted.length - 1]![1]} is not _count ${one.count}`);
   }
 }
 
 /** The value of the sample of `name` whose labels include `labels` (0 when there is none). */
-export function valueOf(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
+export function sampleValue(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
   const base = families.get(name) ?? families.get(name.replace(/_(bucket|sum|count)$/, ''));
   const s = base?.samples.find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v));
   return s?.value ?? 0;
