@@ -2,9 +2,10 @@
  * The koa app of the front, generated from the route table. Order of work on a request, outside
  * in (each step only when the one before let it through):
  *
- *   request id → observe (log line, metrics: front/observe.ts) → reply (envelope of any failure; serialise JSON; size guard) → in-flight limit
- *   → method gate (501) → route match (404 / 405) → auth → rate limit → body (413, badJson)
- *   → codecs (hostRequest) → handler (501 while a route is not built) → `_links`
+ *   request id → observe (log line, metrics: front/observe.ts) → reply (envelope of any failure;
+ *   serialise JSON; size guard) → in-flight limit → method gate (501) → route match (404 / 405)
+ *   → auth → rate limit → body (413, badJson) → codecs (hostRequest) → handler (501 while a
+ *   route is not built) → `_links`
  *
  * The reply step sits outside the in-flight limit so that `busy` itself is an envelope; the
  * limit counts a request while it is being worked on, not while a stream (SSE) is being sent.

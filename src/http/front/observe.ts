@@ -67,7 +67,8 @@ export class FrontObserver {
     const status = ctx.status;
     meter?.observe(status, ms / 1000);
     const state = ctx.state;
-    const route = state.route ?? unmatchedRoute;
+    // The table's name (`scratch.turn` for a scratch world's turn), as the metrics name it.
+    const route = meter?.route ?? state.route ?? unmatchedRoute;
     if (stream && this.metrics && status === 200 && ctx.body instanceof Stream) this.streamOpened(ctx, route);
     if (!this.log) return;
     const caller = state.caller;
