@@ -27,7 +27,7 @@ import { ScratchWorlds } from './commands/scratch-service.js';
 import { mcpHandlers } from './http/handlers/mcp.js';
 import { type McpRoom, mcpRoom } from './mcp/room.js';
 import type { McpLimits } from './mcp/sessions.js';
-import { stderrLogger } from './http/front/failure.js';
+import { errorText, stderrLogger } from './http/front/failure.js';
 import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
@@ -154,6 +154,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
 
     const metrics = new TownMetrics();
     const logger = options.logger ?? (options.log ? frontLogger(options.log) : undefined);
+    // Failures of the town's background work go to the log when there is one (else to stderr, as each reports by default).
+    const reportTo = (what: string) => (logger ? { onError: (e: Error) => logger.error(what, { error: errorText(e) }) } : {});
     const programs = options.programs ?? libraryPrograms();
     const quota = options.turnQuota ?? defaultTurnQuota;
     // The quota follows the town's mode as the arrivals reactor sees TownModeSet events.
@@ -202,12 +204,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
               libraryModules: modules,
               batch: 1000,
               ...(group.repository ? { lingerMs: repositoryLingerMs, nice: repositoryNice, ...(signing ? { signing: settings.dataDir } : {}) } : {}),
+              ...reportTo(`projector thread ${group.names.join(',')} failed (started again after a wait)`),
             })
           : new Projector(
               events,
               reads,
               group.names.map((n) => all[n]),
-              { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}) },
+              { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}), ...reportTo(`projector ${group.names.join(',')} stopped`) },
             );
         await projector.start();
         projectors.push(projector);
@@ -224,6 +227,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       onMode: (now) => {
         open = now;
       },
+      ...reportTo('arrivals stopped'),
     });
     closers.push(() => arrivals.close());
 
