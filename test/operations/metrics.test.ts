@@ -3,8 +3,10 @@
  * parser of the format; its counters move when turns happen; it is answered only to the
  * operator's addresses or token, and to anyone else exactly as a path no route has.
  */
+import http from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { issueInvitation } from '../../src/identity/operator.js';
 import { request, startTestTown, type TestTown } from '../world/support.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
 
@@ -89,14 +91,33 @@ test('the metrics parse, and the turn, request and journal figures move with tur
   }
 });
 
-test('a scratch world is counted open, and its turns under world="scratch"', async () => {
+test('open scratch worlds and their turns, and a live stream while it is open', async () => {
   const t = await startTestTown();
   try {
-    const ann = await t.guest('ann');
-    const opened = await t.post('/AGENTS.md/scratch', ann.token, { name: 'sandbox' });
+    const bo = await t.guest('bo');
+    const opened = await t.post('/AGENTS.md/scratch', bo.token, { name: 'sandbox' });
     assert.is(opened.status, 200, opened.text);
+    const cast = await t.post('/AGENTS.md/scratch/sandbox/world/lamp/light', bo.token, { intent: 's-1' });
+    assert.is(cast.status, 200, cast.text);
     const m = parsePrometheus((await scrape(t)).text);
     assert.is(sampleValue(m, 'town_scratch_worlds_open'), 1);
+    assert.is(sampleValue(m, 'town_turns_total', { world: 'scratch', outcome: cast.json.status, class: cast.json.class ?? '' }), 1);
+    assert.is(sampleValue(m, 'town_http_requests_total', { route: 'scratch.turn', status: '200' }), 1);
+
+    const { code } = await issueInvitation(t.town.events, t.clock, { guest: null, lifetimeMs: 86_400_000 });
+    const entered = await request(t.base, 'POST', '/enter', { form: { code, name: 'ann' }, headers: { accept: 'text/html' } });
+    const cookie = ((entered.headers['set-cookie'] ?? []).find((c) => c.startsWith('town_session=')) ?? '').split(';')[0]!;
+    assert.ok(cookie.length > 'town_session='.length);
+    const open = http.get(`${t.base}/live`, { headers: { cookie, accept: 'text/event-stream' } });
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => open.on('response', resolve).on('error', reject));
+    assert.is(response.statusCode, 200);
+    assert.is(sampleValue(parsePrometheus((await scrape(t)).text), 'town_live_streams', { route: 'live' }), 1);
+    open.destroy();
+    let now = 1;
+    for (const until = Date.now() + 5000; now !== 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+      now = sampleValue(parsePrometheus((await scrape(t)).text), 'town_live_streams', { route: 'live' });
+    }
+    assert.is(now, 0, 'closed, it is no longer counted');
   } finally {
     await t.close();
   }

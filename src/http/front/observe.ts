@@ -64,12 +64,14 @@ export class FrontObserver {
    */
   answered(ctx: TownContext, meter: RouteMeter | undefined, started: number, stream: boolean): void {
     const ms = performance.now() - started;
-    const status = ctx.status;
+    // The response's own status: a stream that writes its head itself (ctx.respond = false) too.
+    const res = ctx.res;
+    const status = res.statusCode;
     meter?.observe(status, ms / 1000);
     const state = ctx.state;
     // The table's name (`scratch.turn` for a scratch world's turn), as the metrics name it.
     const route = meter?.route ?? state.route ?? unmatchedRoute;
-    if (stream && this.metrics && status === 200 && ctx.body instanceof Stream) this.streamOpened(ctx, route);
+    if (stream && this.metrics && status === 200 && !res.writableEnded && (ctx.respond === false || ctx.body instanceof Stream)) this.streamOpened(ctx, route);
     if (!this.log) return;
     const caller = state.caller;
     const rounded = Math.round(ms * 100) / 100;
