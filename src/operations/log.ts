@@ -49,7 +49,7 @@ export function townLog(options: LogOptions = {}): TownLog {
   if (process.stdout.isTTY && prettyInstalled()) {
     return pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l' } } });
   }
-  return pino(settings, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  return pino(settings, pino.destination({ dest: 1, sync: false }));
 }
 
 /** The front's Logger (failures) on a pino log. */
