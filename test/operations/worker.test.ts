@@ -19,7 +19,11 @@ const projector = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 test('npm run projector with TOWN_METRICS_PORT: JSON log lines, its probes and metrics, a clean stop', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-worker-'));
   // A journal whose read models no one has folded: the worker's work.
-  const seed = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: false }, origin: 'http://town.test', clock: testClock() });
+  const seed = await openTown({
+    settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: false },
+    origin: 'http://town.test',
+    clock: testClock(),
+  });
   await seed.close();
   const child = spawn(process.execPath, [projector, 'cards', 'guests'], {
     env: { ...process.env, TOWN_DATA: dir, TOWN_METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', EVENTSTORE_URL: '', MONGO_URL: '' },
@@ -40,7 +44,8 @@ test('npm run projector with TOWN_METRICS_PORT: JSON log lines, its probes and m
     const base = `http://127.0.0.1:${port}`;
     assert.is((await request(base, 'GET', '/health')).status, 200);
     let ready = await request(base, 'GET', '/ready');
-    for (const until = Date.now() + 10_000; ready.status !== 200 && Date.now() < until; ready = await request(base, 'GET', '/ready')) await new Promise((r) => setTimeout(r, 100));
+    for (const until = Date.now() + 10_000; ready.status !== 200 && Date.now() < until; ready = await request(base, 'GET', '/ready'))
+      await new Promise((r) => setTimeout(r, 100));
     assert.is(ready.status, 200, ready.text);
     const metrics = await request(base, 'GET', '/metrics', { headers: { accept: 'text/plain' } });
     const families = parsePrometheus(metrics.text);
@@ -49,7 +54,10 @@ test('npm run projector with TOWN_METRICS_PORT: JSON log lines, its probes and m
     assert.ok(families.has('process_resident_memory_bytes'));
     child.kill('SIGTERM');
     assert.is(await exited, 0, err);
-    const lines = out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.every((l) => l.worker === 'projector cards,guests' && typeof l.level === 'number'));
     assert.ok(lines.some((l) => l.msg === 'stopped'));
   } finally {
