@@ -5,12 +5,19 @@
  * test captures the log while guests accept invitations, sign in and cast turns, then searches
  * it for every secret it used.
  */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { issueInvitation } from '../../src/identity/operator.js';
 import { principalHasher, townLog } from '../../src/operations/log.js';
 import { request, startTestTown } from '../world/support.js';
+
+const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
 
 function capture() {
   let text = '';
@@ -117,6 +124,46 @@ test('LOG_LEVEL above info: no request lines; redaction guards fields that must 
   townLog({ destination: guarded.stream }).info({ credential: 'svc_cred_x', cookie: 'c', code: 'svc_invite_y', url: '/enter?code=z' }, 'careless');
   assert.not.match(guarded.text(), /svc_cred_x|svc_invite_y|"c"|code=z/);
   assert.match(guarded.text(), /\[redacted\]/);
+});
+
+test('npm start: the log on stdout, JSON only; the address and the first invitation for its person, on stderr', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-start-log-'));
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TOWN_DATA: dir, TOWN_OPEN: '', EVENTSTORE_URL: '', MONGO_URL: '', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  try {
+    let code: string | undefined;
+    for (const until = Date.now() + 20_000; !code && Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+      code = /first invitation \(shown once\): (svc_invite_\S+)/.exec(err)?.[1];
+    }
+    assert.ok(code, `the first invitation is shown on stderr:\n${err}`);
+    const base = /town listening on (http:\/\/\S+)/.exec(err)![1]!.replace('localhost', '127.0.0.1');
+    const accepted = await request(base, 'POST', '/AGENTS.md/accept', { json: { code, name: 'ann' } });
+    assert.is(accepted.status, 200);
+    const me = await request(base, 'GET', '/AGENTS.md/me', { token: accepted.json.credential });
+    assert.is(me.status, 200);
+    child.kill('SIGTERM');
+    assert.is(await exited, 0, err);
+    const lines = out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const said = lines.map((l) => l.msg);
+    assert.ok(said.indexOf('town open') > said.findIndex((m) => String(m).startsWith('listening')), 'it listens before the town is open');
+    assert.ok(lines.some((l) => l.msg === 'request' && l.route === 'accept' && l.status === 200));
+    assert.ok(lines.some((l) => l.msg === 'request' && l.route === 'me' && typeof l.principal === 'string'));
+    assert.not.ok(out.includes(code!), 'the invitation is not in the log');
+    assert.not.ok(out.includes(accepted.json.credential), 'nor the credential');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
