@@ -7,7 +7,8 @@ import http from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { issueInvitation } from '../../src/identity/operator.js';
-import { request, startTestTown, type TestTown } from '../world/support.js';
+import { createLimiters } from '../../src/contract/rate-limit.js';
+import { request, startTestTown, testClock, type TestTown } from '../world/support.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
 
 const scrape = async (t: TestTown, headers: Record<string, string> = {}) => {
@@ -125,7 +126,13 @@ test('open scratch worlds and their turns, and a live stream while it is open', 
 
 test('/metrics from an address the operator does not allow: unknownRoute, as a path no route has; the token opens it', async () => {
   const token = 'operator-token-0123456789';
-  const t = await startTestTown({ settings: { metricsAllow: '10.0.0.0/8,fd00::/8', metricsToken: token } });
+  // Three unauthenticated calls a minute from one address, to see rateLimited counted.
+  const clock = testClock();
+  const t = await startTestTown({
+    clock,
+    settings: { metricsAllow: '10.0.0.0/8,fd00::/8', metricsToken: token },
+    limiters: createLimiters(clock, { credential: [10_000, 1], identity: [3, 60], page: [10_000, 1], xrpc: [10_000, 1] }),
+  });
   try {
     const refused = await scrape(t);
     assert.is(refused.status, 404);
@@ -139,9 +146,14 @@ test('/metrics from an address the operator does not allow: unknownRoute, as a p
     for (const wrong of [`Bearer ${token}x`, `Bearer ${token.slice(1)}`, token, `Basic ${token}`, 'Bearer ']) {
       assert.is((await scrape(t, { authorization: wrong })).status, 404, wrong);
     }
+    for (let i = 0; i < 4; i++) await request(t.base, 'POST', '/AGENTS.md/accept', { json: { code: 'svc_invite_none', name: 'x' } });
     const allowed = await scrape(t, { authorization: `Bearer ${token}` });
     assert.is(allowed.status, 200);
-    assert.ok(parsePrometheus(allowed.text).has('town_http_requests_total'));
+    const m = parsePrometheus(allowed.text);
+    assert.is(sampleValue(m, 'town_http_failures_total', { class: 'rateLimited' }), 1);
+    assert.is(sampleValue(m, 'town_http_requests_total', { route: 'accept', status: '429' }), 1);
+    // The refused scrapes were counted as what they answered.
+    assert.is(sampleValue(m, 'town_http_requests_total', { route: 'metrics', status: '404' }), 6);
     // The catalogue does not list it: it is the operator's, not the agents'.
     const api = await request(t.base, 'GET', '/AGENTS.md/api');
     assert.not.ok(api.json.routes.some((r: { name: string }) => r.name === 'metrics'));
