@@ -29,6 +29,8 @@ export interface ReadinessState {
   reason?: string;
   head: bigint | undefined;
   projections: { name: string; checkpoint: bigint | undefined; lagSeconds: number }[];
+  /** The stores did not answer (nothing is known of the journal or the read models). */
+  unanswered?: true;
 }
 
 interface Sample {
@@ -82,7 +84,17 @@ export class Readiness {
     return first ? (now - first.at) / 1000 : 0;
   }
 
+  /** Whether ready now; stores that do not answer make it not ready, with their error as the reason. */
   async state(): Promise<ReadinessState> {
+    try {
+      return await this.look();
+    } catch (error) {
+      const reason = `the stores did not answer: ${error instanceof Error ? error.message : String(error)}`;
+      return { ready: false, reason, head: undefined, projections: [], unanswered: true };
+    }
+  }
+
+  private async look(): Promise<ReadinessState> {
     const head = await this.sources.head();
     this.sample(head);
     const now = this.now();

@@ -9,6 +9,7 @@ import Koa from 'koa';
 import { randomBytes } from 'node:crypto';
 import { TownError } from '../contract/town-error.js';
 import { envelope } from '../http/envelope.js';
+import { givenRequestId } from '../http/front/observe.js';
 import { setSecurityHeaders } from '../http/front/security.js';
 import { replyLinks } from '../http/links.js';
 
@@ -17,8 +18,7 @@ export function startingApp(): Koa {
   const boot = randomBytes(3).toString('hex');
   let served = 0;
   app.use(async (ctx) => {
-    const given = ctx.req.headers['x-request-id'];
-    ctx.set('X-Request-Id', typeof given === 'string' && /^[A-Za-z0-9._:+=@-]{1,64}$/.test(given) ? given : `${boot}-s${(++served).toString(36)}`);
+    ctx.set('X-Request-Id', givenRequestId(ctx as never) ?? `${boot}-s${(++served).toString(36)}`);
     setSecurityHeaders(ctx.res);
     if (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       ctx.type = 'application/json; charset=utf-8';

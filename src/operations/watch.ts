@@ -75,26 +75,27 @@ export function watch(parts: WatchedParts): Operations {
     },
     settings.readyLagSeconds,
   );
-  // One look at the stores serves every gauge of a scrape.
-  let scraped: Promise<ReadinessState> | undefined;
+  // One look at the stores serves every gauge of a scrape. Stores that do not answer leave the
+  // journal's and the read models' gauges out of that scrape (town_ready 0), not the scrape.
+  let scraped: Promise<ReadinessState | undefined> | undefined;
+  const look = (): Promise<ReadinessState | undefined> => readiness.state().then((s) => (s.unanswered ? undefined : s));
   metrics.beforeScrape(() => {
-    scraped = readiness.state();
-    scraped.catch(() => {});
+    scraped = look();
   });
-  const state = () => (scraped ??= readiness.state());
+  const state = () => (scraped ??= look());
   metrics.gauge('town_journal_head_position', "The journal's head position in $all (events on the embedded journal, log bytes on EventStoreDB)", async () => {
-    const head = (await state()).head;
-    return head === undefined ? 0 : Number(head);
+    const s = await state();
+    return s && (s.head === undefined ? 0 : Number(s.head));
   });
-  metrics.labelledGauge('town_projection_checkpoint', "Each read model's checkpoint: the $all position it has folded", 'projection', async () =>
-    (await state()).projections.map((p) => [p.name, p.checkpoint === undefined ? -1 : Number(p.checkpoint)]),
+  metrics.labelledGauge('town_projection_checkpoint', "Each read model's checkpoint: the $all position it has folded (-1: none yet)", 'projection', async () =>
+    ((await state())?.projections ?? []).map((p) => [p.name, p.checkpoint === undefined ? -1 : Number(p.checkpoint)]),
   );
   metrics.labelledGauge(
     'town_projection_lag_seconds',
     "How long ago the journal's head first stood past each read model's checkpoint (0: caught up)",
     'projection',
-    async () => (await state()).projections.map((p) => [p.name, p.lagSeconds]),
+    async () => ((await state())?.projections ?? []).map((p) => [p.name, p.lagSeconds]),
   );
-  metrics.gauge('town_ready', '1 when /ready answers 200, else 0', async () => ((await state()).ready ? 1 : 0));
+  metrics.gauge('town_ready', '1 when /ready answers 200, else 0', async () => ((await state())?.ready ? 1 : 0));
   return { metrics, access: operatorAccess({ allow: settings.metricsAllow, token: settings.metricsToken }), readiness };
 }

@@ -23,7 +23,8 @@ export async function serveOperations(operations: Operations, port: number, host
         res.end(req.method === 'HEAD' ? undefined : body);
       },
       () => {
-        res.writeHead(500).end();
+        const { status, body } = failure(new TownError('internal', 'the worker failed to answer; nothing was changed'), req.url ?? '/');
+        res.writeHead(status, { ...securityHeaders, 'content-type': json }).end(body);
       },
     );
   });

@@ -65,6 +65,20 @@ test('Readiness: not before the journal as it stood at the start is folded; then
   assert.is((await r.state()).ready, true);
   failure = 'projector cards failed: disk full';
   assert.equal([(await r.state()).ready, (await r.state()).reason], [false, 'projector cards failed: disk full']);
+  // Stores that do not answer: not ready, saying so (never a failure of the probe itself).
+  const down = new Readiness({
+    head: async () => {
+      throw new Error('connection refused');
+    },
+    checkpoints: async () => [],
+  });
+  assert.equal(await down.state(), {
+    ready: false,
+    reason: 'the stores did not answer: connection refused',
+    head: undefined,
+    projections: [],
+    unanswered: true,
+  });
   // An empty journal has nothing to fold.
   const empty = new Readiness({ head: async () => undefined, checkpoints: async () => [['cards', undefined]] });
   assert.is((await empty.state()).ready, true);
