@@ -8,10 +8,11 @@
  * Never logged: a header, the URL (a query may carry a code), a body, a credential or a cookie.
  * The principal is logged as a keyed hash (src/operations/log.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { Stream } from 'node:stream';
 import { TownError } from '../../contract/town-error.js';
 import type { RouteMeter, TownMetrics } from '../../operations/metrics.js';
-import type { TownLog } from '../../operations/log.js';
+import { principalHasher, type TownLog } from '../../operations/log.js';
 import type { TownContext } from '../handler.js';
 
 export interface Observation {
@@ -44,7 +45,8 @@ export class FrontObserver {
     // LOG_LEVEL is read once: above info, no request line is even built.
     this.log = o.log?.isLevelEnabled('info') ? o.log : undefined;
     this.metrics = o.metrics;
-    this.hash = o.principalHash ?? ((p) => p);
+    // Never the principal itself: without the town's hasher, one keyed by this process alone.
+    this.hash = o.principalHash ?? principalHasher(randomBytes(32));
     this.unmatched = o.metrics?.meter(unmatchedRoute);
   }
 
