@@ -5,6 +5,35 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { allowList, defaultAllow } from './operations/access.js';
+import { defaultMaxLagSeconds } from './operations/readiness.js';
+
+/** LOG_LEVEL's values, pino's levels (src/operations/log.ts). */
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/**
+ * Every environment variable the town reads (the deployment file's test checks that what
+ * compose.yaml sets is among them).
+ */
+export const environmentNames = [
+  'PORT',
+  'HOST',
+  'TOWN_DATA',
+  'EVENTSTORE_URL',
+  'MONGO_URL',
+  'TOWN_OPEN',
+  'TOWN_ORIGIN',
+  'TOWN_PROJECTORS',
+  'TOWN_SIGNING',
+  'TOWN_FIREHOSE_PORT',
+  'TOWN_SECRET',
+  'LOG_LEVEL',
+  'TOWN_METRICS_ALLOW',
+  'TOWN_METRICS_TOKEN',
+  'TOWN_METRICS_PORT',
+  'TOWN_READY_LAG_SECONDS',
+] as const;
 
 export interface Settings {
   port: number;
@@ -38,6 +67,16 @@ export interface Settings {
   signing?: boolean;
   /** Port of the firehose's WebSocket listener (TOWN_FIREHOSE_PORT; unset: no listener). */
   firehosePort?: number;
+  /** LOG_LEVEL: the least severe level logged (info: one line per request). */
+  logLevel?: LogLevel;
+  /** TOWN_METRICS_ALLOW: addresses and CIDR ranges that may read /metrics (loopback by default). */
+  metricsAllow?: string;
+  /** TOWN_METRICS_TOKEN: a bearer token that may read /metrics from anywhere. */
+  metricsToken?: string;
+  /** TOWN_METRICS_PORT: the port a worker (projector, reactor) serves /metrics, /health, /ready on. */
+  metricsPort?: number;
+  /** TOWN_READY_LAG_SECONDS: how far behind the journal a read model may be while /ready says 200. */
+  readyLagSeconds?: number;
 }
 
 function portOf(text: string, name: string): number {
@@ -76,6 +115,24 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     inProcessProjectors: env.TOWN_PROJECTORS === 'inline' || (!mongoUrl && env.TOWN_PROJECTORS !== 'workers'),
     signing: env.TOWN_SIGNING !== 'off',
     ...(env.TOWN_FIREHOSE_PORT !== undefined && env.TOWN_FIREHOSE_PORT !== '' ? { firehosePort: portOf(env.TOWN_FIREHOSE_PORT, 'TOWN_FIREHOSE_PORT') } : {}),
+    ...operationsFromEnv(env),
+  };
+}
+
+/** The operator's settings: log level, who may read metrics, the workers' metrics port, readiness. */
+function operationsFromEnv(env: NodeJS.ProcessEnv): Partial<Settings> {
+  const level = env.LOG_LEVEL || 'info';
+  if (!(logLevels as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${level}`);
+  const allow = env.TOWN_METRICS_ALLOW ?? defaultAllow;
+  allowList(allow); // refuses a malformed list at start, not at the first scrape
+  const lag = env.TOWN_READY_LAG_SECONDS ? Number(env.TOWN_READY_LAG_SECONDS) : defaultMaxLagSeconds;
+  if (!(lag > 0)) throw new Error(`TOWN_READY_LAG_SECONDS must be a positive number, not ${env.TOWN_READY_LAG_SECONDS}`);
+  return {
+    logLevel: level as LogLevel,
+    metricsAllow: allow,
+    ...(env.TOWN_METRICS_TOKEN ? { metricsToken: env.TOWN_METRICS_TOKEN } : {}),
+    ...(env.TOWN_METRICS_PORT ? { metricsPort: portOf(env.TOWN_METRICS_PORT, 'TOWN_METRICS_PORT') } : {}),
+    readyLagSeconds: lag,
   };
 }
 

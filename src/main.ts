@@ -2,8 +2,13 @@
  * `npm start`: one process serving the town on the configured stores (embedded by default),
  * printing its address and, on a fresh town, a first invitation code. SIGTERM and SIGINT close
  * it cleanly: stop accepting, let requests being worked on finish, close the stores.
+ *
+ * It listens before the town is open: while the journal is opened and replayed the listener
+ * answers /health 200 and everything else 503 (src/operations/starting.ts), then the town's app.
+ * The operational log (JSON lines, src/operations/log.ts) goes to stdout; what this prints for
+ * the person who started it (the address, the first invitation, which must never be in a log)
+ * goes to stderr.
  */
-import net from 'node:net';
 import { settingsFromEnv } from './config.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
@@ -11,41 +16,44 @@ import { serveControl } from './cli/control.js';
 import { runOperator } from './cli/operator.js';
 import { openerQuiet } from './commands/opener.js';
 import { ThreadProjector } from './projections/thread.js';
+import { townLog } from './operations/log.js';
+import { startingApp } from './operations/starting.js';
 
-/** A port free now on `host` (for PORT=0: the town's origin must name the port it serves on). */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+/** For the person at the terminal, not the log. */
+const say = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const given = settingsFromEnv();
+  const log = townLog({ level: given.logLevel });
+  const running = await startServer(startingApp(), { port: given.port, host: given.listenHost });
   // PORT=0 picks a free port; the default origin, and with it the host in every principal and
-  // did, names that port rather than port 0.
-  const settings = given.port === 0 && !given.origin ? { ...given, port: await freePort(given.listenHost) } : given;
-  const town = await openTown({ settings });
-  const running = await startServer(town.app, { port: settings.port, host: settings.listenHost });
+  // did, names the port listened on rather than port 0.
+  const settings = given.port === 0 ? { ...given, port: running.address.port } : given;
+  log.info({ port: running.address.port }, 'listening; opening the town (/health 200, /ready 503 until it is open and caught up)');
+  let town: Awaited<ReturnType<typeof openTown>>;
+  try {
+    town = await openTown({ settings, log });
+  } catch (error) {
+    await running.close();
+    throw error;
+  }
+  running.use(town.app);
+  log.info({ height: town.world.height, startMs: Math.round(town.startMs) }, 'town open');
   const shown = settings.listenHost === '0.0.0.0' || settings.listenHost === '::' ? 'localhost' : running.address.host;
-  console.log(
+  say(
     `town listening on http://${shown}:${running.address.port} (${town.config.open ? 'open' : 'invited'} town, data in ${settings.eventStoreUrl ? 'EventStoreDB' : settings.dataDir})`,
   );
-  console.log(`agents start at http://${shown}:${running.address.port}/AGENTS.md`);
-  console.log(
+  say(`agents start at http://${shown}:${running.address.port}/AGENTS.md`);
+  say(
     `the town's journal stands at height ${town.world.height} (ready in ${Math.round(town.startMs)} ms); read models ${!town.projectors.length ? 'are folded by workers: npm run projector' : town.projectors[0] instanceof ThreadProjector ? 'are folded in this process, on a thread of their own' : 'are folded in this process'}`,
   );
   if (town.firstInvitation) {
-    console.log(`first invitation (shown once): ${town.firstInvitation}`);
-    console.log(
+    say(`first invitation (shown once): ${town.firstInvitation}`);
+    say(
       `  accept it: curl -s -X POST http://${shown}:${running.address.port}/AGENTS.md/accept -H 'content-type: application/json' -d '{"code":"${town.firstInvitation}","name":"ann"}'`,
     );
   } else {
-    console.log('this town was founded before; issue an invitation with: npm run town -- invite');
+    say('this town was founded before; issue an invitation with: npm run town -- invite');
   }
 
   // The embedded journal is this process's alone: the operator's commands come in over a socket.
@@ -59,11 +67,12 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
     closing = true;
-    console.log(`${signal}: closing (finishing requests in flight)`);
+    say(`${signal}: closing (finishing requests in flight)`);
     await control?.close();
     await running.close();
     await town.close();
-    console.log('closed');
+    log.flush();
+    say('closed');
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

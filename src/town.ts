@@ -30,7 +30,7 @@ import { ScratchWorlds } from './commands/scratch-service.js';
 import { mcpHandlers } from './http/handlers/mcp.js';
 import { type McpRoom, mcpRoom } from './mcp/room.js';
 import type { McpLimits } from './mcp/sessions.js';
-import { stderrLogger } from './http/front/failure.js';
+import { errorText, stderrLogger } from './http/front/failure.js';
 import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
@@ -56,6 +56,10 @@ import { ThreadProjector } from './projections/thread.js';
 import { rebuildStale } from './projections/versions.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
+import { operationsHandlers } from './http/handlers/operations.js';
+import { frontLogger, principalHasher, type TownLog } from './operations/log.js';
+import { TownMetrics } from './operations/metrics.js';
+import { type Operations, turnCounter, watch, watchAppends } from './operations/watch.js';
 
 /**
  * The repository's projector waits this long after a live entry before folding, so one signed
@@ -85,6 +89,8 @@ export interface Town {
   firehose?: { port: number; url: string };
   /** Milliseconds from openTown's start until the town could serve. */
   startMs: number;
+  /** Metrics, readiness and who may read /metrics (src/operations). */
+  operations: Operations;
   close(): Promise<void>;
 }
 
@@ -94,6 +100,8 @@ export interface TownOptions {
   /** Origin to put in links and principals when the port is only known after listening. */
   origin?: string;
   logger?: Logger;
+  /** The operational log: one line per request, and failures (none: no request lines). */
+  log?: TownLog;
   /** Difficulty of arrival proofs (the spec's 18 unless a test needs many proofs fast). */
   arrivalBits?: number;
   /** The front's rate limiters (tests and benches that are not about rate limits lift them). */
@@ -155,6 +163,10 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const firstInvitation = await ensureFirstInvitation(events, clock);
     const limiters = options.limiters ?? defaultLimiters(clock);
 
+    const metrics = new TownMetrics();
+    const logger = options.logger ?? (options.log ? frontLogger(options.log) : undefined);
+    // Failures of the town's background work go to the log when there is one (else to stderr, as each reports by default).
+    const reportTo = (what: string) => (logger ? { onError: (e: Error) => logger.error(what, { error: errorText(e) }) } : {});
     const programs = options.programs ?? libraryPrograms();
     const quota = options.turnQuota ?? defaultTurnQuota;
     // The quota follows the town's mode as the arrivals reactor sees TownModeSet events.
@@ -170,9 +182,12 @@ export async function openTown(options: TownOptions): Promise<Town> {
       // One append in flight: measured on the embedded store, overlapping appends (sound there,
       // this service being the stream's only writer) made smaller batches and fewer turns/s.
       appendsInFlight: 1,
+      onDecided: turnCounter(metrics, 'town'),
     });
     await world.open();
     closers.push(() => world.close());
+    const appends = watchAppends(metrics, world);
+    closers.push(async () => appends());
 
     const projectors: ProjectorHandle[] = [];
     const signing = settings.signing !== false;
@@ -200,12 +215,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
               libraryModules: modules,
               batch: 1000,
               ...(group.repository ? { lingerMs: repositoryLingerMs, nice: repositoryNice, ...(signing ? { signing: settings.dataDir } : {}) } : {}),
+              ...reportTo(`projector thread ${group.names.join(',')} failed (started again after a wait)`),
             })
           : new Projector(
               events,
               reads,
               group.names.map((n) => all[n]),
-              { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}) },
+              { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}), ...reportTo(`projector ${group.names.join(',')} stopped`) },
             );
         await projector.start();
         projectors.push(projector);
@@ -222,11 +238,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
       onMode: (now) => {
         open = now;
       },
+      ...reportTo('arrivals stopped'),
     });
     closers.push(() => arrivals.close());
 
     // The firehose listens beside the HTTP port; it hears the repository projector's commits.
     let firehose: Town['firehose'];
+    let firehoseServer: Firehose | undefined;
     if (settings.firehosePort !== undefined) {
       const repositoryProjector = projectors.find((p) => p.names.includes('repository'));
       const hose = new Firehose({
@@ -241,6 +259,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         },
       });
       const port = await hose.start();
+      firehoseServer = hose;
       closers.push(() => hose.close());
       const wsOrigin = new URL(config.origin);
       wsOrigin.protocol = wsOrigin.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -264,13 +283,31 @@ export async function openTown(options: TownOptions): Promise<Town> {
         world,
         feed,
         host: config.host,
-        onError: (e) => options.logger?.error('feed answers failed', { error: e.message }),
+        onError: (e) => logger?.error('feed answers failed', { error: e.message }),
       });
       closers.push(() => reactor.close());
     }
 
-    const scratches = new ScratchWorlds({ events, programs, clock, options: () => defaultOptions, town: world, host: config.host });
+    const scratches = new ScratchWorlds({
+      events,
+      programs,
+      clock,
+      options: () => defaultOptions,
+      town: world,
+      host: config.host,
+      onDecided: turnCounter(metrics, 'scratch'),
+    });
     closers.push(() => scratches.close());
+    const operations = watch({
+      settings,
+      events,
+      reads,
+      projections: settings.inProcessProjectors ? projectors.flatMap((p) => p.names) : projectionNames,
+      projectors,
+      metrics,
+    });
+    operations.readiness.start();
+    closers.push(async () => operations.readiness.stop());
     const deps = { service: world, events, reads, programs, clock, fresh, options: kernelOptions, scratches };
     // Every row of the route table is bound here or stated as not built: a route left out, or a
     // key no row has, does not compile.
@@ -289,6 +326,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
+      ...operationsHandlers(operations),
       ...xrpcHandlers({
         reads,
         events,
@@ -328,7 +366,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       waits: fresh.waits,
       origin: config.origin,
       townOpen: () => open,
-      logger: options.logger ?? stderrLogger,
+      logger: logger ?? stderrLogger,
       limits: options.mcp,
     });
     closers.push(() => mcp.close());
@@ -339,10 +377,17 @@ export async function openTown(options: TownOptions): Promise<Town> {
       authenticator: new StoreAuthenticator(events, config, clock),
       clock,
       limiters,
-      logger: options.logger,
+      logger,
+      observation: { log: options.log, metrics, principalHash: principalHasher(config.secret) },
       // The operator may switch the mode while the town runs; the arrive routes follow at once.
       townOpen: () => open,
     });
+    metrics.gauge('town_journal_height', "The town world's journal height (entries committed)", () => world.height);
+    metrics.gauge('town_http_requests_in_flight', 'Requests being worked on now (at the limit, the next is refused busy)', () => app.inFlight());
+    metrics.gauge('town_scratch_worlds_open', 'Scratch worlds this front holds open', () => scratches.openHere);
+    metrics.gauge('town_mcp_sessions', 'MCP sessions open on this front', () => mcp.sessions.size);
+    const hose = firehoseServer;
+    if (hose) metrics.gauge('town_firehose_subscribers', 'WebSocket subscribers of the firehose', () => hose.subscribed);
     const readStore = reads;
     let closing: Promise<void> | undefined;
     return {
@@ -358,6 +403,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       firstInvitation,
       ...(firehose ? { firehose } : {}),
       startMs: performance.now() - started,
+      operations,
       close: () =>
         (closing ??= (async () => {
           // Newest first: the reactor and the projectors stop before the world and the stores.

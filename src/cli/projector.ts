@@ -9,6 +9,9 @@
  * The embedded stores belong to one process at a time: against them a worker runs while the
  * server does not (e.g. to bring a stopped town's read models up to date); beside a running
  * server, workers use EventStoreDB and MongoDB (docs/decisions.md (world)).
+ *
+ * With TOWN_METRICS_PORT it serves /metrics, /health and /ready there (src/operations); it logs
+ * JSON lines to stdout (LOG_LEVEL).
  */
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
@@ -16,6 +19,9 @@ import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { chooseProjections, startWorker } from '../projections/worker.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
+import { townLog } from '../operations/log.js';
+import { watch } from '../operations/watch.js';
+import { serveOperations } from '../operations/worker-server.js';
 
 async function main(argv: string[]): Promise<number> {
   const flags = argv.filter((a) => a.startsWith('--'));
@@ -24,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
   const pollMs = poll ? Number(poll.slice('--poll='.length)) : undefined;
   if (pollMs !== undefined && !(pollMs > 0)) throw new Error('--poll=<ms> takes a positive number');
   const settings = settingsFromEnv();
+  const log = townLog({ level: settings.logLevel, base: { worker: `projector ${names.join(',')}` } });
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   let failed: Error | undefined;
@@ -42,17 +49,22 @@ async function main(argv: string[]): Promise<number> {
     // One worker per projection: a second one waits here and takes over when the first dies.
     lease: {
       ...(settings.leaseMs !== undefined ? { ttlMs: settings.leaseMs } : {}),
-      onWaiting: (held) => console.log(`projector ${held.join(', ')}: another worker holds the leases; waiting to take over`),
+      onWaiting: (held) => log.info({ projections: held }, 'another worker holds the leases; waiting to take over'),
     },
     stopWaiting: stopped,
   });
   if (!projector) {
-    console.log(`projector ${names.join(', ')}: stopped while waiting for the leases`);
+    log.info({ projections: names }, 'stopped while waiting for the leases');
     await reads.close();
     await events.close();
     return 0;
   }
-  console.log(`projector ${names.join(', ')}: following the journal from ${String(projector.checkpoint ?? 'the start')}`);
+  log.info({ projections: names, from: String(projector.checkpoint ?? 'the start') }, 'following the journal');
+  const operations = watch({ settings, events, reads, projections: names, projectors: [projector] });
+  operations.metrics.gauge('town_projector_events_folded', 'Events this worker has folded since it started', () => projector.folded);
+  operations.readiness.start();
+  const listener = settings.metricsPort !== undefined ? await serveOperations(operations, settings.metricsPort, settings.listenHost) : undefined;
+  if (listener) log.info({ port: listener.port }, 'serving /metrics, /health and /ready');
   if (flags.includes('--until-caught-up')) void projector.whenCaughtUp().then(stop);
   const report = setInterval(() => {
     if (failed) stop();
@@ -60,11 +72,15 @@ async function main(argv: string[]): Promise<number> {
   await stopped;
   clearInterval(report);
   await projector.stop();
-  console.log(`projector ${names.join(', ')}: stopped at ${String(projector.checkpoint ?? 'the start')} (${projector.folded} events folded)`);
+  operations.readiness.stop();
+  await listener?.close();
+  log.info({ at: String(projector.checkpoint ?? 'the start'), folded: projector.folded }, 'stopped');
+  log.flush();
   await reads.close();
   await events.close();
   if (failed) {
-    console.error(`projector failed: ${failed.stack ?? failed.message}`);
+    log.error({ error: failed.stack ?? failed.message }, 'projector failed');
+    log.flush();
     return 1;
   }
   return 0;

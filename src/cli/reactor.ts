@@ -5,11 +5,16 @@
  * the town's world current from the journal, casts each new top-level post to the town card and
  * posts the answer, resuming from its checkpoint. `--until-answered` stops once every post in the
  * journal at start is answered.
+ *
+ * With TOWN_METRICS_PORT it serves /metrics, /health and /ready there (src/operations); it logs
+ * JSON lines to stdout (LOG_LEVEL).
  */
 import { startFeedReactor } from '../commands/feed-reactor.js';
 import { FeedService } from '../commands/feed-service.js';
 import { settingsFromEnv } from '../config.js';
 import { openTown } from '../town.js';
+import { townLog } from '../operations/log.js';
+import { serveOperations } from '../operations/worker-server.js';
 
 async function main(argv: string[]): Promise<number> {
   const names = argv.filter((a) => !a.startsWith('--'));
@@ -18,7 +23,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const settings = { ...settingsFromEnv(), inProcessProjectors: false };
-  const town = await openTown({ settings });
+  const log = townLog({ level: settings.logLevel, base: { worker: 'reactor feed' } });
+  const town = await openTown({ settings, log });
   const feed = new FeedService(town.events, Date.now, town.config.host);
   let failed: Error | undefined;
   const reactor = await startFeedReactor({
@@ -29,7 +35,9 @@ async function main(argv: string[]): Promise<number> {
     host: town.config.host,
     onError: (e) => (failed = e),
   });
-  console.log(`reactor feed: answering posts to ${town.config.host}`);
+  log.info({ host: town.config.host }, 'answering posts');
+  const listener = settings.metricsPort !== undefined ? await serveOperations(town.operations, settings.metricsPort, settings.listenHost) : undefined;
+  if (listener) log.info({ port: listener.port }, 'serving /metrics, /health and /ready');
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   process.on('SIGTERM', stop);
@@ -37,13 +45,12 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--until-answered')) void reactor.caughtUp.then(stop);
   await stopped;
   await reactor.close();
+  await listener?.close();
   await town.close();
-  if (failed) {
-    console.error(`reactor failed: ${failed.stack ?? failed.message}`);
-    return 1;
-  }
-  console.log('reactor feed: stopped');
-  return 0;
+  if (failed) log.error({ error: failed.stack ?? failed.message }, 'reactor failed');
+  else log.info('stopped');
+  log.flush();
+  return failed ? 1 : 0;
 }
 
 main(process.argv.slice(2)).then(

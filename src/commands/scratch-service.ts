@@ -24,7 +24,7 @@ import { fold, handleCommand } from '../identity/streams.js';
 import type { ScratchSummary } from '../queries/me.js';
 import type { EventStore } from '../stores/event-store.js';
 import { expiresAt, type LastTurns, type OpenWorld, type ScratchRefusal, scratchDecider } from './scratch.js';
-import { WorldService } from './world-service.js';
+import { WorldService, type WorldServiceOptions } from './world-service.js';
 
 const scratchKind = { codec: ScratchEvent, decider: scratchDecider };
 
@@ -41,6 +41,8 @@ export interface ScratchDeps {
   /** The town's own service: forks of the town read it, cites are journaled in it. */
   town: WorldService;
   host: string;
+  /** Told of every command decided in a scratch world (the operator's turn counts). */
+  onDecided?: WorldServiceOptions['onDecided'];
 }
 
 /** A scratch world as routes use it. */
@@ -75,6 +77,11 @@ export class ScratchWorlds {
   private readonly replayed = new Map<number, Replayed>();
 
   constructor(private readonly o: ScratchDeps) {}
+
+  /** Scratch worlds this front holds open now (loaded, not yet expired). */
+  get openHere(): number {
+    return this.services.size;
+  }
 
   /** POST /AGENTS.md/scratch: opens `name`, empty or forked; answers spec 2.8. */
   async open(
@@ -211,6 +218,7 @@ export class ScratchWorlds {
         genesis: { host: this.o.host, opener: '' },
         layer: (fork) => this.layer(fork),
         ...(first ? { first } : {}),
+        ...(this.o.onDecided ? { onDecided: this.o.onDecided } : {}),
       });
       s = service.open().then(() => service);
       this.services.set(id, s);

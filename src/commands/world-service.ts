@@ -90,6 +90,8 @@ export interface WorldServiceOptions {
    * top of another front's entries when its expected revision happens to match.
    */
   appendsInFlight?: number;
+  /** Told of every command decided and its outcome (the operator's turn counts, src/operations). */
+  onDecided?: (command: WorldCommand, outcome: Outcome) => void;
 }
 
 interface Waiter {
@@ -255,6 +257,7 @@ export class WorldService {
       return;
     }
     w.outcome = outcome;
+    this.o.onDecided?.(w.command, outcome);
     if (outcome.kind === 'journal') {
       for (const e of outcome.entries) evolve(this.spec, e);
       if (w.command.kind === 'turn' && this.spec.pending.size > 0) w.deliveries = this.deliverQueued();

@@ -2,9 +2,10 @@
  * The koa app of the front, generated from the route table. Order of work on a request, outside
  * in (each step only when the one before let it through):
  *
- *   request id → reply (envelope of any failure; serialise JSON; size guard) → in-flight limit
- *   → method gate (501) → route match (404 / 405) → auth → rate limit → body (413, badJson)
- *   → codecs (hostRequest) → handler (501 while a route is not built) → `_links`
+ *   request id → observe (log line, metrics: front/observe.ts) → reply (envelope of any failure;
+ *   serialise JSON; size guard) → in-flight limit → method gate (501) → route match (404 / 405)
+ *   → auth → rate limit → body (413, badJson) → codecs (hostRequest) → handler (501 while a
+ *   route is not built) → `_links`
  *
  * The reply step sits outside the in-flight limit so that `busy` itself is an envelope; the
  * limit counts a request while it is being worked on, not while a stream (SSE) is being sent.
@@ -21,6 +22,7 @@ import { TownError } from '../contract/town-error.js';
 import { authenticate } from './front/authenticate.js';
 import { type BodyReader, decodeBody, decodeQuery } from './front/decode.js';
 import { errorText, type Logger, replyFailure, stderrLogger } from './front/failure.js';
+import { givenRequestId, FrontObserver, type Observation } from './front/observe.js';
 import { frontHandlers } from './front/own-routes.js';
 import { spendRate } from './front/rate.js';
 import { finishReply, jsonReply } from './front/reply.js';
@@ -30,6 +32,7 @@ import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';
 import { notBuilt, type SomeHandlers } from './route-types.js';
 import { type Route, routesFor } from './routes.js';
+import type { RouteMeter } from '../operations/metrics.js';
 
 export type { Logger } from './front/failure.js';
 
@@ -50,12 +53,16 @@ export interface AppOptions {
    * and the catalogue and guide follow. Default: `config.open`, fixed.
    */
   townOpen?: () => boolean | Promise<boolean>;
+  /** The request log and metrics (none: neither, as in most tests). */
+  observation?: Observation;
 }
 
 export type TownApp = Koa<TownState> & {
   /** The routes this app answers (open-only ones only while the town is open). */
   townRoutes: readonly Route[];
   limiters: Limiters;
+  /** Requests being worked on now (the metrics' in-flight gauge). */
+  inFlight(): number;
 };
 
 /** A route of the table with what the front needs to serve it. */
@@ -67,6 +74,10 @@ interface Entry {
   read: BodyReader | undefined;
   /** Reached through /AGENTS.md/scratch/{name}/… */
   inScratch: boolean;
+  /** The route's counts and latency, made once (front/observe.ts). */
+  meter: RouteMeter | undefined;
+  /** A server-sent event route: counted as a live stream while it is sent. */
+  stream: boolean;
 }
 
 /** Methods some route takes; any other method is 501 whatever the path (spec 7.1). */
@@ -84,6 +95,7 @@ export function createApp(options: AppOptions): TownApp {
   const workers = options.workers ?? limits.workers;
   const townOpen = options.townOpen ?? (() => config.open);
   const table = routesFor(true);
+  const observer = new FrontObserver(options.observation ?? {});
 
   // Each row's handler as the front calls it: a room's (typed by its row in route-types.ts) or
   // the front's own; a row stated `notBuilt`, or left out of a partial table, has none.
@@ -121,6 +133,8 @@ export function createApp(options: AppOptions): TownApp {
       handler: handlerOf(r.base ?? r.name),
       read: r.method === 'POST' ? readBody(r) : undefined,
       inScratch: r.path.startsWith('/AGENTS.md/scratch/:name'),
+      meter: observer.meter(r.name),
+      stream: r.reply === 'sse',
     });
   }
   const index = RouteIndex.of(router);
@@ -128,6 +142,7 @@ export function createApp(options: AppOptions): TownApp {
   const boot = randomBytes(3).toString('hex');
   let served = 0;
   let inFlight = 0;
+  app.inFlight = () => inFlight;
 
   /**
    * Every request, outside in: request id and address; the reply (every failure becomes its
@@ -135,14 +150,15 @@ export function createApp(options: AppOptions): TownApp {
    * the route (404 / 405); then the route's own work (routeWork).
    */
   app.use(async (ctx) => {
+    const started = performance.now();
     const state = ctx.state;
-    const requestId = `${boot}-${(++served).toString(36)}`;
+    const requestId = givenRequestId(ctx as TownContext) ?? `${boot}-${(++served).toString(36)}`;
     state.requestId = requestId;
     // koa's `ctx.ip` without a trusted proxy is the socket's address; read it directly then.
     state.address = app.proxy ? ctx.ip : ctx.req.socket.remoteAddress || '';
     ctx.res.setHeader('X-Request-Id', requestId);
     setSecurityHeaders(ctx.res);
-    let route: Route | undefined;
+    let entry: Entry | undefined;
     try {
       // The in-flight limit sits inside the reply so that `busy` itself is an envelope.
       if (inFlight >= workers) {
@@ -158,8 +174,7 @@ export function createApp(options: AppOptions): TownApp {
         // a route's work never passes the request on).
         const { layer, onPath } = index.match(path, method);
         if (!layer) throw method === onlyWhereRouted ? notImplemented(method) : unmatched(ctx as TownContext, onPath);
-        const entry = entries.get(layer) as Entry;
-        route = entry.route;
+        entry = entries.get(layer) as Entry;
         const params = layer.params(path, layer.captures(path));
         (ctx.request as { params?: Record<string, string> }).params = params;
         (ctx as { params?: Record<string, string> }).params = params;
@@ -169,8 +184,10 @@ export function createApp(options: AppOptions): TownApp {
       }
       if (!measured) finishReply(ctx as TownContext);
     } catch (err) {
-      await replyFailure(ctx as TownContext, err, route, logger, authenticator);
+      observer.failed(err);
+      await replyFailure(ctx as TownContext, err, entry?.route, logger, authenticator);
     }
+    observer.answered(ctx as TownContext, entry ? entry.meter : observer.unmatched, started, entry?.stream === true);
   });
 
   /** A method no route takes (DELETE: none on this path). */

@@ -43,7 +43,7 @@ export function catalogueRoutes(table: readonly Route[], built: (r: Route) => bo
   const opening = table.find((r) => r.name === 'scratch');
   const scratchServed = opening !== undefined && built(opening);
   return table
-    .filter((r) => !r.base)
+    .filter((r) => !r.base && !r.operator)
     .map((r) => {
       const scratch = variants.get(r.name);
       const entry: CatalogueRoute = { name: r.name, method: r.method, href: hrefTemplate(r), auth: r.auth, does: r.does };

@@ -332,7 +332,10 @@ export class RequestScanner {
     // cannot even hold a length of 2^64 or more (it would say badRequest); the route's own limit
     // (request-body.ts) refuses smaller declarations as soon as the route is known.
     if (length > wireBodyCeiling) {
-      return { cls: 'bodyTooLarge', message: `the body is declared as ${this.contentLength?.slice(0, 24)} bytes, far more than any route reads (${largestBody})` };
+      return {
+        cls: 'bodyTooLarge',
+        message: `the body is declared as ${this.contentLength?.slice(0, 24)} bytes, far more than any route reads (${largestBody})`,
+      };
     }
     if (length === 0) this.endMessage();
     else {

@@ -51,6 +51,12 @@ export interface Route {
   signedOut?: 'serve' | 'enter' | 'refuse';
   /** Set on generated scratch variants: the table route whose handler they reach. */
   base?: string;
+  /**
+   * The operator's, not the agents' (`/metrics`): answered only to the addresses and token the
+   * operator allows (src/operations/access.ts), and left out of the catalogue, the guide and
+   * the MCP tools.
+   */
+  operator?: true;
 }
 
 type Decl = Omit<Route, 'bodyLimit' | 'rate' | 'reply'> & Partial<Pick<Route, 'bodyLimit' | 'rate' | 'reply'>>;
@@ -441,8 +447,24 @@ export const routes = [
   }),
   route({ name: 'mcpEnd', method: 'DELETE', path: '/mcp', auth: 'bearer', does: 'end an MCP session (not in the spec)' }),
 
-  // Not in the spec: our operators' probe, and the icon every browser asks for.
+  // Not in the spec: our operators' probes and metrics, and the icon every browser asks for.
   route({ name: 'health', method: 'GET', path: '/health', auth: 'none', does: "the front's liveness probe (not in the spec)" }),
+  route({
+    name: 'ready',
+    method: 'GET',
+    path: '/ready',
+    auth: 'none',
+    does: "the front's readiness probe: 200 once its journal is open and its read models are caught up, else 503 hostUnavailable (not in the spec)",
+  }),
+  route({
+    name: 'metrics',
+    method: 'GET',
+    path: '/metrics',
+    auth: 'none',
+    reply: 'text',
+    operator: true,
+    does: "the town's metrics in the Prometheus text format, for the operator's addresses or token only (not in the spec)",
+  }),
   route({
     name: 'favicon',
     method: 'GET',

@@ -25,6 +25,11 @@ export interface ServeOptions {
 export interface RunningServer {
   server: http.Server;
   address: { host: string; port: number };
+  /**
+   * Serves another app from now on, on the same listener: `npm start` listens with the starting
+   * app (src/operations/starting.ts: /health 200, everything else 503) while the town opens.
+   */
+  use(app: Koa<any, any>): void;
   close(): Promise<void>;
 }
 
@@ -64,7 +69,7 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
     });
     res.end(json);
   });
-  const handle = app.callback();
+  let handle = app.callback();
   const wire = guardServer(
     server,
     {
@@ -104,5 +109,8 @@ export async function startServer(app: Koa<any, any>, options: ServeOptions): Pr
     return closing;
   };
 
-  return { server, address: { host: info.address, port: info.port }, close };
+  const use = (next: Koa<any, any>) => {
+    handle = next.callback();
+  };
+  return { server, address: { host: info.address, port: info.port }, use, close };
 }

@@ -94,6 +94,11 @@ export class Firehose {
 
   constructor(private readonly o: FirehoseOptions) {}
 
+  /** WebSocket subscribers connected now. */
+  get subscribed(): number {
+    return this.subscribers.size;
+  }
+
   /** Listens; resolves with the port. */
   async start(): Promise<number> {
     const server = http.createServer((_req, res) => {

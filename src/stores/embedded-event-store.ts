@@ -35,15 +35,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './event-store.js';
-import {
-  checkAppend,
-  checkExpected,
-  checkMaxAppendSize,
-  checkReadAll,
-  checkReadStream,
-  checkStreamName,
-  type CheckedEvent,
-} from './event-store-checks.js';
+import { checkAppend, checkExpected, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName, type CheckedEvent } from './event-store-checks.js';
 import { frameBodies, type FrameLocation, type FramePayload } from './embedded-frames.js';
 import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
 import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';

@@ -75,7 +75,8 @@ function runWorker(env: NodeJS.ProcessEnv, dir: string, kill: number | undefined
     };
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /following the journal from (the start|\d+)/.exec(out);
+      // The worker logs JSON lines: {"from":"<checkpoint>", …, "msg":"following the journal"}.
+      const m = /"from":"(the start|\d+)"[^\n]*"msg":"following the journal"/.exec(out);
       if (m && from === undefined) {
         from = m[1] === 'the start' ? 0n : BigInt(m[1]!);
         if (kill !== undefined) watch();

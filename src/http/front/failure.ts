@@ -56,7 +56,8 @@ export async function replyFailure(ctx: TownContext, err: unknown, route: Route 
     logger.error('the front failed', {
       requestId: ctx.state.requestId,
       method: ctx.method,
-      url: ctx.originalUrl,
+      // The path, not the URL: a query may carry what must not be logged.
+      path: ctx.path,
       route: route?.name,
       error: errorText(err),
     });

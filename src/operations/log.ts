@@ -1,0 +1,76 @@
+/**
+ * The town's operational log (issue 22, item 2): JSON lines through pino, one line per request
+ * at `info` (request id, route name, status, duration, principal hash) and the failures at
+ * `error`. Never a credential, cookie, invitation code or body: the front logs named fields
+ * only, never a request's headers or body, and the redaction below is a second guard should a
+ * field of that name ever be passed.
+ *
+ * The destination is stdout through sonic-boom, asynchronous: a line is copied into a buffer
+ * and written when the event loop is free, so logging never waits on the terminal or the pipe on
+ * the turn path. In a terminal (stdout a TTY) the lines are pretty-printed by pino-pretty, on a
+ * thread of pino's, when that dev tool is installed; otherwise `npm start | npx pino-pretty`.
+ */
+import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger as Pino } from 'pino';
+import type { LogLevel } from '../config.js';
+import type { Logger } from '../http/front/failure.js';
+
+export type TownLog = Pino;
+
+/**
+ * Field names that must never reach a line, whatever a caller passes (a second guard). Top-level
+ * names only: a wildcard path (`*.code`) makes pino walk every field of every line, which costs
+ * the request line more than the rest of it (measured: 9.4 µs a line against 3.7 µs).
+ */
+const secretFields = ['credential', 'code', 'cookie', 'authorization', 'token', 'body', 'secret', 'key', 'headers', 'url'];
+const redact = { paths: secretFields, censor: '[redacted]' };
+
+function prettyInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface LogOptions {
+  level?: LogLevel;
+  /** Where lines go (tests capture them); default stdout, asynchronous, pretty in a terminal. */
+  destination?: DestinationStream;
+  /** Fields on every line (e.g. which worker). */
+  base?: Record<string, unknown>;
+}
+
+export function townLog(options: LogOptions = {}): TownLog {
+  const settings = { level: options.level ?? 'info', redact, base: { pid: process.pid, ...options.base } };
+  if (options.destination) return pino(settings, options.destination);
+  if (process.stdout.isTTY && prettyInstalled()) {
+    return pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l' } } });
+  }
+  return pino(settings, pino.destination({ dest: 1, sync: false }));
+}
+
+/** The front's Logger (failures) on a pino log. */
+export function frontLogger(log: TownLog): Logger {
+  return { error: (message, fields) => log.error(fields, message) };
+}
+
+/**
+ * A principal as the log names it: a keyed hash (HMAC-SHA-256 under the town's secret, the
+ * first 16 hex digits), the same for one principal on every front sharing the secret, so one
+ * guest's requests can be followed without the log naming anyone. Kept per principal, bounded.
+ */
+export function principalHasher(secret: Uint8Array, remembered = 10_000): (principal: string) => string {
+  const known = new Map<string, string>();
+  return (principal) => {
+    let h = known.get(principal);
+    if (h === undefined) {
+      if (known.size >= remembered) known.clear();
+      h = createHmac('sha256', secret).update(principal).digest('hex').slice(0, 16);
+      known.set(principal, h);
+    }
+    return h;
+  };
+}

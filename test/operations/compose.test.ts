@@ -1,0 +1,100 @@
+/**
+ * The deployment file (issue 22, item 6). These machines cannot run containers, so compose.yaml
+ * is read with a YAML parser and held to what the town reads: its services, their health checks
+ * (on the routes and ports the town serves them), its volumes, and only variables src/config.ts
+ * reads, which in turn are exactly the ones it lists.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse } from 'yaml';
+import { environmentNames, settingsFromEnv } from '../../src/config.js';
+import { chooseProjections } from '../../src/projections/worker.js';
+import { projectionNames } from '../../src/projections/index.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const compose = parse(fs.readFileSync(path.join(root, 'compose.yaml'), 'utf8'), { merge: true }) as {
+  services: Record<string, any>;
+  volumes: Record<string, unknown>;
+};
+const services = compose.services;
+const town = ['front-a', 'front-b', 'projector-reads', 'projector-repository', 'reactor-feed'];
+
+test('the services: EventStoreDB, MongoDB, two fronts, the projector workers, the feed reactor', () => {
+  assert.equal(Object.keys(services).sort(), ['eventstore', 'mongodb', ...town].sort());
+  const command = (name: string) => services[name].command as string[];
+  for (const name of ['front-a', 'front-b']) assert.equal(command(name), ['node', 'dist/src/main.js']);
+  assert.equal(command('reactor-feed'), ['node', 'dist/src/cli/reactor.js', 'feed']);
+  // Every projection is folded by exactly one worker.
+  const folded = ['projector-reads', 'projector-repository'].flatMap((name) => {
+    const [node, script, ...names] = command(name);
+    assert.equal([node, script], ['node', 'dist/src/cli/projector.js']);
+    return chooseProjections(names);
+  });
+  assert.equal([...folded].sort(), [...projectionNames].sort());
+  for (const name of town) {
+    const [, script] = command(name);
+    assert.ok(fs.existsSync(path.join(root, script!.replace(/^dist\//, '').replace(/\.js$/, '.ts'))), `${script} is built from a source`);
+  }
+});
+
+test('the town services read only what src/config.ts reads, and agree on the stores', () => {
+  for (const name of town) {
+    const env = services[name].environment as Record<string, string>;
+    for (const key of Object.keys(env)) assert.ok((environmentNames as readonly string[]).includes(key), `${name}: ${key} is read by the town`);
+    assert.is(new URL(env.EVENTSTORE_URL!).host, 'eventstore:2113');
+    assert.is(new URL(env.MONGO_URL!).host, 'mongodb:27017');
+    assert.is(new URL(env.MONGO_URL!).searchParams.get('replicaSet'), 'rs0');
+    assert.is(env.TOWN_DATA, '/data');
+    assert.ok(services[name].volumes.includes('town-data:/data'), `${name} shares the secret and keys`);
+    // The values parse as the town parses them (compose's ${…:-default} taken at its default).
+    const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+    const settings = settingsFromEnv(resolved);
+    assert.is(settings.inProcessProjectors, false, `${name}: projectors are workers beside MongoDB`);
+    for (const dep of ['eventstore', 'mongodb']) assert.is(services[name].depends_on[dep].condition, 'service_healthy');
+  }
+  for (const name of ['projector-reads', 'projector-repository', 'reactor-feed'])
+    assert.ok(services[name].environment.TOWN_METRICS_PORT, `${name} serves its metrics`);
+  // The MongoDB service is the replica set the URL names.
+  assert.ok(services.mongodb.command.includes('--replSet') && services.mongodb.command.includes('rs0'));
+});
+
+test('every service has a health check, on the routes and ports the town serves', () => {
+  for (const [name, s] of Object.entries(services)) {
+    const check = s.healthcheck;
+    assert.ok(check?.test?.length, `${name} has a health check`);
+    assert.ok(check.interval && check.retries, `${name}: interval and retries`);
+  }
+  for (const name of ['front-a', 'front-b']) {
+    const probe = services[name].healthcheck.test.join(' ');
+    assert.match(probe, `http://127.0.0.1:${services[name].environment.PORT}/ready`);
+  }
+  for (const name of ['projector-reads', 'projector-repository', 'reactor-feed']) {
+    const probe = services[name].healthcheck.test.join(' ');
+    assert.match(probe, `http://127.0.0.1:${services[name].environment.TOWN_METRICS_PORT}/health`);
+  }
+  assert.match(services.eventstore.healthcheck.test.join(' '), '/health/live');
+});
+
+test('volumes are declared, and EventStoreDB runs with the repository eventstore.conf', () => {
+  const named = new Set(Object.keys(compose.volumes));
+  for (const [name, s] of Object.entries(services)) {
+    for (const v of (s.volumes ?? []) as string[]) {
+      const source = v.split(':')[0]!;
+      if (source.startsWith('.')) assert.ok(fs.existsSync(path.join(root, source)), `${name}: ${source} exists`);
+      else assert.ok(named.has(source), `${name}: volume ${source} is declared`);
+    }
+  }
+  assert.ok(services.eventstore.volumes.includes('./eventstore.conf:/etc/eventstore/eventstore.conf:ro'));
+  assert.equal(services.eventstore.command, ['--config', '/etc/eventstore/eventstore.conf']);
+});
+
+test('config.ts reads exactly the variables it lists', () => {
+  const source = fs.readFileSync(path.join(root, 'src/config.ts'), 'utf8');
+  const read = new Set([...source.matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]!));
+  assert.equal([...read].sort(), [...environmentNames].sort());
+});
+
+test.run();
