@@ -21,6 +21,7 @@ export const environmentNames = [
   'HOST',
   'TOWN_DATA',
   'EVENTSTORE_URL',
+  'EVENTSTORE_MAX_APPEND_SIZE',
   'MONGO_URL',
   'TOWN_OPEN',
   'TOWN_ORIGIN',
@@ -33,6 +34,7 @@ export const environmentNames = [
   'TOWN_METRICS_TOKEN',
   'TOWN_METRICS_PORT',
   'TOWN_READY_LAG_SECONDS',
+  'TOWN_LEASE_MS',
 ] as const;
 
 export interface Settings {

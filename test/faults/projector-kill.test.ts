@@ -88,7 +88,8 @@ function runWorker(env: NodeJS.ProcessEnv, dir: string, kill: number | undefined
       clearTimeout(guard);
       if (poll) clearTimeout(poll);
       if (from === undefined) return reject(new Error(`the worker never started (${code ?? signal}):\n${out}`));
-      const stopped = /stopped at (\d+)/.exec(out);
+      // The worker's last line: {…, "at":"<checkpoint>", …, "msg":"stopped"}.
+      const stopped = /"at":"(\d+)"[^\n]*"msg":"stopped"/.exec(out);
       if (signal === 'SIGKILL' && !stopped) return resolve({ from, killed: true });
       if (code !== 0 || !stopped) return reject(new Error(`the worker exited ${code ?? signal}:\n${out}`));
       resolve({ from, stoppedAt: BigInt(stopped[1]!), killed: false });
