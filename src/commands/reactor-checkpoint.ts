@@ -14,7 +14,10 @@ export interface ReactorCheckpoint {
   close(): Promise<void>;
 }
 
-export async function reactorCheckpoint(reads: ReadStore, name: string): Promise<ReactorCheckpoint> {
+export async function reactorCheckpoint(store: ReadStore, name: string): Promise<ReactorCheckpoint> {
+  // Not a read model: kept in generation 0 whatever generation the read models are in, so a
+  // live rebuild's switch (which folds read models only) leaves the reactor where it was.
+  const reads = store.at(0);
   const from = await reads.checkpoint(name);
   let last: bigint | undefined;
   let saving: Promise<unknown> = Promise.resolve();

@@ -32,6 +32,7 @@ import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
 import { buildIndex, UniqueKeys } from './embedded-read-indexes.js';
 import { commitOverlay } from './embedded-read-commit.js';
 import { EmbeddedCollection, type CollectionHost } from './embedded-read-collection.js';
+import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
 
 export type { ReadStats } from './embedded-read-scan.js';
 
@@ -56,8 +57,13 @@ export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): 
   return new EmbeddedReadStore(new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages), options.gateWaitMs ?? 30_000);
 }
 
-export class EmbeddedReadStore implements ReadStore, CollectionHost {
+/** Where the current generation is kept in `meta`. */
+const generationKey: Key = ['generation'];
+
+export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames {
   private readonly gate = new UnitGate();
+  /** The current generation: what the store's own methods read and write. */
+  private current: GenerationView;
   private closed = false;
   private readonly committed: CommittedReads;
   private readonly unique: UniqueKeys;
@@ -85,6 +91,49 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       beforeWrite: (collection, id, next, overlay) => this.unique.check(collection, id, next, overlay),
       createIndex: (collection, spec) => buildIndex(this.lmdb, checkCollectionName(collection), spec),
     };
+    const stored = lmdb.meta.get(generationKey);
+    this.current = new GenerationView(this, typeof stored === 'number' ? stored : 0);
+  }
+
+  get root(): ReadStore {
+    return this;
+  }
+
+  get generation(): number {
+    return this.current.generation;
+  }
+
+  at(generation: number): ReadStore {
+    return generation === this.current.generation ? this.current : new GenerationView(this, generation);
+  }
+
+  async switchGeneration(generation: number): Promise<void> {
+    this.assertOpen();
+    checkGeneration(generation);
+    await this.gate.exclusive(async () => {
+      await this.lmdb.meta.put(generationKey, generation);
+      this.current = new GenerationView(this, generation);
+    });
+  }
+
+  collection(name: string): Collection {
+    return this.current.collection(name);
+  }
+
+  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    return this.current.unit(work);
+  }
+
+  checkpoint(projection: string): Promise<bigint | undefined> {
+    return this.current.checkpoint(projection);
+  }
+
+  version(projection: string): Promise<number | undefined> {
+    return this.current.version(projection);
+  }
+
+  drop(prefix = ''): Promise<void> {
+    return this.current.drop(prefix);
   }
 
   /** What queries touched, so tests can tell an index lookup from a collection scan. */
@@ -92,12 +141,14 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     return this.committed.stats;
   }
 
-  collection(name: string): Collection {
+  // ---- names as stored (generation prefix included): what the generation views call ----
+
+  storedCollection(name: string): Collection {
     this.assertOpen();
     return new EmbeddedCollection(checkCollectionName(name), this);
   }
 
-  async unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+  async storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.gate.exclusive(() => this.runUnit(work));
   }
@@ -108,29 +159,29 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     return result;
   }
 
-  async checkpoint(projection: string): Promise<bigint | undefined> {
+  async storedCheckpoint(projection: string): Promise<bigint | undefined> {
     this.assertOpen();
     const value = this.lmdb.meta.get(['checkpoint', checkProjectionName(projection)]);
     return typeof value === 'string' ? BigInt(value) : undefined;
   }
 
-  async version(projection: string): Promise<number | undefined> {
+  async storedVersion(projection: string): Promise<number | undefined> {
     this.assertOpen();
     const value = this.lmdb.meta.get(['version', checkProjectionName(projection)]);
     return typeof value === 'number' ? value : undefined;
   }
 
-  async drop(prefix = ''): Promise<void> {
+  async storedDrop(prefix: string, generation: number): Promise<void> {
     this.assertOpen();
     return this.gate.exclusive(async () => {
       const { lmdb } = this;
-      const doomed = [...lmdb.collections].filter((c) => c.startsWith(prefix));
+      const doomed = [...lmdb.collections].filter((c) => c.startsWith(prefix) && generationOfName(c) === generation);
       // The checkpoints and versions of the projections named with the prefix.
       const checkpoints: Key[] = [];
       for (const kind of ['checkpoint', 'version']) {
         for (const key of lmdb.meta.getKeys({ start: [kind, prefix], end: [kind, MAX] })) {
-          if (typeof key[1] === 'string' && key[1].startsWith(prefix)) checkpoints.push(key);
-          else break;
+          if (typeof key[1] !== 'string' || !key[1].startsWith(prefix)) break;
+          if (generationOfName(key[1]) === generation) checkpoints.push(key);
         }
       }
       // One transaction; LMDB frees a dropped database's pages itself: no key passes through JS.
