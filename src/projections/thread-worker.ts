@@ -12,6 +12,8 @@ import type { EventStore, SubscribeHandlers } from '../stores/event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
+import type { Projector } from './projector.js';
+import type { ReadStore } from '../stores/read-store.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 
 const port = parentPort;
@@ -63,7 +65,11 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
   };
   const events: EventStore = {
     subscribeToAll(after, h) {
+      // A projector started again (after a suspend) reads from where it says, told anew.
       handlers = h;
+      caughtUp = false;
+      reader?.close();
+      reader = undefined;
       post({ subscribe: { after } });
       return {
         close: async () => {
@@ -101,7 +107,11 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
       })
       .catch(failed);
   };
-  return { events, deliver, drained: () => chain, close: () => reader?.close() };
+  const close = () => {
+    reader?.close();
+    reader = undefined;
+  };
+  return { events, deliver, drained: () => chain, close };
 }
 
 /**
@@ -120,44 +130,76 @@ function niceThread(nice: number): void {
 async function run(): Promise<void> {
   if (data.nice !== undefined) niceThread(data.nice);
   const feed = forwardedEvents();
-  const reads = await openReadStore(data.readStore);
   const programs = libraryPrograms({ modules: new Map(data.libraryModules.map((m) => [m.name, m])) });
+  const signing = data.signing;
+  /**
+   * Opens the read store as it stands (at its current generation) and folds from its
+   * checkpoints: at start, and again on `resume` after a live rebuild switched generations.
+   */
+  const fold = async () => {
+    const reads = await openReadStore(data.readStore);
+    try {
+      // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
+      const projector = await startWorker({
+        events: feed.events,
+        reads,
+        programs,
+        names: data.names,
+        batch: data.batch,
+        ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
+        ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
+        onError: failed,
+        stale: 'refuse',
+      });
+      projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
+      void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
+      post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });
+      return { projector, reads };
+    } catch (error) {
+      await reads.close();
+      throw error;
+    }
+  };
+  let folding: Promise<{ projector: Projector; reads: ReadStore } | undefined> | undefined;
+  /** Lets the projector fold and commit what it was given, then closes its read store. */
+  const halt = async () => {
+    const running = await folding?.catch(() => undefined);
+    folding = undefined;
+    await feed.drained();
+    await running?.projector.stop();
+    feed.close();
+    await running?.reads.close();
+  };
   let stopping = false;
   // Listening before the projector subscribes: the first events may come before it has started.
   port!.on('message', (m: ToThread) => {
+    if ('suspend' in m) {
+      halt().then(
+        () => post({ suspended: true }),
+        (error) => failed(error),
+      );
+      return;
+    }
+    if ('resume' in m) {
+      folding = fold();
+      folding.catch(failed);
+      return;
+    }
     if (!('stop' in m)) return feed.deliver(m);
     if (stopping) return;
     stopping = true;
-    void (async () => {
-      const projector = await starting.catch(() => undefined);
-      await feed.drained();
-      await projector?.stop();
-      feed.close();
-      await reads.close();
-      post({ stopped: true });
-      port!.close();
-    })().catch((error) => {
-      failed(error);
-      port!.close();
-    });
+    void halt()
+      .then(() => {
+        post({ stopped: true });
+        port!.close();
+      })
+      .catch((error) => {
+        failed(error);
+        port!.close();
+      });
   });
-  const signing = data.signing;
-  // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
-  const starting = startWorker({
-    events: feed.events,
-    reads,
-    programs,
-    names: data.names,
-    batch: data.batch,
-    ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
-    ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
-    onError: failed,
-    stale: 'refuse',
-  });
-  const projector = await starting;
-  projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
-  void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
-  post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });
+  folding = fold();
+  await folding;
 }
 
 run().catch((error) => {

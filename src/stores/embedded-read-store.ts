@@ -175,28 +175,37 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     this.assertOpen();
     return this.gate.exclusive(async () => {
       const { lmdb } = this;
-      const doomed = [...lmdb.collections].filter((c) => c.startsWith(prefix) && generationOfName(c) === generation);
-      // The checkpoints and versions of the projections named with the prefix.
-      const checkpoints: Key[] = [];
+      // The catalogue in meta, not this store's memory of it: another store on the directory
+      // (the projector thread's) may have made collections since this one opened.
+      const doomed = new Set([...lmdb.collections].filter((c) => c.startsWith(prefix) && generationOfName(c) === generation));
+      for (const key of lmdb.meta.getKeys({ start: ['collection', prefix], end: ['collection', MAX] })) {
+        if (typeof key[1] !== 'string' || !key[1].startsWith(prefix)) break;
+        if (generationOfName(key[1]) === generation) doomed.add(key[1]);
+      }
+      // Opened before the transaction (opening is a transaction of its own).
+      const dbs = [...doomed].map((collection) => [collection, lmdb.open(collection)] as const);
+      // The checkpoints and versions of the projections named with the prefix, and the doomed collections' index definitions.
+      const keys: Key[] = [];
       for (const kind of ['checkpoint', 'version']) {
         for (const key of lmdb.meta.getKeys({ start: [kind, prefix], end: [kind, MAX] })) {
           if (typeof key[1] !== 'string' || !key[1].startsWith(prefix)) break;
-          if (generationOfName(key[1]) === generation) checkpoints.push(key);
+          if (generationOfName(key[1]) === generation) keys.push(key);
         }
+      }
+      for (const collection of doomed) {
+        for (const key of lmdb.meta.getKeys({ start: ['index', collection], end: ['index', collection, MAX] })) keys.push(key);
+        keys.push(['collection', collection]);
       }
       // One transaction; LMDB frees a dropped database's pages itself: no key passes through JS.
       lmdb.env.transactionSync(() => {
-        for (const collection of doomed) {
-          const dbs = lmdb.dbs.get(collection);
-          dbs?.docs.dropSync();
-          dbs?.idx.dropSync();
-          for (const def of lmdb.defs(collection)) lmdb.meta.removeSync(['index', collection, def.name]);
-          lmdb.meta.removeSync(['collection', collection]);
+        for (const [, db] of dbs) {
+          db.docs.dropSync();
+          db.idx.dropSync();
         }
-        for (const key of checkpoints) lmdb.meta.removeSync(key);
+        for (const key of keys) lmdb.meta.removeSync(key);
       });
       for (const collection of doomed) lmdb.forget(collection);
-      if (doomed.length) await lmdb.compactAfterDrop();
+      if (doomed.size) await lmdb.compactAfterDrop();
     }, this.waitFor('drop'));
   }
 
