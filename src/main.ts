@@ -8,7 +8,7 @@ import { settingsFromEnv } from './config.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
 import { serveControl } from './cli/control.js';
-import { runOperator } from './cli/operator.js';
+import { townControl } from './cli/town-control.js';
 import { ThreadProjector } from './projections/thread.js';
 
 /** A port free now on `host` (for PORT=0: the town's origin must name the port it serves on). */
@@ -48,9 +48,7 @@ async function main(): Promise<void> {
   }
 
   // The embedded journal is this process's alone: the operator's commands come in over a socket.
-  const control = settings.eventStoreUrl
-    ? undefined
-    : await serveControl(settings.dataDir, (command, args, io) => runOperator(command, args, { store: town.events, clock: Date.now, ...io }));
+  const control = settings.eventStoreUrl ? undefined : await serveControl(settings.dataDir, townControl(town, settings));
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {

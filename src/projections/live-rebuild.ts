@@ -56,18 +56,26 @@ export interface LiveRebuildResult {
   pauseMs: number;
 }
 
-/** One live rebuild at a time per store: two would build the same next generation. */
-const running = new WeakSet<ReadStore>();
+/** What builds a generation beside the current one (a live rebuild, an export), per store. */
+const building = new WeakMap<ReadStore, string>();
 
-export async function rebuildLive(o: LiveRebuildOptions): Promise<LiveRebuildResult> {
-  const { reads } = o;
-  if (running.has(reads)) throw new Error('a live rebuild is already running');
-  running.add(reads);
+/**
+ * Runs `work` as the store's only builder of a next generation: a live rebuild and an export
+ * both build `generation + 1`, so a second one is refused rather than sharing it.
+ */
+export async function buildingNext<T>(reads: ReadStore, what: string, work: () => Promise<T>): Promise<T> {
+  const busy = building.get(reads);
+  if (busy) throw new Error(`${busy} is running: one at a time`);
+  building.set(reads, what);
   try {
-    return await rebuild(o);
+    return await work();
   } finally {
-    running.delete(reads);
+    building.delete(reads);
   }
+}
+
+export function rebuildLive(o: LiveRebuildOptions): Promise<LiveRebuildResult> {
+  return buildingNext(o.reads, 'a live rebuild', () => rebuild(o));
 }
 
 async function rebuild(o: LiveRebuildOptions): Promise<LiveRebuildResult> {

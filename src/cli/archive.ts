@@ -1,0 +1,76 @@
+/**
+ * The archive's commands (`npm run town -- export | import`, src/archive): export works on a
+ * running town (over its control socket, with the embedded stores) or a stopped one; import
+ * only into an empty TOWN_DATA, so never through a running town.
+ *
+ *   export <file> [--no-secrets]   the journal, its digests and (unless --no-secrets) the keys
+ *   import <file>                  a town from an archive, into an empty TOWN_DATA
+ */
+import path from 'node:path';
+import type { Settings } from '../config.js';
+import { libraryPrograms } from '../cards/kernel/library.js';
+import { allProjections } from '../projections/index.js';
+import { progressBar, type ProgressOut } from '../projections/rebuild.js';
+import { loadRepositoryKeys } from '../repository/keys.js';
+import type { EventStore } from '../stores/event-store.js';
+import type { ReadStore } from '../stores/read-store.js';
+import { exportTown } from '../archive/export.js';
+
+export const archiveCommands = new Set(['export', 'import']);
+
+export const archiveUsage = [
+  'export <file> [--no-secrets]                                   write the journal, its digests and the keys to one archive (gzip, JSON lines)',
+  'import <file>                                                  make a town from an archive in an empty TOWN_DATA',
+];
+
+export interface ArchiveIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Where the progress bar is drawn (the terminal, or the operator's socket a line a second). */
+  progress: ProgressOut;
+}
+
+/** `export` arguments: the file (made absolute against `cwd`) and whether to include the keys. */
+export function exportArgs(args: string[], cwd: string): { file: string; secrets: boolean } | string {
+  const files = args.filter((a) => !a.startsWith('--'));
+  const flags = args.filter((a) => a.startsWith('--'));
+  if (files.length !== 1) return 'export takes one file';
+  const unknown = flags.filter((f) => f !== '--no-secrets');
+  if (unknown.length) return `export does not take ${unknown.join(' ')}`;
+  return { file: path.resolve(cwd, files[0]!), secrets: !flags.includes('--no-secrets') };
+}
+
+/** Runs `export` on these stores (the town's own, or opened on a stopped town's data). */
+export async function runExport(
+  args: string[],
+  stores: { events: EventStore; reads: ReadStore; settings: Pick<Settings, 'dataDir' | 'signing'> },
+  io: ArchiveIo,
+  cwd = process.cwd(),
+): Promise<number> {
+  const parsed = exportArgs(args, cwd);
+  if (typeof parsed === 'string') {
+    io.err(parsed);
+    for (const line of archiveUsage) io.err(`  ${line}`);
+    return 2;
+  }
+  const { dataDir, signing } = stores.settings;
+  const all = allProjections(libraryPrograms(), signing !== false ? { keys: () => loadRepositoryKeys(dataDir) } : {});
+  const bar = progressBar(io.progress);
+  const result = await exportTown({
+    events: stores.events,
+    reads: stores.reads,
+    projections: Object.values(all),
+    dataDir,
+    ...(process.env.TOWN_SECRET ? { townSecret: process.env.TOWN_SECRET } : {}),
+    secrets: parsed.secrets,
+    file: parsed.file,
+    onProgress: bar.onProgress,
+    onStep: (line) => io.err(line),
+  });
+  bar.end();
+  io.out(
+    `exported ${result.events.toLocaleString('en')} events to ${result.file} (${result.bytes.toLocaleString('en')} bytes): position ${result.position ?? 'none'}, height ${result.height ?? 'none'}, ${result.secrets ? 'with the keys (keep it as secret as the data folder)' : 'without secrets'}`,
+  );
+  for (const d of result.digests) io.out(`digest ${d.projection} ${d.documents} ${d.sha256}`);
+  return 0;
+}
