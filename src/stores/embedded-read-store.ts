@@ -117,6 +117,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
   }
 
   collection(name: string): Collection {
+    this.assertOpen();
     return this.current.collection(name);
   }
 

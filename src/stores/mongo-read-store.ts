@@ -175,6 +175,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
   }
 
   collection(name: string): Collection {
+    this.assertOpen();
     return this.current.collection(name);
   }
 
