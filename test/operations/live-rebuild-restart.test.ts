@@ -1,10 +1,27 @@
 /**
  * A town restarted after a live rebuild serves the generation it switched to, and a second
- * live rebuild moves on to the next one and drops the first.
+ * live rebuild, run as the operator runs it (`npm run rebuild -- --live` over the town's control
+ * socket), moves on to the next one and drops the first.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveControl } from '../../src/cli/control.js';
+import { townControl } from '../../src/cli/town-control.js';
+import { settingsFromEnv } from '../../src/config.js';
 import { startTestTown } from '../world/support.js';
+
+const rebuildCli = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..'), 'dist/src/cli/rebuild.js');
+
+function cli(args: string[], dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [rebuildCli, ...args], { env: { ...process.env, TOWN_DATA: dataDir } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 test('a town restarted after a live rebuild serves the new generation', async () => {
   const t = await startTestTown();
@@ -18,9 +35,22 @@ test('a town restarted after a live rebuild serves the new generation', async ()
     assert.is(t.town.reads.generation, 1);
     assert.is((await t.get('/AGENTS.md/receipt?intent=before', ann.token)).status, 200);
     assert.is((await t.get('/AGENTS.md/receipt?intent=after', ann.token)).status, 200);
-    // A second live rebuild goes on to generation 2 and drops 1.
-    const again = await t.town.rebuildLive();
-    assert.equal([again.from, again.generation], [1, 2]);
+    // A second one, as the operator runs it (`npm run rebuild -- --live`, over the control
+    // socket), goes on to generation 2 and drops 1.
+    const control = await serveControl(t.dir, townControl(t.town, { ...settingsFromEnv({}), dataDir: t.dir }));
+    try {
+      const named = await cli(['--live', 'cards'], t.dir);
+      assert.is(named.code, 2);
+      assert.match(named.stderr, /a generation is whole/);
+      const r = await cli(['--live'], t.dir);
+      assert.is(r.code, 0, r.stderr);
+      assert.match(r.stdout, /serving generation 2 \(was 1\)/);
+      assert.match(r.stderr, /switched to generation 2/);
+      assert.is(r.stdout.split('\n').filter((l) => /^digest \w+ \d+ [0-9a-f]{64}$/.test(l)).length, 7, r.stdout);
+    } finally {
+      await control.close();
+    }
+    assert.is(t.town.reads.generation, 2);
     assert.is(await t.town.reads.at(1).checkpoint('cards'), undefined);
     assert.is((await t.get('/AGENTS.md/receipt?intent=after', ann.token)).status, 200);
   } finally {
