@@ -52,7 +52,10 @@ export interface LiveRebuildResult {
   seconds: number;
   /** The journal position the new generation had folded when the store switched. */
   switchedAt: bigint | undefined;
-  /** How long the projectors were suspended. */
+  /**
+   * How long the projectors read-your-writes waits on were suspended (the last suspended: the
+   * repository's, which signs, is suspended first and longer).
+   */
   pauseMs: number;
 }
 
@@ -102,19 +105,33 @@ async function rebuild(o: LiveRebuildOptions): Promise<LiveRebuildResult> {
       folded += caught.events;
       step(`caught up ${caught.events.toLocaleString('en')} events to position ${caught.position ?? 'none'}`);
     }
-    const paused = performance.now();
-    suspended = [...o.projectors];
-    await Promise.all(suspended.map((p) => p.suspend()));
+    // The repository's projector first: its unit in hand (it signs commits) takes longest to
+    // finish, and no read-your-writes wait is on it; the others are suspended only after it,
+    // so the read models reads wait for pause for the tail and the switch alone.
+    const order = [...o.projectors].sort((a, b) => Number(b.names.includes('repository')) - Number(a.names.includes('repository')));
+    const began = performance.now();
+    let paused = began;
+    for (const p of order) {
+      paused = performance.now();
+      suspended.push(p);
+      await p.suspend();
+    }
+    const stopped = performance.now();
     // With the projectors suspended nothing folds the old generation: the tail to the head now
     // puts the new one at least where the old one stopped.
     const tail = await catchUp(events, next, projections, batch);
     folded += tail.events;
     await reads.switchGeneration(generation);
     switched = true;
+    const turned = performance.now();
     await Promise.all(suspended.map((p) => p.resume()));
     suspended = [];
-    const pauseMs = performance.now() - paused;
-    step(`switched to generation ${generation} at position ${tail.position ?? 'none'} (projectors paused ${Math.round(pauseMs)} ms)`);
+    const resumed = performance.now();
+    const pauseMs = resumed - paused;
+    const ms = (a: number, b: number) => Math.round(b - a);
+    step(
+      `switched to generation ${generation} at position ${tail.position ?? 'none'}: the last projectors paused ${ms(paused, resumed)} ms (${ms(paused, stopped)} to suspend, ${ms(stopped, turned)} for the last ${tail.events} events and the switch, ${ms(turned, resumed)} to resume); all paused ${ms(began, resumed)} ms`,
+    );
     const old = reads.at(from);
     for (const p of projections) {
       await old.drop(`${p.name}.`);

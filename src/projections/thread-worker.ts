@@ -161,12 +161,17 @@ async function run(): Promise<void> {
     }
   };
   let folding: Promise<{ projector: Projector; reads: ReadStore } | undefined> | undefined;
-  /** Lets the projector fold and commit what it was given, then closes its read store. */
-  const halt = async () => {
+  /**
+   * Closes the read store after the projector commits: at a stop, everything it was given
+   * (`drain`); at a suspend, only what it holds, so the pause does not wait for a backlog (the
+   * resumed projector reads it from its checkpoint).
+   */
+  const halt = async (drain: boolean) => {
     const running = await folding?.catch(() => undefined);
     folding = undefined;
-    await feed.drained();
+    if (drain) await feed.drained();
     await running?.projector.stop();
+    await feed.drained();
     feed.close();
     await running?.reads.close();
   };
@@ -174,7 +179,7 @@ async function run(): Promise<void> {
   // Listening before the projector subscribes: the first events may come before it has started.
   port!.on('message', (m: ToThread) => {
     if ('suspend' in m) {
-      halt().then(
+      halt(false).then(
         () => post({ suspended: true }),
         (error) => failed(error),
       );
@@ -188,7 +193,7 @@ async function run(): Promise<void> {
     if (!('stop' in m)) return feed.deliver(m);
     if (stopping) return;
     stopping = true;
-    void halt()
+    void halt(true)
       .then(() => {
         post({ stopped: true });
         port!.close();

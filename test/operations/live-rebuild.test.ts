@@ -98,6 +98,7 @@ test('48 clients cast and read through a live rebuild: no error, no read going b
       assert.equal(live, rebuilt, `${name}: the switched generation equals a rebuild`);
     }
     await fresh.drop();
+    console.log(steps.find((line) => line.startsWith('switched')));
     console.log(
       `live rebuild: ${result.events} events in ${result.seconds.toFixed(2)} s, projectors paused ${Math.round(result.pauseMs)} ms, ${requests} requests by ${clients} clients`,
     );
