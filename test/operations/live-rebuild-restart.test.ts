@@ -58,4 +58,24 @@ test('a town restarted after a live rebuild serves the new generation', async ()
   }
 });
 
+test('a town folding on its serving thread (no projector thread) rebuilds live too', async () => {
+  const t = await startTestTown({ projectorThread: false });
+  try {
+    const ann = await t.guest('ann');
+    await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
+    const turns = Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: `during-${i}`, fields: { measures: i % 3 } })),
+    );
+    const result = await t.town.rebuildLive();
+    assert.is(result.generation, 1);
+    for (const r of await turns) assert.is(r.status, 200, r.text);
+    const after = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'after', fields: { measures: 2 } });
+    assert.is(after.status, 200);
+    for (const intent of ['before', 'during-19', 'after']) assert.is((await t.get(`/AGENTS.md/receipt?intent=${intent}`, ann.token)).status, 200, intent);
+    assert.is(await t.town.reads.at(0).checkpoint('receipts'), undefined);
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();
