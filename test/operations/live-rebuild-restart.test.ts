@@ -12,6 +12,10 @@ import { serveControl } from '../../src/cli/control.js';
 import { townControl } from '../../src/cli/town-control.js';
 import { settingsFromEnv } from '../../src/config.js';
 import { startTestTown } from '../world/support.js';
+import { allProjections } from '../../src/projections/index.js';
+import { rebuildLive } from '../../src/projections/live-rebuild.js';
+import type { ProjectorHandle } from '../../src/projections/projector.js';
+import { loadRepositoryKeys } from '../../src/repository/keys.js';
 
 const rebuildCli = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..'), 'dist/src/cli/rebuild.js');
 
@@ -73,6 +77,40 @@ test('a town folding on its serving thread (no projector thread) rebuilds live t
     assert.is(after.status, 200);
     for (const intent of ['before', 'during-19', 'after']) assert.is((await t.get(`/AGENTS.md/receipt?intent=${intent}`, ann.token)).status, 200, intent);
     assert.is(await t.town.reads.at(0).checkpoint('receipts'), undefined);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a live rebuild that fails leaves the town serving its generation, projectors folding, the next one dropped', async () => {
+  const t = await startTestTown();
+  try {
+    const ann = await t.guest('ann');
+    await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
+    // A projector that cannot be suspended, after the town's own have been.
+    const stuck: ProjectorHandle = {
+      ...t.town.projectors[0]!,
+      names: ['stuck'],
+      suspend: () => Promise.reject(new Error('cannot suspend')),
+      resume: () => Promise.resolve(),
+    };
+    const all = allProjections(t.town.programs, { keys: () => loadRepositoryKeys(t.dir) });
+    const error = await rebuildLive({
+      events: t.town.events,
+      reads: t.town.reads,
+      projections: Object.values(all),
+      projectors: [...t.town.projectors, stuck],
+    }).catch((e: Error) => e);
+    assert.match(String(error), /cannot suspend/);
+    assert.is(t.town.reads.generation, 0);
+    assert.is(await t.town.reads.at(1).checkpoint('cards'), undefined, 'what was built of generation 1 is dropped');
+    assert.is(await t.town.reads.at(1).collection('receipts.receipts').count({}), 0);
+    // The town's projectors were resumed: a new turn reads back.
+    const after = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'after', fields: { measures: 2 } });
+    assert.is(after.status, 200);
+    assert.is((await t.get('/AGENTS.md/receipt?intent=after', ann.token)).status, 200);
+    // And a live rebuild after it succeeds.
+    assert.is((await t.town.rebuildLive()).generation, 1);
   } finally {
     await t.close();
   }
