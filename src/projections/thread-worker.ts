@@ -179,9 +179,13 @@ async function run(): Promise<void> {
   // Listening before the projector subscribes: the first events may come before it has started.
   port!.on('message', (m: ToThread) => {
     if ('suspend' in m) {
+      // Suspended either way: a failure to close is told, and resume opens the store anew.
       halt(false).then(
         () => post({ suspended: true }),
-        (error) => failed(error),
+        (error) => {
+          failed(error);
+          post({ suspended: true });
+        },
       );
       return;
     }

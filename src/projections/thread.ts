@@ -108,6 +108,7 @@ export class ThreadProjector extends ProjectorBase {
   private suspended = false;
   private whenStarted: (() => void) | undefined;
   private whenSuspended: (() => void) | undefined;
+  private resumeFailed: ((error: Error) => void) | undefined;
 
   constructor(private readonly o: ThreadProjectorOptions) {
     super();
@@ -154,7 +155,7 @@ export class ThreadProjector extends ProjectorBase {
           if (current()) {
             this.closeFeed();
             if (!started) reject(why ?? new Error(`the projector thread exited (${code}) before it started`));
-            else if (!this.stopped && !this.suspended) this.fail(new Error(`the projector thread exited (${code})`));
+            else if (!this.stopped && (!this.suspended || this.resumeFailed)) this.fail(new Error(`the projector thread exited (${code})`));
           }
           exited();
         });
@@ -254,12 +255,16 @@ export class ThreadProjector extends ProjectorBase {
     if (this.stopped) throw new Error('the projector thread is stopped');
     const worker = this.worker;
     if (worker) {
-      await new Promise<void>((resolve, reject) => {
-        this.whenStarted = resolve;
-        worker.postMessage({ resume: true } satisfies ToThread);
-        void this.exited?.then(() => reject(new Error('the projector thread exited while resuming')));
-      });
-      this.whenStarted = undefined;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          this.whenStarted = resolve;
+          this.resumeFailed = reject;
+          worker.postMessage({ resume: true } satisfies ToThread);
+        });
+      } finally {
+        this.whenStarted = undefined;
+        this.resumeFailed = undefined;
+      }
     } else await this.spawn();
     this.suspended = false;
     this.resumedAt();
@@ -347,6 +352,14 @@ export class ThreadProjector extends ProjectorBase {
   private fail(error: Error): void {
     if (this.failed) return;
     this.failed = error;
+    // A thread that failed while resuming: the resume fails, and the thread is started again
+    // as after any failure (it opens the store at the generation it has now).
+    const resuming = this.resumeFailed;
+    if (resuming) {
+      this.resumeFailed = undefined;
+      this.suspended = false;
+      resuming(error);
+    }
     this.watch.giveUp();
     this.closeFeed();
     this.report(error);
