@@ -5,6 +5,7 @@
  *
  *   export <file> [--no-secrets]   the journal, its digests and (unless --no-secrets) the keys
  *   import <file>                  a town from an archive, into an empty TOWN_DATA
+ *   verify <file>                  check an archive (shape, order, count, checksum), print its end
  */
 import path from 'node:path';
 import type { Settings } from '../config.js';
@@ -16,12 +17,41 @@ import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { exportTown } from '../archive/export.js';
 
-export const archiveCommands = new Set(['export', 'import']);
+export const archiveCommands = new Set(['export', 'import', 'verify']);
 
 export const archiveUsage = [
   'export <file> [--no-secrets]                                   write the journal, its digests and the keys to one archive (gzip, JSON lines)',
   'import <file>                                                  make a town from an archive in an empty TOWN_DATA',
+  'verify <file>                                                  check an archive whole (checksum) and print its position, height and digests',
 ];
+
+/**
+ * `verify`: reads the archive whole without writing anything, as import does first; prints what
+ * its end line promises. Exit 1 when it fails its checks.
+ */
+export async function runVerify(args: string[], io: Pick<ArchiveIo, 'out' | 'err'>, cwd = process.cwd()): Promise<number> {
+  if (args.length !== 1 || args[0]!.startsWith('--')) {
+    io.err('verify takes one file');
+    return 2;
+  }
+  const file = path.resolve(cwd, args[0]!);
+  const { openArchive } = await import('../archive/import.js');
+  const { ArchiveCorrupt, readArchive } = await import('../archive/format.js');
+  try {
+    const { header, trailer } = await readArchive(openArchive(file));
+    io.out(
+      `${file}: a ${header.format} archive of ${header.host ?? 'a town'}, ${trailer.events.toLocaleString('en')} events to position ${trailer.position ?? 'none'}, height ${trailer.height ?? 'none'}, ${header.secrets ? 'with the keys' : 'without secrets'}; checksum ${trailer.sha256} good`,
+    );
+    for (const d of trailer.digests) io.out(`digest ${d.projection} ${d.documents} ${d.sha256}`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ArchiveCorrupt || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+      io.err(`${file}: ${(error as Error).message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
 
 export interface ArchiveIo {
   out(line: string): void;

@@ -76,6 +76,10 @@ async function archive(command: string, args: string[]): Promise<number> {
     err: (line: string) => process.stderr.write(`${line}\n`),
     progress: process.stderr,
   };
+  if (command === 'verify') {
+    const { runVerify } = await import('./archive.js');
+    return runVerify(args, io, callerCwd());
+  }
   if (command === 'import') {
     if (args.length !== 1) {
       io.err('import takes one file');

@@ -1,7 +1,8 @@
 /**
  * Backup and export, the refusals (src/archive): import into a folder in use, of a damaged,
- * truncated or altered archive (nothing written), export without a file; and an archive
- * without the keys (`--no-secrets`), whose import compares every digest but the repository's.
+ * truncated or altered archive (nothing written), export without a file; `verify` of a good and
+ * a damaged archive; and an archive without the keys (`--no-secrets`), whose import compares
+ * every digest but the repository's.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -87,6 +88,15 @@ test('import refuses a damaged, a truncated and an altered archive, writing noth
     ['altered, plain', Buffer.from(altered), /checksum mismatch/],
     ['not an archive', Buffer.from('{"hello":1}\n'), /not a town archive/],
   ];
+  fs.writeFileSync(path.join(scratch, 'damaged.archive'), damaged);
+  const verified = await cli(['verify', archive], path.join(scratch, 'nowhere'));
+  assert.is(verified.code, 0, verified.stderr);
+  assert.match(verified.stdout, /town-archive\/1 archive of town\.test, \d+ events to position \d+, height \d+, with the keys; checksum [0-9a-f]{64} good/);
+  assert.is(verified.stdout.split('\n').filter((l) => l.startsWith('digest ')).length, 7);
+  const refused = await cli(['verify', path.join(scratch, 'damaged.archive')], path.join(scratch, 'nowhere'));
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /damaged\.archive: /);
+  assert.not.ok(fs.existsSync(path.join(scratch, 'nowhere')), 'verify writes nothing');
   // One through the command line (its exit code and message), the others in process.
   for (const [i, [what, content, why]] of cases.entries()) {
     const file = path.join(scratch, `${what}.archive`);
