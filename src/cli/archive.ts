@@ -8,7 +8,7 @@
  *   verify <file>                  check an archive (shape, order, count, checksum), print its end
  */
 import path from 'node:path';
-import type { Settings } from '../config.js';
+import { settingsFromEnv, type Settings } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { allProjections } from '../projections/index.js';
 import { progressBar, type ProgressOut } from '../projections/rebuild.js';
@@ -16,14 +16,7 @@ import { loadRepositoryKeys } from '../repository/keys.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { exportTown } from '../archive/export.js';
-
-export const archiveCommands = new Set(['export', 'import', 'verify']);
-
-export const archiveUsage = [
-  'export <file> [--no-secrets]                                   write the journal, its digests and the keys to one archive (gzip, JSON lines)',
-  'import <file>                                                  make a town from an archive in an empty TOWN_DATA',
-  'verify <file>                                                  check an archive whole (checksum) and print its position, height and digests',
-];
+import { archiveUsage } from './archive-commands.js';
 
 /**
  * `verify`: reads the archive whole without writing anything, as import does first; prints what
@@ -103,4 +96,72 @@ export async function runExport(
   );
   for (const d of result.digests) io.out(`digest ${d.projection} ${d.documents} ${d.sha256}`);
   return 0;
+}
+
+/**
+ * `npm run town -- export | import | verify`: export through a running town (its control socket) or on the stopped
+ * town's stores; import only into an empty TOWN_DATA, so never through a town.
+ */
+export async function runArchive(command: string, args: string[], cwd: string): Promise<number> {
+  const settings = settingsFromEnv();
+  const io = {
+    out: (line: string) => process.stdout.write(`${line}\n`),
+    err: (line: string) => process.stderr.write(`${line}\n`),
+    progress: process.stderr,
+  };
+  if (command === 'verify') {
+    return runVerify(args, io, cwd);
+  }
+  if (command === 'import') {
+    if (args.length !== 1) {
+      io.err('import takes one file');
+      return 2;
+    }
+    const { importTown, ImportRefused } = await import('../archive/import.js');
+    const bar = progressBar(process.stderr);
+    try {
+      const result = await importTown({ file: path.resolve(cwd, args[0]!), settings, onProgress: bar.onProgress, onStep: io.err });
+      bar.end();
+      io.out(
+        `imported ${result.trailer.events.toLocaleString('en')} events into ${path.resolve(settings.dataDir)}: position ${result.trailer.position ?? 'none'}, height ${result.trailer.height ?? 'none'}`,
+      );
+      for (const d of result.digests)
+        io.out(
+          `digest ${d.projection} ${d.documents} ${d.sha256}${result.unchecked.includes(d.projection) ? ' (not compared: the archive has no keys, this town signs with its own)' : " (equals the archive's)"}`,
+        );
+      return 0;
+    } catch (error) {
+      bar.end();
+      if (error instanceof ImportRefused) {
+        io.err(`import refused: ${error.message}`);
+        return 1;
+      }
+      throw error;
+    }
+  }
+  const parsed = exportArgs(args, cwd);
+  if (typeof parsed === 'string') {
+    io.err(parsed);
+    for (const line of archiveUsage) io.err(`  ${line}`);
+    return 2;
+  }
+  if (!settings.eventStoreUrl) {
+    // A running town owns its embedded stores: it writes the archive (to this absolute path).
+    const { callControl } = await import('./control.js');
+    const code = await callControl(settings.dataDir, 'export', [parsed.file, ...(parsed.secrets ? [] : ['--no-secrets'])], io);
+    if (code !== undefined) return code;
+  }
+  const { openEventStore } = await import('../stores/open-event-store.js');
+  const { openReadStore } = await import('../stores/open-read-store.js');
+  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
+  try {
+    const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+    try {
+      return await runExport(args, { events, reads, settings }, io, cwd);
+    } finally {
+      await reads.close();
+    }
+  } finally {
+    await events.close();
+  }
 }

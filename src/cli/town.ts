@@ -3,7 +3,6 @@
  * its own module and is listed here; the store is the one the town runs on (TOWN_DATA, or
  * EVENTSTORE_URL).
  */
-import path from 'node:path';
 import { settingsFromEnv } from '../config.js';
 import { limits } from '../contract/limits.js';
 import type { OperatorIo } from './operator.js';
@@ -57,83 +56,16 @@ const cardFamily: Family = {
 async function families(command: string | undefined): Promise<Family[]> {
   if (command !== undefined && cardCommands.has(command)) return [cardFamily];
   const { operatorCommands, operatorUsage, runOperator } = await import('./operator.js');
-  const { archiveCommands, archiveUsage } = await import('./archive.js');
+  const { archiveCommands, archiveUsage } = await import('./archive-commands.js');
   return [
     { commands: operatorCommands, usage: operatorUsage, run: runOperator },
-    { commands: archiveCommands, usage: archiveUsage, offline: archive },
+    {
+      commands: archiveCommands,
+      usage: archiveUsage,
+      offline: async (command, args) => (await import('./archive.js')).runArchive(command, args, callerCwd()),
+    },
     cardFamily,
   ];
-}
-
-/**
- * export and import: export through a running town (its control socket) or on the stopped
- * town's stores; import only into an empty TOWN_DATA, so never through a town.
- */
-async function archive(command: string, args: string[]): Promise<number> {
-  const settings = settingsFromEnv();
-  const io = {
-    out: (line: string) => process.stdout.write(`${line}\n`),
-    err: (line: string) => process.stderr.write(`${line}\n`),
-    progress: process.stderr,
-  };
-  if (command === 'verify') {
-    const { runVerify } = await import('./archive.js');
-    return runVerify(args, io, callerCwd());
-  }
-  if (command === 'import') {
-    if (args.length !== 1) {
-      io.err('import takes one file');
-      return 2;
-    }
-    const { importTown, ImportRefused } = await import('../archive/import.js');
-    const { progressBar } = await import('../projections/rebuild.js');
-    const bar = progressBar(process.stderr);
-    try {
-      const result = await importTown({ file: path.resolve(callerCwd(), args[0]!), settings, onProgress: bar.onProgress, onStep: io.err });
-      bar.end();
-      io.out(
-        `imported ${result.trailer.events.toLocaleString('en')} events into ${path.resolve(settings.dataDir)}: position ${result.trailer.position ?? 'none'}, height ${result.trailer.height ?? 'none'}`,
-      );
-      for (const d of result.digests)
-        io.out(
-          `digest ${d.projection} ${d.documents} ${d.sha256}${result.unchecked.includes(d.projection) ? ' (not compared: the archive has no keys, this town signs with its own)' : " (equals the archive's)"}`,
-        );
-      return 0;
-    } catch (error) {
-      bar.end();
-      if (error instanceof ImportRefused) {
-        io.err(`import refused: ${error.message}`);
-        return 1;
-      }
-      throw error;
-    }
-  }
-  const { archiveUsage, exportArgs, runExport } = await import('./archive.js');
-  const parsed = exportArgs(args, callerCwd());
-  if (typeof parsed === 'string') {
-    io.err(parsed);
-    for (const line of archiveUsage) io.err(`  ${line}`);
-    return 2;
-  }
-  if (!settings.eventStoreUrl) {
-    // A running town owns its embedded stores: it writes the archive (to this absolute path).
-    const { callControl } = await import('./control.js');
-    const code = await callControl(settings.dataDir, 'export', [parsed.file, ...(parsed.secrets ? [] : ['--no-secrets'])], io);
-    if (code !== undefined) return code;
-  }
-  const { openEventStore } = await import('../stores/open-event-store.js');
-  const { openReadStore } = await import('../stores/open-read-store.js');
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir });
-  try {
-    const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
-    try {
-      return await runExport(args, { events, reads, settings }, io, callerCwd());
-    } finally {
-      await reads.close();
-    }
-  } finally {
-    await events.close();
-  }
 }
 
 async function main(argv: string[]): Promise<number> {
