@@ -13,8 +13,7 @@ import { settingsFromEnv } from './config.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
 import { serveControl } from './cli/control.js';
-import { runOperator } from './cli/operator.js';
-import { openerQuiet } from './commands/opener.js';
+import { townControl } from './cli/town-control.js';
 import { ThreadProjector } from './projections/thread.js';
 import { townLog } from './operations/log.js';
 import { startingApp } from './operations/starting.js';
@@ -57,11 +56,7 @@ async function main(): Promise<void> {
   }
 
   // The embedded journal is this process's alone: the operator's commands come in over a socket.
-  const control = settings.eventStoreUrl
-    ? undefined
-    : await serveControl(settings.dataDir, (command, args, io) =>
-        runOperator(command, args, { store: town.events, clock: Date.now, quiet: openerQuiet(town.world, Date.now), ...io }),
-      );
+  const control = settings.eventStoreUrl ? undefined : await serveControl(settings.dataDir, townControl(town, settings));
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {

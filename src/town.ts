@@ -54,6 +54,7 @@ import { loadRepositoryKeys } from './repository/keys.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
 import { rebuildStale } from './projections/versions.js';
+import { rebuildLive, type LiveRebuildOptions, type LiveRebuildResult } from './projections/live-rebuild.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
 import { operationsHandlers } from './http/handlers/operations.js';
@@ -91,6 +92,12 @@ export interface Town {
   startMs: number;
   /** Metrics, readiness and who may read /metrics (src/operations). */
   operations: Operations;
+  /**
+   * Rebuilds every read model into a new generation while the town serves, then switches to it
+   * (projections/live-rebuild.ts). Refused when the projectors run as workers: they are not
+   * this process's to suspend.
+   */
+  rebuildLive(options?: Pick<LiveRebuildOptions, 'onProgress' | 'onStep' | 'batch' | 'switchLag'>): Promise<LiveRebuildResult>;
   close(): Promise<void>;
 }
 
@@ -404,6 +411,14 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...(firehose ? { firehose } : {}),
       startMs: performance.now() - started,
       operations,
+      rebuildLive: async (o = {}) => {
+        if (!projectors.length)
+          throw new Error('the read models are folded by workers: a live rebuild needs the town to fold them itself (TOWN_PROJECTORS=inline)');
+        // Projections of their own: the running projectors' keep state between units.
+        const all = allProjections(programs, settings.signing !== false ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
+        const names = new Set(projectors.flatMap((p) => p.names));
+        return rebuildLive({ ...o, events, reads: readStore, projections: Object.values(all).filter((p) => names.has(p.name)), projectors });
+      },
       close: () =>
         (closing ??= (async () => {
           // Newest first: the reactor and the projectors stop before the world and the stores.

@@ -80,11 +80,14 @@ export class RepositoryReads {
 
   /** One record with the tree nodes that prove it, and the signed commit, as a CAR. */
   recordCar(collection: string, rkey: string): Promise<Uint8Array | undefined> {
-    return this.fromHead((commit) => concatBytesAsync(getRecords(this.blocks, commit, [{ collection: collection as never, rkey }])));
+    return this.fromHead((commit) => concatBytesAsync(getRecords(this.storage(), commit, [{ collection: collection as never, rkey }])));
   }
 
   private storage(): RepoStorage {
     // getFullRepo reads blocks only; the writing half of RepoStorage is the projection's.
+    // The store's collection as it is now: a live rebuild may have switched generations (the
+    // blocks' cache is by content id, good in any generation).
+    this.blocks.use(this.reads.collection(blocksCollection));
     return this.blocks as unknown as RepoStorage;
   }
 
