@@ -29,7 +29,7 @@ import type { AnyHandler, TownContext, TownState } from './handler.js';
 import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';
 import { notBuilt, type SomeHandlers } from './route-types.js';
-import { type Route, routesFor } from './routes.js';
+import { heapPrefix, heapWorld, type Route, routesFor } from './routes.js';
 
 export type { Logger } from './front/failure.js';
 
@@ -83,7 +83,7 @@ export function createApp(options: AppOptions): TownApp {
   const limiters = options.limiters ?? defaultLimiters(clock);
   const workers = options.workers ?? limits.workers;
   const townOpen = options.townOpen ?? (() => config.open);
-  const table = routesFor(true);
+  const table = routesFor(true, config.catalogue);
 
   // Each row's handler as the front calls it: a room's (typed by its row in route-types.ts) or
   // the front's own; a row stated `notBuilt`, or left out of a partial table, has none.
@@ -120,7 +120,7 @@ export function createApp(options: AppOptions): TownApp {
       name: r.base ?? r.name,
       handler: handlerOf(r.base ?? r.name),
       read: r.method === 'POST' ? readBody(r) : undefined,
-      inScratch: r.path.startsWith('/AGENTS.md/scratch/:name'),
+      inScratch: r.path.startsWith('/AGENTS.md/scratch/:name') || (r.base !== undefined && r.path.startsWith(heapPrefix)),
     });
   }
   const index = RouteIndex.of(router);
@@ -204,7 +204,7 @@ export function createApp(options: AppOptions): TownApp {
         hintHref: '/AGENTS.md/api',
       });
     }
-    if (inScratch) state.scratch = (ctx.params as Record<string, string> | undefined)?.name;
+    if (inScratch) state.scratch = r.path.startsWith(heapPrefix) ? heapWorld : (ctx.params as Record<string, string> | undefined)?.name;
 
     if (!(await authenticate(ctx, r, authenticator))) return false;
     spendRate(ctx, r, limiters);

@@ -14,7 +14,7 @@ import { limits } from '../contract/limits.js';
 import type { Logger } from '../http/front/failure.js';
 import { projectRoot } from '../http/guide.js';
 import type { AnyHandler, TownContext } from '../http/handler.js';
-import { type Route, routes } from '../http/routes.js';
+import { type CatalogueShape, type Route, routesFor } from '../http/routes.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { CheckpointWaits } from '../queries/fresh.js';
 import { CardWatch, type WatchedWorld } from './card-watch.js';
@@ -44,6 +44,8 @@ export interface McpRoomDeps {
   townOpen: () => boolean;
   logger: Logger;
   limits?: Partial<McpLimits>;
+  /** The catalogue shape the town serves (spec 9): its tools are that shape's routes. */
+  shape?: CatalogueShape;
 }
 
 export interface McpRoom {
@@ -69,7 +71,9 @@ function packageVersion(): string {
 export function mcpRoom(deps: McpRoomDeps): McpRoom {
   const handlerOf = (name: string) => (typeof deps.handlers[name] === 'function' ? (deps.handlers[name] as AnyHandler) : undefined);
   const built = (r: Route) => handlerOf(r.name) !== undefined;
-  const tools = agentTools(routes as readonly Route[], built, handlerOf('scratch') !== undefined);
+  const shape = deps.shape ?? 'current';
+  // The earlier shape's heap tails are not tool arguments: its tools act on the town.
+  const tools = agentTools(routesFor(true, shape), built, shape === 'current' && handlerOf('scratch') !== undefined);
   const prompts = new Map<boolean, string>();
   const town: TownMcp = {
     tools: new Map(tools.map((t) => [t.tool.name, t])),

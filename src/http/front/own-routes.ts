@@ -25,7 +25,7 @@ export function frontHandlers(config: TownConfig, townOpen: () => boolean | Prom
   const catalogue = (open: boolean, self: string) =>
     once(`catalogue ${open} ${self}`, () =>
       JSON.stringify(
-        buildCatalogue({ ...config, open }, routesFor(open), (r: Route) => built(r.base ?? r.name), self),
+        buildCatalogue({ ...config, open }, routesFor(open, config.catalogue), (r: Route) => built(r.base ?? r.name), self),
         null,
         2,
       ),
@@ -55,7 +55,7 @@ export function frontHandlers(config: TownConfig, townOpen: () => boolean | Prom
     llmsTxt: async (ctx) => {
       const open = await townOpen();
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = once(`llms ${open}`, () => llmsText(config.origin, routesFor(open), (r: Route) => built(r.base ?? r.name)));
+      ctx.body = once(`llms ${open}`, () => llmsText(config.origin, routesFor(open, config.catalogue), (r: Route) => built(r.base ?? r.name)));
     },
     health: async () => ({ status: 'ok' }),
   };

@@ -1,0 +1,87 @@
+/**
+ * The earlier catalogue shape of spec 9, as data: its limits, the bodies that differ from the
+ * current shape's (src/contract/bodies.ts) and its error, refusal and repository tables. A town
+ * started with TOWN_CATALOGUE=earlier serves these through the same route table (routes.ts
+ * derives the earlier rows from the current ones) and the same kernel.
+ */
+import * as t from 'io-ts';
+import { emptyRecord, TypedDataC } from '../cards/typed.js';
+import { Intent, NonEmptyText, ObjectId, PlainObject, Text, moduleTooLargeMessage } from './bodies.js';
+import { checked, fields } from './codec.js';
+import { earlierOnlyErrorClasses, errorClasses, xrpcErrors } from './errors.js';
+import { limits } from './limits.js';
+
+export const earlierLimits = {
+  bodyBytes: 65536,
+  moduleBytes: 16384,
+  modules: 16,
+  challengeLifetimeSeconds: 15 * 60,
+} as const;
+
+/** The failure message by which shape.ts knows a `modules` that is not a list of at most 16 objects. */
+export const badModulesMessage = 'badModules';
+
+/** One module's source, at most the earlier 16384 bytes (over: moduleTooLarge). */
+const EarlierModuleSource = new t.Type<string, string, unknown>(
+  `module source (text, at most ${earlierLimits.moduleBytes} bytes)`,
+  (u): u is string => typeof u === 'string' && Buffer.byteLength(u) <= earlierLimits.moduleBytes,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c);
+    return Buffer.byteLength(u) <= earlierLimits.moduleBytes ? t.success(u) : t.failure(u, c, moduleTooLargeMessage);
+  },
+  t.identity,
+);
+const EarlierModule = fields('module', { name: NonEmptyText, source: EarlierModuleSource });
+type EarlierModule = t.TypeOf<typeof EarlierModule>;
+
+const isObject = (u: unknown) => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/** `modules`: a list of at most 16 objects, else `badModules` (400); each then a {name, source}. */
+export const EarlierModules = new t.Type<EarlierModule[], EarlierModule[], unknown>(
+  `[module] (at most ${earlierLimits.modules})`,
+  (u): u is EarlierModule[] => Array.isArray(u) && u.length <= earlierLimits.modules && u.every((m) => EarlierModule.is(m)),
+  (u, c) => {
+    if (!Array.isArray(u) || u.length > earlierLimits.modules || !u.every(isObject)) return t.failure(u, c, badModulesMessage);
+    return t.array(EarlierModule).validate(u, c);
+  },
+  t.identity,
+);
+
+/** The earlier turn body: intent, fields, spell, argument only (no `if`, no `try`). */
+const EarlierTurnFields = fields('turn', { intent: Intent }, { fields: PlainObject, spell: Text, argument: TypedDataC });
+export const EarlierTurnBody = checked(EarlierTurnFields, 'one of fields, spell, argument; with none, argument is the empty record', (b) => {
+  const given = (['fields', 'spell', 'argument'] as const).filter((k) => b[k] !== undefined);
+  if (given.length > 1) return { ok: false, message: `give one of fields, spell, argument (this body gives ${given.join(' and ')})` };
+  if (given.length === 0) return { ok: true, value: { ...b, argument: emptyRecord } };
+  return { ok: true, value: b };
+});
+
+/** POST /AGENTS.md/heap/objects: a card in the caller's heap. */
+export const HeapObjectsBody = fields(
+  'heap object',
+  { object: ObjectId, entry: NonEmptyText, intent: Intent },
+  { source: EarlierModuleSource, modules: EarlierModules, law: Text, seed: PlainObject },
+);
+
+/** POST /AGENTS.md/check (earlier): {entry, modules, source}. */
+export const EarlierCheckBody = fields('check', {}, { source: EarlierModuleSource, modules: EarlierModules, entry: NonEmptyText });
+
+/** The earlier shape's HTTP errors: the current table with its own limits, and `badModules`. */
+export const earlierErrorClasses = {
+  ...errorClasses,
+  ...earlierOnlyErrorClasses,
+  bodyTooLarge: { http: 413, status: 'error', when: `body over ${earlierLimits.bodyBytes} bytes` },
+  identity: { http: 400, status: 'error', when: 'a challenge or verification failed; `message` is the reason' },
+  moduleTooLarge: { http: 413, status: 'error', when: `a module sent is over ${earlierLimits.moduleBytes} bytes` },
+  requestTimeout: { http: 408, status: 'error', when: `the whole request did not arrive within ${limits.requestSeconds} seconds` },
+} as const;
+
+/** Repository errors of the earlier shape: a read-only ledger. */
+const { AuthRequired: _a, InvalidSwap: _b, RecordAlreadyExists: _c, RepoFull: _d, UpgradeRequired: _e, ...earlierXrpc } = xrpcErrors;
+export const earlierXrpcErrors = earlierXrpc;
+
+/** `badSpell` clauses of the earlier shape; the kernel's others are answered `unclear`. */
+export const earlierBadSpellClauses = ['otherCard', 'noAction', 'unknownField', 'duplicateField', 'badValue', 'unclosedBlock', 'unclear'] as const;
+
+/** Refusal classes the earlier shape does not have, and what they are answered as (docs/decisions.md). */
+export const earlierRefusalAs = { cardRefused: 'lawRefused', quiet: 'quota', moved: 'staleRoot' } as const;
