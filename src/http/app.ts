@@ -21,6 +21,7 @@ import { TownError } from '../contract/town-error.js';
 import { authenticate } from './front/authenticate.js';
 import { type BodyReader, decodeBody, decodeQuery } from './front/decode.js';
 import { errorText, type Logger, replyFailure, stderrLogger } from './front/failure.js';
+import { earlierReply } from './front/earlier-reply.js';
 import { frontHandlers } from './front/own-routes.js';
 import { spendRate } from './front/rate.js';
 import { finishReply, jsonReply } from './front/reply.js';
@@ -84,6 +85,7 @@ export function createApp(options: AppOptions): TownApp {
   const workers = options.workers ?? limits.workers;
   const townOpen = options.townOpen ?? (() => config.open);
   const table = routesFor(true, config.catalogue);
+  const earlierShape = config.catalogue === 'earlier';
 
   // Each row's handler as the front calls it: a room's (typed by its row in route-types.ts) or
   // the front's own; a row stated `notBuilt`, or left out of a partial table, has none.
@@ -223,7 +225,7 @@ export function createApp(options: AppOptions): TownApp {
     if (typeof out !== 'object' || out === null || Array.isArray(out)) {
       throw new Error(`handler ${r.name} returned ${Array.isArray(out) ? 'a list' : typeof out}; handlers return objects`);
     }
-    jsonReply(ctx, out as Record<string, unknown>);
+    jsonReply(ctx, earlierShape ? earlierReply(out as Record<string, unknown>) : (out as Record<string, unknown>));
     return true;
   }
 
