@@ -450,45 +450,6 @@ export const routes = [
     does: `server-sent \`moved\` events as the journal moves (held ${limits.liveStreamSeconds} s)`,
   }),
 
-  // Spec 9: the earlier catalogue shape's own routes (TOWN_CATALOGUE=earlier).
-  route({
-    name: 'receiptEarlier',
-    method: 'GET',
-    path: '/AGENTS.md/receipt/:intent',
-    auth: 'bearer',
-    ...earlierOnly,
-    scratch: true,
-    query: b.FullQuery,
-    does: "a receipt by your own intent, or anyone's by its spoken name",
-  }),
-  route({
-    name: 'heapObjects',
-    method: 'POST',
-    path: '/AGENTS.md/heap/objects',
-    auth: 'bearer',
-    ...earlierOnly,
-    body: earlier.HeapObjectsBody,
-    does: 'create a card in your private heap, visible to nobody else',
-  }),
-  route({
-    name: 'checkEarlier',
-    method: 'POST',
-    path: '/AGENTS.md/check',
-    auth: 'bearer',
-    ...earlierOnly,
-    body: earlier.EarlierCheckBody,
-    query: b.FullQuery,
-    does: 'check modules against the library; a refusal names stage, line and span',
-  }),
-  route({
-    name: 'cardPageQuery',
-    method: 'GET',
-    path: '/o',
-    ...page,
-    ...earlierOnly,
-    does: '`?object=<id>`: a redirect to the card page /o/{object}',
-  }),
-
   // Not in the spec: the guide's summary for agents that look for /llms.txt first.
   route({
     name: 'llmsTxt',
@@ -530,8 +491,53 @@ export const routes = [
   }),
 ] as const;
 
+/**
+ * Spec 9: the rows only the earlier catalogue shape has (TOWN_CATALOGUE=earlier). They are rows
+ * of the same table, kept apart so that `routes` lists the current shape's rows exactly; the
+ * earlier table (routesFor) is the rows of both shapes, these, and their heap variants.
+ */
+export const earlierOnlyRoutes = [
+  route({
+    name: 'receiptEarlier',
+    method: 'GET',
+    path: '/AGENTS.md/receipt/:intent',
+    auth: 'bearer',
+    ...earlierOnly,
+    scratch: true,
+    query: b.FullQuery,
+    does: "a receipt by your own intent, or anyone's by its spoken name",
+  }),
+  route({
+    name: 'heapObjects',
+    method: 'POST',
+    path: '/AGENTS.md/heap/objects',
+    auth: 'bearer',
+    ...earlierOnly,
+    body: earlier.HeapObjectsBody,
+    does: 'create a card in your private heap, visible to nobody else',
+  }),
+  route({
+    name: 'checkEarlier',
+    method: 'POST',
+    path: '/AGENTS.md/check',
+    auth: 'bearer',
+    ...earlierOnly,
+    body: earlier.EarlierCheckBody,
+    query: b.FullQuery,
+    does: 'check modules against the library; a refusal names stage, line and span',
+  }),
+  route({
+    name: 'cardPageQuery',
+    method: 'GET',
+    path: '/o',
+    ...page,
+    ...earlierOnly,
+    does: '`?object=<id>`: a redirect to the card page /o/{object}',
+  }),
+] as const;
+
 /** One row of the table, with its literal types. */
-export type RouteRow = (typeof routes)[number];
+export type RouteRow = (typeof routes)[number] | (typeof earlierOnlyRoutes)[number];
 /** The name of a route of the table: the key its handler is bound by. */
 export type RouteName = RouteRow['name'];
 /** The routes that also run under /AGENTS.md/scratch/{name}/… */
@@ -552,7 +558,7 @@ export function routesFor(open: boolean, shape: CatalogueShape = 'current'): Rou
   return [...currentRows, ...scratchRoutes].filter((r) => open || !r.openOnly);
 }
 
-const currentRows = (routes as readonly Route[]).filter((r) => !r.shapes || r.shapes.includes('current'));
+const currentRows: readonly Route[] = routes;
 
 export const heapPrefix = '/AGENTS.md/heap';
 /**
@@ -572,7 +578,9 @@ function asEarlier(r: Route): Route {
   return { ...r, bodyLimit: Math.min(r.bodyLimit, earlier.earlierLimits.bodyBytes), ...(body ? { body } : {}) };
 }
 
-const earlierRows = (routes as readonly Route[]).filter((r) => !r.shapes || r.shapes.includes('earlier')).map(asEarlier);
+const earlierRows = [...(routes as readonly Route[]), ...(earlierOnlyRoutes as readonly Route[])]
+  .filter((r) => !r.shapes || r.shapes.includes('earlier'))
+  .map(asEarlier);
 /** The heap variants (spec 9): `heap.world` reaches the `world` handler at /AGENTS.md/heap/world. */
 export const heapRoutes: readonly Route[] = earlierRows
   .filter((r) => r.scratch)
@@ -583,7 +591,12 @@ const earlierRoutes: Route[] = [...earlierRows, ...heapRoutes];
 export function routeNamed(name: RouteName | ScratchRouteName): Route | undefined;
 export function routeNamed(name: string): Route | undefined;
 export function routeNamed(name: string): Route | undefined {
-  return (routes as readonly Route[]).find((r) => r.name === name) ?? scratchRoutes.find((r) => r.name === name) ?? heapRoutes.find((r) => r.name === name);
+  return (
+    (routes as readonly Route[]).find((r) => r.name === name) ??
+    scratchRoutes.find((r) => r.name === name) ??
+    (earlierOnlyRoutes as readonly Route[]).find((r) => r.name === name) ??
+    heapRoutes.find((r) => r.name === name)
+  );
 }
 
 /** The catalogue form of a path: `/AGENTS.md/world/{object}`, plus required query fields. */
