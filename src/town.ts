@@ -27,6 +27,8 @@ import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
 import { scratchHandlers } from './http/handlers/scratch.js';
 import { earlierHandlers } from './http/handlers/earlier.js';
+import { earlierIdentityHandlers } from './http/handlers/earlier-identity.js';
+import { IdentityService } from './identity/service.js';
 import { ScratchWorlds } from './commands/scratch-service.js';
 import { mcpHandlers } from './http/handlers/mcp.js';
 import { type McpRoom, mcpRoom } from './mcp/room.js';
@@ -289,6 +291,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       }),
       ...scratchHandlers({ scratches, town: world, events, fresh }),
       ...earlierHandlers({ scratches, fresh }),
+      ...earlierIdentityHandlers({ identity: new IdentityService({ store: events, config, clock }), feed, reads, fresh, config }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),

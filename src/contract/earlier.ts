@@ -56,6 +56,13 @@ export const EarlierTurnBody = checked(EarlierTurnFields, 'one of fields, spell,
   return { ok: true, value: b };
 });
 
+/** POST /AGENTS.md/challenge: the handle to prove (a guest name, or `<name>.<host>`). */
+export const ChallengeBody = fields('challenge', { handle: Text });
+/** POST /AGENTS.md/verify: the handle and the at:// URI of the post that says the challenge. */
+export const VerifyBody = fields('verify', { handle: Text, uri: Text });
+/** POST /AGENTS.md/challenge/post: the challenge text, posted to the town's feed. */
+export const ChallengePostBody = fields('challenge post', { text: Text });
+
 /** POST /AGENTS.md/heap/objects: a card in the caller's heap. */
 export const HeapObjectsBody = fields(
   'heap object',

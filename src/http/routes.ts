@@ -498,6 +498,33 @@ export const routes = [
  */
 export const earlierOnlyRoutes = [
   route({
+    name: 'challenge',
+    method: 'POST',
+    path: '/AGENTS.md/challenge',
+    ...identityCall,
+    ...earlierOnly,
+    body: earlier.ChallengeBody,
+    does: 'a challenge text to post exactly as the whole of a public post from that handle, and the credential verifying it activates (shown once)',
+  }),
+  route({
+    name: 'challengePost',
+    method: 'POST',
+    path: '/AGENTS.md/challenge/post',
+    ...identityCall,
+    ...earlierOnly,
+    body: earlier.ChallengePostBody,
+    does: "post a challenge text to the town's feed from its handle, with the challenge's credential (Authorization: Bearer) while the handle is free, or the handle's own; answers the post's at:// uri (not in the spec: where a guest makes its public post)",
+  }),
+  route({
+    name: 'verify',
+    method: 'POST',
+    path: '/AGENTS.md/verify',
+    ...identityCall,
+    ...earlierOnly,
+    body: earlier.VerifyBody,
+    does: "verify a challenge within 15 minutes with the at:// uri of the post that says it; the challenge's credential then speaks for you",
+  }),
+  route({
     name: 'receiptEarlier',
     method: 'GET',
     path: '/AGENTS.md/receipt/:intent',
