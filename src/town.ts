@@ -290,7 +290,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         scratches: (principal) => scratches.list({ principal, name: principal.slice(principal.lastIndexOf(':') + 1) }),
       }),
       ...scratchHandlers({ scratches, town: world, events, fresh }),
-      ...earlierHandlers({ scratches, fresh }),
+      ...earlierHandlers({ scratches, fresh, secret: config.secret }),
       ...earlierIdentityHandlers({ identity: new IdentityService({ store: events, config, clock }), feed, reads, fresh, config }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),

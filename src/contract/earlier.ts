@@ -6,7 +6,7 @@
  */
 import * as t from 'io-ts';
 import { emptyRecord, TypedDataC } from '../cards/typed.js';
-import { Intent, NonEmptyText, ObjectId, PlainObject, Text, moduleTooLargeMessage } from './bodies.js';
+import { Intent, Natural, NonEmptyText, ObjectId, PlainObject, Text, moduleTooLargeMessage } from './bodies.js';
 import { checked, fields } from './codec.js';
 import { earlierOnlyErrorClasses, errorClasses, xrpcErrors } from './errors.js';
 import { limits } from './limits.js';
@@ -69,6 +69,42 @@ export const HeapObjectsBody = fields(
   { object: ObjectId, entry: NonEmptyText, intent: Intent },
   { source: EarlierModuleSource, modules: EarlierModules, law: Text, seed: PlainObject },
 );
+
+const ReplLimits = fields('limits', {}, { ticks: Natural, heap: Natural, bytes: Natural });
+const ReplRoot = fields('root', { object: ObjectId, version: Natural });
+const EarlierReplFields = fields(
+  'repl',
+  {},
+  {
+    arguments: t.array(TypedDataC),
+    checkpoint: NonEmptyText,
+    entry: NonEmptyText,
+    intent: Intent,
+    limits: ReplLimits,
+    modules: EarlierModules,
+    object: ObjectId,
+    /** The reply to a plan: typed data, or a form's fields as a plain object. */
+    response: PlainObject,
+    roots: t.array(ReplRoot),
+    source: EarlierModuleSource,
+  },
+);
+/**
+ * POST /AGENTS.md/repl (earlier): an entry to compile and run, or a checkpoint to resume with a
+ * response (src/http/handlers/earlier.ts).
+ */
+export const EarlierReplBody = checked(EarlierReplFields, 'entry, or checkpoint and response; not both', (b) => {
+  if (b.checkpoint !== undefined) {
+    if (b.response === undefined) return { ok: false, message: 'a checkpoint is resumed with a response' };
+    for (const k of ['entry', 'source', 'modules', 'arguments', 'object'] as const)
+      if (b[k] !== undefined) return { ok: false, message: `a checkpoint names its entry and object already; send no ${k} with it` };
+    return { ok: true, value: b };
+  }
+  if (b.entry === undefined) return { ok: false, message: 'give an entry to run, or a checkpoint and a response to resume' };
+  if (b.response !== undefined) return { ok: false, message: 'a response answers a checkpoint; send the checkpoint with it' };
+  return { ok: true, value: b };
+});
+export type EarlierReplBody = t.TypeOf<typeof EarlierReplBody>;
 
 /** POST /AGENTS.md/check (earlier): {entry, modules, source}. */
 export const EarlierCheckBody = fields('check', {}, { source: EarlierModuleSource, modules: EarlierModules, entry: NonEmptyText });

@@ -544,6 +544,15 @@ export const earlierOnlyRoutes = [
     does: 'create a card in your private heap, visible to nobody else',
   }),
   route({
+    name: 'replEarlier',
+    method: 'POST',
+    path: '/AGENTS.md/repl',
+    auth: 'bearer',
+    ...earlierOnly,
+    body: earlier.EarlierReplBody,
+    does: 'compile and run an entry in your heap: a plain entry answers its value; an Activity runs as your turn and answers its plan and a checkpoint, which a later call resumes with `checkpoint` and `response`',
+  }),
+  route({
     name: 'checkEarlier',
     method: 'POST',
     path: '/AGENTS.md/check',
