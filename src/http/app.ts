@@ -21,7 +21,7 @@ import { TownError } from '../contract/town-error.js';
 import { authenticate } from './front/authenticate.js';
 import { type BodyReader, decodeBody, decodeQuery } from './front/decode.js';
 import { errorText, type Logger, replyFailure, stderrLogger } from './front/failure.js';
-import { earlierReply } from './front/earlier-reply.js';
+import { earlierFailure, earlierReply } from './front/earlier-reply.js';
 import { frontHandlers } from './front/own-routes.js';
 import { spendRate } from './front/rate.js';
 import { finishReply, jsonReply } from './front/reply.js';
@@ -171,7 +171,7 @@ export function createApp(options: AppOptions): TownApp {
       }
       if (!measured) finishReply(ctx as TownContext);
     } catch (err) {
-      await replyFailure(ctx as TownContext, err, route, logger, authenticator);
+      await replyFailure(ctx as TownContext, earlierShape ? earlierFailure(err) : err, route, logger, authenticator);
     }
   });
 

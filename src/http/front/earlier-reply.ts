@@ -5,7 +5,8 @@
  * clause stays readable in `reason`), and the classes the earlier shape lacks become the nearest
  * it has (earlierRefusalAs, docs/decisions.md).
  */
-import { earlierBadSpellClauses, earlierRefusalAs } from '../../contract/earlier.js';
+import { earlierBadSpellClauses, earlierRefusalAs, earlierXrpcAs } from '../../contract/earlier.js';
+import { XrpcFailure } from '../../contract/xrpc-failure.js';
 
 const clauses = new Set<string>(earlierBadSpellClauses);
 const renamed = earlierRefusalAs as Record<string, string>;
@@ -36,4 +37,14 @@ export function earlierReply(reply: Record<string, unknown>): Record<string, unk
     if (Array.isArray(list)) for (const item of list) if (item && typeof item === 'object') renameRefusal(item as Record<string, unknown>);
   }
   return reply;
+}
+
+/**
+ * A repository error of a name the earlier shape lacks (its read-only ledger's set), answered as
+ * the nearest it has; any other failure unchanged.
+ */
+export function earlierFailure(err: unknown): unknown {
+  if (!(err instanceof XrpcFailure)) return err;
+  const to = (earlierXrpcAs as Partial<Record<string, XrpcFailure['error']>>)[err.error];
+  return to === undefined ? err : new XrpcFailure(to, err.message, err.headers);
 }
