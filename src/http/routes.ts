@@ -3,6 +3,10 @@
  * catalogue (catalogue.ts) are both generated from it, so what the catalogue lists is exactly
  * what the front answers. Rooms plug in by handler name (handler.ts); a route with no handler
  * answers 501 and the catalogue marks it `built: false`.
+ *
+ * Both catalogue shapes of spec 9 are served from it (`routesFor(open, shape)`): rows say which
+ * shapes they belong to, and the earlier shape's own rows follow the current ones. Over 500
+ * lines because it is the one table, read as a whole.
  */
 import type * as t from 'io-ts';
 import { acceptReasons, arriveReasons } from '../contract/errors.js';

@@ -14,6 +14,7 @@ import { limits } from '../contract/limits.js';
 import type { Logger } from '../http/front/failure.js';
 import { projectRoot } from '../http/guide.js';
 import type { AnyHandler, TownContext } from '../http/handler.js';
+import { earlierReply } from '../http/front/earlier-reply.js';
 import { type CatalogueShape, type Route, routesFor } from '../http/routes.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { CheckpointWaits } from '../queries/fresh.js';
@@ -81,7 +82,12 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     handler(name) {
       const h = handlerOf(name);
       if (!h) throw new Error(`route ${name} has no handler`);
-      return h;
+      if (shape !== 'earlier') return h;
+      // The earlier shape's refusal names, as its HTTP replies have them (src/http/front/earlier-reply.ts).
+      return async (ctx) => {
+        const out = await h(ctx);
+        return out && typeof out === 'object' && !Array.isArray(out) ? earlierReply(out as Record<string, unknown>) : out;
+      };
     },
     watch: new CardWatch(deps.world, deps.waits),
     logger: deps.logger,

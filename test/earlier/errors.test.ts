@@ -6,6 +6,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { identityOf } from '../../src/identity/names.js';
+import { callRoute } from '../../src/mcp/route-call.js';
 import { testLayout, testPrograms } from '../world/kinds.js';
 import type { Guest, TestTown } from '../world/support.js';
 import { earlierGuest, startEarlierTown } from './support.js';
@@ -111,6 +113,29 @@ test('cardRefused reads as lawRefused; duplicateIdentity is the same intent with
   await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'same', fields: { measures: 0 } });
   const dup = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'same', fields: { measures: 1 } });
   assert.is(dup.json.class, 'duplicateIdentity', dup.text);
+});
+
+test('the MCP tools answer the earlier names too', async () => {
+  const tool = t.town.mcp.town.tools.get('turn');
+  assert.ok(tool, 'turn is a tool');
+  const caller = { ...identityOf(t.town.config.host, 'ann'), credentialHash: 'x', via: 'bearer' as const };
+  const r = await callRoute(
+    tool!,
+    t.town.mcp.town.handler('turn'),
+    { object: 'lamp', method: 'receive', intent: intent(), spell: 'light\ndouse' },
+    { caller, requestId: 'r', address: '127.0.0.1' },
+    { error: () => {} },
+  );
+  assert.is(r.json.class, 'badSpell', r.text);
+  assert.is(r.json.clause, 'unclear', r.text);
+  const tried = await callRoute(
+    tool!,
+    t.town.mcp.town.handler('turn'),
+    { object: 'lamp', method: 'light', intent: intent(), try: true },
+    { caller, requestId: 'r', address: '127.0.0.1' },
+    { error: () => {} },
+  );
+  assert.is(tried.error, true, 'no `try` in a turn here either');
 });
 
 test.run();
