@@ -615,7 +615,13 @@ const earlierBodies: Partial<Record<string, t.Type<any, any, unknown>>> = { turn
 
 function asEarlier(r: Route): Route {
   const body = earlierBodies[r.name] ?? r.body;
-  return { ...r, bodyLimit: Math.min(r.bodyLimit, earlier.earlierLimits.bodyBytes), ...(body ? { body } : {}) };
+  return {
+    ...r,
+    bodyLimit: Math.min(r.bodyLimit, earlier.earlierLimits.bodyBytes),
+    // The earlier shape has no page rate limit.
+    rate: r.rate === 'page' ? 'none' : r.rate,
+    ...(body ? { body } : {}),
+  };
 }
 
 const earlierRows = [...(routes as readonly Route[]), ...(earlierOnlyRoutes as readonly Route[])]

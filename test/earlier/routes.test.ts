@@ -55,7 +55,10 @@ test('the two tables come from the one table: no row of one shape only is in the
   for (const name of ['world', 'object', 'card', 'source', 'turn', 'offers', 'pending', 'deliver', 'me', 'revoke', 'xrpc', 'cardPage', 'play'])
     assert.ok(earlier.has(name) && current.has(name), name);
   // Every earlier body is at most the earlier bodyBytes.
-  for (const r of routesFor(true, 'earlier')) assert.ok(r.bodyLimit <= 65536, r.name);
+  for (const r of routesFor(true, 'earlier')) {
+    assert.ok(r.bodyLimit <= 65536, r.name);
+    assert.is.not(r.rate, 'page', `${r.name}: no page rate limit in the earlier shape`);
+  }
 });
 
 test('the current shape\u2019s own routes answer as absent', async () => {
