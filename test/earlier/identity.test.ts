@@ -54,6 +54,14 @@ test('challenge, post, verify: the credential then speaks for the guest, who sta
   // The guest acts as any other: a turn in the town.
   const turn = await t.post('/AGENTS.md/world/lamp/light', c.json.credential, { intent: 'cat-1' });
   assert.is(turn.status, 200, turn.text);
+  assert.is(turn.json.status, 'done', turn.text);
+  // The arrivals reactor made the guest's avatar, as for any admission.
+  let avatar = false;
+  for (let i = 0; i < 40 && !avatar; i++) {
+    avatar = t.town.world.current.avatars.has('guest:town.test:cat');
+    if (!avatar) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(avatar, 'an avatar in the town');
   // A verified challenge is spent.
   refusedIdentity(await verify('cat', posted.json.uri), 'challenge_spent');
   // Revoke works as ever.
