@@ -26,6 +26,9 @@ import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
 import { scratchHandlers } from './http/handlers/scratch.js';
+import { earlierHandlers } from './http/handlers/earlier.js';
+import { earlierIdentityHandlers } from './http/handlers/earlier-identity.js';
+import { IdentityService } from './identity/service.js';
 import { ScratchWorlds } from './commands/scratch-service.js';
 import { mcpHandlers } from './http/handlers/mcp.js';
 import { type McpRoom, mcpRoom } from './mcp/room.js';
@@ -166,6 +169,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       open,
       secret: loadSecret(settings.dataDir),
       secure: url.protocol === 'https:',
+      ...(settings.catalogue === 'earlier' ? { catalogue: 'earlier' as const } : {}),
     };
     const firstInvitation = await ensureFirstInvitation(events, clock);
     const limiters = options.limiters ?? defaultLimiters(clock);
@@ -330,6 +334,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
         scratches: (principal) => scratches.list({ principal, name: principal.slice(principal.lastIndexOf(':') + 1) }),
       }),
       ...scratchHandlers({ scratches, town: world, events, fresh }),
+      ...earlierHandlers({ scratches, fresh, secret: config.secret }),
+      ...earlierIdentityHandlers({ identity: new IdentityService({ store: events, config, clock }), feed, reads, fresh, config }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
@@ -375,6 +381,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       townOpen: () => open,
       logger: logger ?? stderrLogger,
       limits: options.mcp,
+      ...(config.catalogue ? { shape: config.catalogue } : {}),
     });
     closers.push(() => mcp.close());
     const handlers: RoomTable = { ...rooms, ...mcpHandlers(mcp, config) };

@@ -3,7 +3,7 @@
  * door for browsers (enterPage, enter, leavePage, leave). The work is done by the identity
  * service (src/identity/service.ts); here are the HTTP shapes of spec 2.2, 2.3, 2.7 and 4.6.
  */
-import { errorClasses } from '../../contract/errors.js';
+import { errorClassOf } from '../../contract/errors.js';
 import { arrivalLimits } from '../../identity/arrival-limits.js';
 import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../cookies.js';
 import { enterPage, keyPage, leavePage, localPath } from '../../pages/door-page.js';
@@ -113,7 +113,7 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       if (json || !(error instanceof TownError) || error.cls === 'rateLimited' || error.cls === 'unknownRoute') throw error;
       // A person at the door sees the door again, with what went wrong and what they typed.
       const open = await readTownOpen(store);
-      ctx.status = errorClasses[error.cls].http;
+      ctx.status = errorClassOf(error.cls).http;
       ctx.type = 'html';
       ctx.body = enterPage({
         challenge: open ? service.issueChallenge() : undefined,
