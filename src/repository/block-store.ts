@@ -7,9 +7,10 @@
  * While the projection folds a unit, the store reads through the unit (it sees the unit's own
  * writes) and gathers what the unit's commits add and drop, written once at the unit's end.
  */
-import { BlockMap, ReadableBlockstore } from '@atproto/repo';
+import { BlockMap, type CidSet, ReadableBlockstore } from '@atproto/repo';
 import type { Cid } from '@atproto/lex-data';
 import type { Collection, Doc } from '../stores/read-store.js';
+import { blockTexts, cidTexts } from './block-texts.js';
 
 export const blocksCollection = 'repository.blocks';
 
@@ -64,13 +65,12 @@ export class DocBlockstore extends ReadableBlockstore {
   }
 
   /** A commit's new blocks and the blocks it no longer needs. */
-  apply(added: BlockMap, removed: Iterable<Cid>): void {
-    for (const cid of removed) this.changes.set(cid.toString(), null);
-    added.forEach((bytes, cid) => {
-      const id = cid.toString();
+  apply(added: BlockMap, removed: CidSet): void {
+    for (const id of cidTexts(removed)) this.changes.set(id, null);
+    for (const [id, bytes] of blockTexts(added)) {
       this.changes.set(id, bytes);
       this.keep(id, bytes);
-    });
+    }
   }
 
   /** Writes the unit's changes through the collection in use; forgets them. */

@@ -23,8 +23,9 @@
  * Idempotent: entries at or below the head's height are skipped.
  */
 import { TID } from '@atproto/common-web';
-import { type Cid, parseCid } from '@atproto/lex-data';
-import { blocksToCarFile, BlockMap, cidForRecord, def, MST, type RecordWriteOp, WriteOpAction } from '@atproto/repo';
+import { type Cid, cidForCbor, parseCid } from '@atproto/lex-data';
+import { encode as cborEncode } from '@atproto/lex-cbor';
+import { def, MST } from '@atproto/repo';
 import type { Entry } from '../cards/kernel/entry.js';
 import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
 import { DocBatch, worldProjection } from '../projections/entries.js';
@@ -32,7 +33,8 @@ import type { Projection } from '../projections/projection.js';
 import { readModel } from '../projections/read-model.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import { blocksCollection, DocBlockstore } from './block-store.js';
-import { commitAt, type RepoHead } from './commit.js';
+import { blockTexts, carOf } from './block-texts.js';
+import { commitAt, type Leaf, type RepoHead, type TreeWrite } from './commit.js';
 import { accountsCollection, hostedFrame } from './hosted-frames.js';
 import { HostedTrees } from './hosted-tree.js';
 import { hostedWrittenType } from '../events/hosted.js';
@@ -105,8 +107,8 @@ export const frameId = (seq: number) => String(seq).padStart(16, '0');
 interface PlannedOp {
   action: 'create' | 'update';
   doc: RecordDoc;
-  value: ReturnType<typeof recordValue>;
-  cid: Cid;
+  /** The record's value as a block (encoded once: its CID needs the bytes, and so does the commit). */
+  leaf: Leaf;
   prev?: string;
 }
 
@@ -132,9 +134,6 @@ function tickOf(before: number, entry: Entry, ops: number): number {
   const extra = Math.max(0, Math.ceil(ops / opsPerCommit) - 1);
   return Math.max(before + 1 + extra, entry.clock * 1000);
 }
-
-/** Collections are the town's NSIDs (records.ts), which @atproto/repo types as such. */
-type Nsid = `${string}.${string}.${string}`;
 
 const revOf = (tick: number) => TID.fromTime(tick, 0).toString();
 
@@ -195,26 +194,24 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
           if (doc.sealed === sealed) continue;
           const prev = doc.cid;
           const next: RecordDoc = { ...doc, sealed };
-          const value = recordValue(next);
-          const cid = await cidForRecord(value);
-          next.cid = cid.toString();
+          const leaf = await leafOf(recordValue(next));
+          next.cid = leaf.cid.toString();
           records.set(next);
           replaceMade(madeAbout, next);
-          ops.push({ action: 'update', doc: next, value, cid, prev });
+          ops.push({ action: 'update', doc: next, leaf, prev });
         }
       }
       const base = recordDocOf(entry, signing?.receipt.sign(receiptMessage(entry.cid)));
       const sealed = !isPublic(base.object);
-      const value = recordValue({ ...base, sealed });
-      const cid = await cidForRecord(value);
-      const doc: RecordDoc = { ...base, sealed, cid: cid.toString() };
+      const leaf = await leafOf(recordValue({ ...base, sealed }));
+      const doc: RecordDoc = { ...base, sealed, cid: leaf.cid.toString() };
       records.set(doc);
       if (doc.object) {
         const list = madeAbout.get(doc.object);
         if (list) list.push(doc);
         else madeAbout.set(doc.object, [doc]);
       }
-      ops.push({ action: 'create', doc, value, cid });
+      ops.push({ action: 'create', doc, leaf });
       tick = tickOf(tick, entry, ops.length);
       out.push({ entry, ops, tick });
     }
@@ -244,18 +241,13 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         const before = byPath.get(op.doc._id);
         byPath.set(op.doc._id, before?.action === 'create' ? { ...op, action: 'create', prev: undefined } : before ? { ...op, prev: before.prev } : op);
       }
-      const writes: RecordWriteOp[] = [...byPath.values()].map((op) =>
-        op.action === 'create'
-          ? { action: WriteOpAction.Create, collection: op.doc.collection as Nsid, rkey: op.doc.rkey, record: op.value }
-          : { action: WriteOpAction.Update, collection: op.doc.collection as Nsid, rkey: op.doc.rkey, record: op.value },
-      );
+      const writes: TreeWrite[] = [...byPath.values()].map((op) => ({ action: op.action, collection: op.doc.collection, rkey: op.doc.rkey, leaf: op.leaf }));
       const rev = revOf(tick);
       const result = await commitAt(storage!, state.did, head, writes, signing.commit, rev);
       storage!.apply(result.data.newBlocks, result.data.removedCids);
       head = result.head;
-      const carBlocks = new BlockMap();
-      carBlocks.addMap(result.data.newBlocks);
-      carBlocks.addMap(result.data.relevantBlocks);
+      const carBlocks = new Map(blockTexts(result.data.newBlocks));
+      for (const [text, bytes] of blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
       made.push({
         _id: frameId(++seq),
         seq,
@@ -266,10 +258,10 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         ops: [...byPath.values()].map((op) => ({
           action: op.action,
           path: op.doc._id,
-          cid: op.cid.toString(),
+          cid: op.leaf.cid.toString(),
           ...(op.prev !== undefined ? { prev: op.prev } : {}),
         })),
-        blocks: Buffer.from(await blocksToCarFile(result.data.cid, carBlocks)).toString('base64'),
+        blocks: Buffer.from(await carOf(result.data.cid, carBlocks, result.cids)).toString('base64'),
         time: new Date(now()).toISOString(),
         height,
       });
@@ -362,6 +354,12 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     applyBatch: foldMixed,
     digestOmits: [firehoseCollection],
   };
+}
+
+/** A record's value as a block: encoded once, as `cidForRecord` and the commit would each encode it. */
+async function leafOf(value: ReturnType<typeof recordValue>): Promise<Leaf> {
+  const bytes = cborEncode(value);
+  return { cid: await cidForCbor(bytes), bytes };
 }
 
 /** A signed head from its blocks (the tree is read lazily, as commits need it). */
