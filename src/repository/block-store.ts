@@ -67,10 +67,10 @@ export class DocBlockstore extends ReadableBlockstore {
   /** A commit's new blocks and the blocks it no longer needs. */
   apply(added: BlockMap, removed: CidSet): void {
     for (const id of cidTexts(removed)) this.changes.set(id, null);
-    for (const [id, bytes] of blockTexts(added)) {
-      this.changes.set(id, bytes);
-      this.keep(id, bytes);
-    }
+    // Not kept in the cache: the projection holds the tree it wrote in memory (its head's MST),
+    // and records are never read back while folding; caching them only filled the cache with
+    // blocks the next commits drop.
+    for (const [id, bytes] of blockTexts(added)) this.changes.set(id, bytes);
   }
 
   /** Writes the unit's changes through the collection in use; forgets them. */
