@@ -8,7 +8,8 @@
  *   repository.records   _id `<collection>/<rkey>`: every record (records.ts RecordDoc)
  *   repository.cards     _id `<card id>`: whether the card is visible to everyone
  *   repository.head      _id `head`: the did, the last height folded and the signed head
- *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records (block-store.ts)
+ *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records, each with the rev
+ *                        of the commit that added it (block-store.ts)
  *   repository.firehose  _id `<seq>` (16 digits): the newest frames, for subscribeRepos
  *   repository.accounts  _id `<did>`: each hosted account's record CIDs, to frame its commits
  *
@@ -17,8 +18,9 @@
  *
  * The head is a function of the journal: the commit's rev comes from the entries' clocks, and
  * K-256 signatures are deterministic (RFC 6979), so a rebuild signs the very head the live
- * projection signed and the digest covers it. The frames are not: how many entries one commit
- * covers depends on how the journal arrived, so the digest leaves them out (digestOmits).
+ * projection signed and the digest covers it. The frames are not, nor the rev each block keeps:
+ * how many entries one commit covers depends on how the journal arrived, so the digest leaves
+ * them out (digestOmits, digestOmitsFields).
  *
  * Idempotent: entries at or below the head's height are skipped.
  */
@@ -244,7 +246,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       const writes: TreeWrite[] = [...byPath.values()].map((op) => ({ action: op.action, collection: op.doc.collection, rkey: op.doc.rkey, leaf: op.leaf }));
       const rev = revOf(tick);
       const result = await commitAt(storage!, state.did, head, writes, signing.commit, rev);
-      storage!.apply(result.data.newBlocks, result.data.removedCids);
+      storage!.apply(result.data.newBlocks, result.data.removedCids, rev);
       head = result.head;
       const carBlocks = new Map(blockTexts(result.data.newBlocks));
       for (const [text, bytes] of blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
@@ -318,10 +320,12 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       { collection: recordsCollection, spec: { keys: { object: 1 }, name: 'object' } },
       { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
       { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
+      { collection: blocksCollection, spec: { keys: { rev: 1 }, name: 'rev' } },
     ],
     // Bump when `fold` (or records.ts) changes what it writes.
     // 2: hosted accounts' commits framed (repository.accounts).
-    version: 2,
+    // 3: each block keeps the rev of the commit that added it (getRepo with `since`).
+    version: 3,
     fold: async (entries, unit) => {
       try {
         await fold(entries, unit);
@@ -353,6 +357,9 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     apply: (event, unit) => foldMixed([event], unit),
     applyBatch: foldMixed,
     digestOmits: [firehoseCollection],
+    // A block's rev is the rev of the commit that added it, and commits depend on how the journal
+    // arrived as frames do (a rebuild covers more entries a commit); the blocks themselves do not.
+    digestOmitsFields: { [blocksCollection]: ['rev'] },
   };
 }
 
