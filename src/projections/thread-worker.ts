@@ -44,9 +44,15 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
     chain = chain
       .then(async () => {
         try {
-          while (reader && handlers && cursor < target) {
+          reading: while (reader && handlers && cursor < target) {
+            const h = handlers;
             const { events, next } = reader.read(cursor, target, readMax);
-            for (const event of events) await handlers.onEvent(event);
+            for (const event of events) {
+              // Suspended (a live rebuild) or stopped while folding: the rest is read again, from
+              // the checkpoint, by the projector that resumes.
+              if (handlers !== h) break reading;
+              await h.onEvent(event);
+            }
             cursor = next;
           }
         } finally {
