@@ -85,6 +85,8 @@ export interface Town {
   firehose?: { port: number; url: string };
   /** Milliseconds from openTown's start until the town could serve. */
   startMs: number;
+  /** Milliseconds each step of the start took, in order (for the bench and the operator). */
+  startSteps: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -130,6 +132,13 @@ export interface TownOptions {
 
 export async function openTown(options: TownOptions): Promise<Town> {
   const started = performance.now();
+  const startSteps: Record<string, number> = {};
+  let stepStarted = started;
+  const step = (name: string) => {
+    const now = performance.now();
+    startSteps[name] = Math.round(now - stepStarted);
+    stepStarted = now;
+  };
   const { settings } = options;
   const clock = options.clock ?? Date.now;
   const events = await openEventStore({
@@ -153,6 +162,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       secure: url.protocol === 'https:',
     };
     const firstInvitation = await ensureFirstInvitation(events, clock);
+    step('stores');
     const limiters = options.limiters ?? defaultLimiters(clock);
 
     const programs = options.programs ?? libraryPrograms();
@@ -171,27 +181,31 @@ export async function openTown(options: TownOptions): Promise<Town> {
       // this service being the stream's only writer) made smaller batches and fewer turns/s.
       appendsInFlight: 1,
     });
-    await world.open();
-    closers.push(() => world.close());
-
     const projectors: ProjectorHandle[] = [];
     const signing = settings.signing !== false;
-    if (settings.inProcessProjectors) {
+    /**
+     * The projectors start on threads of their own (loading their modules there, catching up from
+     * their checkpoints) while this thread replays the world: a start waits for the longer of the
+     * two, not for both one after the other. Resolves once their threads are spawned, to a
+     * promise of their start.
+     */
+    const startProjectors = async (): Promise<{ started: Promise<void> }> => {
+      if (!settings.inProcessProjectors) return { started: Promise.resolve() };
       const all = allProjections(programs, signing ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
       const projections = Object.values(all);
       // Read models built by another version of their fold are rebuilt from the journal (with
       // the progress bar on stderr) before a projector resumes them or a read is served.
-      await rebuildStale(events, reads, projections);
+      await rebuildStale(events, reads!, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
-      await ensureIndexes(reads, Object.values(all));
+      await ensureIndexes(reads!, Object.values(all));
       const modules = programs.libraryModules;
       const threaded = modules && options.projectorThread !== false;
       // The repository folds on a projector of its own: it signs commits, which must not hold up
       // the read models a caller's next read waits for (docs/decisions.md, "Repository: off the turn's path").
       const groups: { names: ProjectionName[]; repository: boolean }[] = [{ names: projectionNames.filter((n) => n !== 'repository'), repository: false }];
       if (options.repository !== false) groups.push({ names: ['repository'], repository: true });
-      for (const group of groups) {
-        const projector: ProjectorHandle = threaded
+      const made = groups.map((group) =>
+        threaded
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
@@ -203,15 +217,30 @@ export async function openTown(options: TownOptions): Promise<Town> {
             })
           : new Projector(
               events,
-              reads,
+              reads!,
               group.names.map((n) => all[n]),
               { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}) },
-            );
-        await projector.start();
-        projectors.push(projector);
-        closers.push(() => projector.stop());
-      }
-    }
+            ),
+      );
+      // Their threads start side by side; each one started is stopped at close (or when another fails).
+      const starts = Promise.allSettled(made.map((projector) => projector.start()));
+      return {
+        started: starts.then((settled) => {
+          settled.forEach((s, i) => s.status === 'fulfilled' && projectors.push(made[i]!));
+          const failed = settled.find((s) => s.status === 'rejected');
+          if (failed) throw (failed as PromiseRejectedResult).reason;
+        }),
+      };
+    };
+    const { started: projecting } = await startProjectors();
+    step('versions');
+    const [opened, projected] = await Promise.allSettled([world.open().then(() => step('world')), projecting]);
+    // The projectors stop before the world (closers run newest first).
+    if (opened.status === 'fulfilled') closers.push(() => world.close());
+    for (const projector of projectors) closers.push(() => projector.stop());
+    if (opened.status === 'rejected') throw opened.reason;
+    if (projected.status === 'rejected') throw projected.reason;
+    step('projectors');
     const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(reads), options.readYourWritesMs ?? 2000);
 
     const arrivals: ArrivalReactor = await startArrivals({
@@ -224,6 +253,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       },
     });
     closers.push(() => arrivals.close());
+    step('arrivals');
 
     // The firehose listens beside the HTTP port; it hears the repository projector's commits.
     let firehose: Town['firehose'];
@@ -343,6 +373,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       // The operator may switch the mode while the town runs; the arrive routes follow at once.
       townOpen: () => open,
     });
+    step('rooms');
     const readStore = reads;
     let closing: Promise<void> | undefined;
     return {
@@ -358,6 +389,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       firstInvitation,
       ...(firehose ? { firehose } : {}),
       startMs: performance.now() - started,
+      startSteps,
       close: () =>
         (closing ??= (async () => {
           // Newest first: the reactor and the projectors stop before the world and the stores.

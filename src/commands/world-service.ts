@@ -33,7 +33,7 @@ import { decodeWorldEntry, encodedEntryEvent, entryEvent, worldStream } from '..
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
 import { eventSize } from '../stores/event-store-checks.js';
-import { noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
+import { frozenSnapshot, noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
 
 /**
  * The world's decider, in the one Decider shape of src/contract/decider.ts: the service runs it
@@ -132,6 +132,8 @@ export class WorldService {
   private lastPosition: bigint | undefined;
   private lastCid = '';
   private snapshotHeight = 0;
+  /** A snapshot being written in steps (src/commands/world-snapshot.ts); it never rejects. */
+  private writing: Promise<void> | undefined;
   private closed = false;
   private closing = false;
   private readonly snapshots: SnapshotStore;
@@ -232,8 +234,9 @@ export class WorldService {
     }
     await Promise.all([...this.reading]);
     this.closed = true;
+    await this.writing;
     this.rebase();
-    if (this.base.height > this.snapshotHeight) this.snapshot();
+    if (this.base.height > this.snapshotHeight) this.saveSnapshot();
   }
 
   // ---- deciding -----------------------------------------------------------------------------
@@ -543,13 +546,33 @@ export class WorldService {
     await this.catchUp();
   }
 
+  /**
+   * Writes a snapshot of the committed world in the background, one at a time: the world is
+   * frozen now (milliseconds) and encoded a block at a time between other work (seconds for a
+   * large town, which a start or a turn must not wait for).
+   */
   private snapshot(): void {
-    if (this.acked.length) return;
+    if (this.acked.length || this.writing || this.closed) return;
+    const frozen = frozenSnapshot({ format: snapshotFormat, world: this.base, lastCid: this.lastCid });
+    this.writing = this.snapshots.saveInSteps(this.world, frozen).then(
+      () => {
+        this.snapshotHeight = Math.max(this.snapshotHeight, frozen.height);
+        this.writing = undefined;
+      },
+      () => {
+        // A snapshot is an optimisation; a full disk must not stop turns.
+        this.writing = undefined;
+      },
+    );
+  }
+
+  /** Writes a snapshot of the committed world now (at close: nothing runs after it). */
+  private saveSnapshot(): void {
     try {
       this.snapshots.save(this.world, { format: snapshotFormat, world: this.base, lastCid: this.lastCid });
       this.snapshotHeight = this.base.height;
     } catch {
-      // A snapshot is an optimisation; a full disk must not stop turns.
+      // A snapshot is an optimisation; a full disk must not stop a close.
     }
   }
 }
