@@ -561,6 +561,11 @@ export class WorldService {
    */
   private snapshot(): void {
     if (this.acked.length || this.writing || this.closed) return;
+    if (this.snapshots === noSnapshots) {
+      // Nothing to write (scratch worlds, EventStoreDB): nothing to freeze either.
+      this.snapshotHeight = this.base.height;
+      return;
+    }
     const frozen = frozenSnapshot({ format: snapshotFormat, world: this.base, lastCid: this.lastCid });
     this.writing = this.snapshots.saveInSteps(this.world, frozen).then(
       () => {
