@@ -137,7 +137,7 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
       const end = lineEnd();
       const tab = bytes.indexOf(9, at);
       if (tab < 0 || tab > end) return undefined;
-      lazy.setRaw(keyAt(bytes, at, tab), tab + 1);
+      lazy.setRaw(JSON.parse(bytes.toString('utf8', at, tab)), tab + 1);
       at = end + 1;
       continue;
     }
@@ -158,21 +158,6 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   // Every Map the World has now must have come from the file, or the snapshot is of another shape.
   for (const [k, v] of Object.entries(blankWorld())) if (v instanceof Map && !header.maps.includes(k)) return undefined;
   return { format: header.format, lastCid: header.lastCid, world: world as unknown as World };
-}
-
-/**
- * A lazy Map's key, the JSON text from `at` to `end`: a string without escapes (every key a town
- * makes: ids, content ids, slugs, principals and intents) is its text between the quotes, read
- * without JSON.parse (a start reads 600,000 of them); anything else is parsed.
- */
-function keyAt(bytes: Buffer, at: number, end: number): unknown {
-  if (end - at >= 2 && bytes[at] === 0x22 && bytes[end - 1] === 0x22) {
-    let i = at + 1;
-    // No quote, backslash or control character inside: the text is the string.
-    while (i < end - 1 && bytes[i]! !== 0x22 && bytes[i]! !== 0x5c && bytes[i]! >= 0x20) i++;
-    if (i === end - 1) return bytes.toString('utf8', at + 1, end - 1);
-  }
-  return JSON.parse(bytes.toString('utf8', at, end));
 }
 
 /** Snapshots as files under `<dataDir>/snapshots`, written whole and renamed into place. */
