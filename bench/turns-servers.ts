@@ -131,6 +131,7 @@ async function serveTown(dir: string, guests: number): Promise<void> {
         batches: town.world.stats.batches,
         entries: town.world.stats.entries,
         startMs: town.startMs,
+        startSteps: town.startSteps,
         appendP50: percentile(town.world.appendMs, 50),
         appendP99: percentile(town.world.appendMs, 99),
         cpuUs: cpuUs(),

@@ -101,6 +101,8 @@ export interface Town {
    * this process's to suspend.
    */
   rebuildLive(options?: Pick<LiveRebuildOptions, 'onProgress' | 'onStep' | 'batch' | 'switchLag'>): Promise<LiveRebuildResult>;
+  /** Milliseconds each step of the start took, in order (for the bench and the operator). */
+  startSteps: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,13 @@ export interface TownOptions {
 
 export async function openTown(options: TownOptions): Promise<Town> {
   const started = performance.now();
+  const startSteps: Record<string, number> = {};
+  let stepStarted = started;
+  const step = (name: string) => {
+    const now = performance.now();
+    startSteps[name] = Math.round(now - stepStarted);
+    stepStarted = now;
+  };
   const { settings } = options;
   const clock = options.clock ?? Date.now;
   const events = await openEventStore({
@@ -172,6 +181,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...(settings.catalogue === 'earlier' ? { catalogue: 'earlier' as const } : {}),
     };
     const firstInvitation = await ensureFirstInvitation(events, clock);
+    step('stores');
     const limiters = options.limiters ?? defaultLimiters(clock);
 
     const metrics = new TownMetrics();
@@ -195,29 +205,31 @@ export async function openTown(options: TownOptions): Promise<Town> {
       appendsInFlight: 1,
       onDecided: turnCounter(metrics, 'town'),
     });
-    await world.open();
-    closers.push(() => world.close());
-    const appends = watchAppends(metrics, world);
-    closers.push(async () => appends());
-
     const projectors: ProjectorHandle[] = [];
     const signing = settings.signing !== false;
-    if (settings.inProcessProjectors) {
+    /**
+     * The projectors start on threads of their own (loading their modules there, catching up from
+     * their checkpoints) while this thread replays the world: a start waits for the longer of the
+     * two, not for both one after the other. Resolves once their threads are spawned, to a
+     * promise of their start.
+     */
+    const startProjectors = async (): Promise<{ started: Promise<void> }> => {
+      if (!settings.inProcessProjectors) return { started: Promise.resolve() };
       const all = allProjections(programs, signing ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
       const projections = Object.values(all);
       // Read models built by another version of their fold are rebuilt from the journal (with
       // the progress bar on stderr) before a projector resumes them or a read is served.
-      await rebuildStale(events, reads, projections);
+      await rebuildStale(events, reads!, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
-      await ensureIndexes(reads, Object.values(all));
+      await ensureIndexes(reads!, Object.values(all));
       const modules = programs.libraryModules;
       const threaded = modules && options.projectorThread !== false;
       // The repository folds on a projector of its own: it signs commits, which must not hold up
       // the read models a caller's next read waits for (docs/decisions.md, "Repository: off the turn's path").
       const groups: { names: ProjectionName[]; repository: boolean }[] = [{ names: projectionNames.filter((n) => n !== 'repository'), repository: false }];
       if (options.repository !== false) groups.push({ names: ['repository'], repository: true });
-      for (const group of groups) {
-        const projector: ProjectorHandle = threaded
+      const made = groups.map((group) =>
+        threaded
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
@@ -230,15 +242,32 @@ export async function openTown(options: TownOptions): Promise<Town> {
             })
           : new Projector(
               events,
-              reads,
+              reads!,
               group.names.map((n) => all[n]),
               { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}), ...reportTo(`projector ${group.names.join(',')} stopped`) },
-            );
-        await projector.start();
-        projectors.push(projector);
-        closers.push(() => projector.stop());
-      }
-    }
+            ),
+      );
+      // Their threads start side by side; each one started is stopped at close (or when another fails).
+      const starts = Promise.allSettled(made.map((projector) => projector.start()));
+      return {
+        started: starts.then((settled) => {
+          settled.forEach((s, i) => s.status === 'fulfilled' && projectors.push(made[i]!));
+          const failed = settled.find((s) => s.status === 'rejected');
+          if (failed) throw (failed as PromiseRejectedResult).reason;
+        }),
+      };
+    };
+    const { started: projecting } = await startProjectors();
+    step('versions');
+    const [opened, projected] = await Promise.allSettled([world.open().then(() => step('world')), projecting]);
+    // The projectors stop before the world (closers run newest first).
+    if (opened.status === 'fulfilled') closers.push(() => world.close());
+    for (const projector of projectors) closers.push(() => projector.stop());
+    if (opened.status === 'rejected') throw opened.reason;
+    if (projected.status === 'rejected') throw projected.reason;
+    step('projectors');
+    const appends = watchAppends(metrics, world);
+    closers.push(async () => appends());
     const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(reads), options.readYourWritesMs ?? 2000);
 
     const arrivals: ArrivalReactor = await startArrivals({
@@ -252,6 +281,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...reportTo('arrivals stopped'),
     });
     closers.push(() => arrivals.close());
+    step('arrivals');
 
     // The firehose listens beside the HTTP port; it hears the repository projector's commits.
     let firehose: Town['firehose'];
@@ -402,6 +432,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     metrics.gauge('town_mcp_sessions', 'MCP sessions open on this front', () => mcp.sessions.size);
     const hose = firehoseServer;
     if (hose) metrics.gauge('town_firehose_subscribers', 'WebSocket subscribers of the firehose', () => hose.subscribed);
+    step('rooms');
     const readStore = reads;
     let closing: Promise<void> | undefined;
     return {
@@ -426,6 +457,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         const names = new Set(projectors.flatMap((p) => p.names));
         return rebuildLive({ ...o, events, reads: readStore, projections: Object.values(all).filter((p) => names.has(p.name)), projectors });
       },
+      startSteps,
       close: () =>
         (closing ??= (async () => {
           // Newest first: the reactor and the projectors stop before the world and the stores.
