@@ -524,7 +524,7 @@ leases('a lease held by a process that died does not hold up the next owner of t
         `const { openEmbeddedReadStore } = await import(${JSON.stringify(store)});
          const s = await openEmbeddedReadStore({ dataDir: ${JSON.stringify(dataDir)} });
          const l = await s.acquireLease('cards', 'crashed', 3600000);
-         console.log(l ? l.token : 'none');
+         process.stdout.write(String(l ? l.token : 'none')); // not console.log: under FORCE_COLOR it colours numbers
          process.exit(9); // killed: the lease is never released`,
       ],
       { encoding: 'utf8' },
