@@ -97,6 +97,24 @@ test('routes of both shapes still serve', async () => {
   assert.is(me.json.principal, ann.principal);
 });
 
+test('the browser door takes no invitation and no arrival (no accept, no arrive): it signs a held key in', async () => {
+  const page = await t.request('GET', '/enter');
+  assert.is(page.status, 200);
+  assert.not.match(page.text, /name="code"/, 'no invitation form');
+  assert.not.match(page.text, /name="challenge"/, 'no arrival form');
+  assert.match(page.text, /POST \/AGENTS\.md\/challenge/);
+  assert.match(page.text, /name="credential"/, 'the key form stays');
+  const invited = await t.request('POST', '/enter', { json: { code: 'any-code', name: 'zed' } });
+  assert.is(invited.status, 400, invited.text);
+  assert.is(invited.json.class, 'identity');
+  assert.match(invited.json.message, /challenge/);
+  const arriving = await t.request('POST', '/enter', { json: { name: 'zed', challenge: 'x', nonce: 'y' } });
+  assert.is(arriving.json.class, 'identity');
+  const key = await t.request('POST', '/enter', { json: { credential: ann.token } });
+  assert.is(key.status, 200, key.text);
+  assert.is(key.json.status, 'signedIn');
+});
+
 test('/o?object=<id> redirects to the card page; a bad or missing id is refused', async () => {
   const r = await t.request('GET', '/o?object=a/b.c');
   assert.is(r.status, 303, r.text);

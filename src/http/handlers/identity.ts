@@ -83,6 +83,9 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
     return admission;
   }
 
+  /** A town serving the earlier catalogue shape (spec 9). */
+  const earlier = config.catalogue === 'earlier';
+
   /** POST /enter: an invitation, a key, or (open town) a solved challenge. */
   async function enter(ctx: RouteContext<'enter'>): Promise<object | undefined> {
     checkSameOrigin(ctx, config);
@@ -92,6 +95,16 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
     const credential = field(body, 'credential');
     const name = field(body, 'name');
     try {
+      // The earlier shape has no accept and no arrive (spec 9): the door only signs a key in.
+      if (earlier && credential === undefined) {
+        throw new TownError(
+          'identity',
+          'this town takes no invitations and no arrivals at its door: claim a handle with POST /AGENTS.md/challenge, post the text, then POST /AGENTS.md/verify',
+          {
+            hint: 'sign in here with the key the challenge gave you once it is verified',
+          },
+        );
+      }
       if (code !== undefined) {
         const admission = await service.accept(code, name);
         await signBrowserIn(ctx, admission.credentialHash);
@@ -116,7 +129,8 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       ctx.status = errorClassOf(error.cls).http;
       ctx.type = 'html';
       ctx.body = enterPage({
-        challenge: open ? service.issueChallenge() : undefined,
+        challenge: open && !earlier ? service.issueChallenge() : undefined,
+        earlier,
         error: { message: error.message, hint: error.extra.hint },
         values: { code: typeof code === 'string' ? code : undefined, name: typeof name === 'string' ? name : undefined },
         next: field(body, 'next'),
@@ -180,7 +194,12 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       const open = await readTownOpen(store);
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = enterPage({ challenge: open ? service.issueChallenge() : undefined, next: ctx.state.query.next, caller: ctx.state.caller });
+      ctx.body = enterPage({
+        challenge: open && !earlier ? service.issueChallenge() : undefined,
+        earlier,
+        next: ctx.state.query.next,
+        caller: ctx.state.caller,
+      });
       return undefined;
     },
 
