@@ -5,6 +5,7 @@
  * bearer credential, spent its rate budget and read the body before the room sees a request;
  * the room finds the request's session (sessions.ts) and lets the SDK's transport answer.
  */
+import { earlierGuideText } from '../http/earlier-guide.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -95,7 +96,9 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     prompt() {
       const open = deps.townOpen();
       let text = prompts.get(open);
-      if (text === undefined) prompts.set(open, (text = promptText(open, (name) => handlerOf(name) !== undefined, tools)));
+      // A town of the earlier shape (spec 9) gives that shape's guide.
+      const guide = shape === 'earlier' ? earlierGuideText() : undefined;
+      if (text === undefined) prompts.set(open, (text = promptText(open, (name) => handlerOf(name) !== undefined, tools, guide)));
       return text;
     },
     version: packageVersion(),

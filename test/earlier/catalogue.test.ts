@@ -125,4 +125,11 @@ test('the MCP tools are the earlier routes', () => {
   for (const n of ['scratch', 'repl', 'cite', 'feed', 'receipt', 'receiptByIntent']) assert.not.ok(tools.has(n), n);
 });
 
+test('the MCP prompt carries the earlier guide, not the current one', () => {
+  const prompt = t.town.mcp.town.prompt();
+  assert.match(prompt, /\/AGENTS\.md\/heap/);
+  assert.not.match(prompt, /\/AGENTS\.md\/scratch/);
+  assert.not.match(prompt, /\/AGENTS\.md\/feed/);
+});
+
 test.run();
