@@ -34,7 +34,7 @@ async function openBenchTown(dir: string, repository = process.env.BENCH_REPOSIT
     origin: 'http://bench.test',
     limiters: createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] }),
     // A line per request, as `npm start` logs (to /dev/null, asynchronously, as to a pipe); BENCH_LOG=off: none.
-    ...(process.env.BENCH_LOG !== 'off' ? { log: townLog({ destination: pino.destination({ dest: '/dev/null', sync: false }) }) } : {}),
+    ...(process.env.BENCH_LOG !== 'off' ? { log: townLog({ destination: pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }) }) } : {}),
   });
 }
 

@@ -23,7 +23,7 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const given = settingsFromEnv();
-  const log = townLog({ level: given.logLevel });
+  const log = townLog({ level: given.logLevel, inBlocks: true });
   const running = await startServer(startingApp(), { port: given.port, host: given.listenHost });
   // PORT=0 picks a free port; the default origin, and with it the host in every principal and
   // did, names the port listened on rather than port 0.
