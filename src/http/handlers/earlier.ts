@@ -11,12 +11,11 @@ import type { ScratchWorlds } from '../../commands/scratch-service.js';
 import { links } from '../links.js';
 import { ObjectId } from '../../contract/bodies.js';
 import { TownError } from '../../contract/town-error.js';
-import { checkOutcomeReply } from '../../queries/check-reply.js';
 import type { ReadYourWrites } from '../../queries/fresh.js';
-import { spellableId } from '../../queries/world-reads.js';
 import type { RoomHandlers } from '../route-types.js';
 import { heapWorld } from '../routes.js';
 import { hrefIn, turnReply } from './world.js';
+import { checkIn, createIn } from './scratch.js';
 
 export interface EarlierDeps {
   scratches: ScratchWorlds;
@@ -62,23 +61,8 @@ export function earlierHandlers(deps: EarlierDeps): RoomHandlers<EarlierRoute> {
   const { scratches, fresh } = deps;
   return {
     async heapObjects(ctx) {
-      const caller = ctx.state.caller;
-      const w = await scratches.heap(caller);
-      const b = ctx.state.body;
-      const object = spellableId(b.object);
-      const decided = await w.service.submit({
-        kind: 'create',
-        principal: caller.principal,
-        intent: b.intent,
-        object,
-        entry: b.entry,
-        ...(b.source !== undefined ? { source: b.source } : {}),
-        ...(b.modules !== undefined ? { modules: b.modules } : {}),
-        ...(b.law !== undefined ? { law: b.law } : {}),
-        ...(b.seed !== undefined ? { seed: b.seed } : {}),
-      });
-      fresh.note(caller.principal, decided.position);
-      return turnReply(decided, object, {}, heapWorld);
+      const w = await scratches.heap(ctx.state.caller);
+      return createIn(w.service, heapWorld, ctx.state.caller, ctx.state.body, fresh);
     },
 
     async replEarlier(ctx) {
@@ -148,16 +132,7 @@ export function earlierHandlers(deps: EarlierDeps): RoomHandlers<EarlierRoute> {
     // The library is the sealed one in every world, so the caller's heap checks as the town would.
     async checkEarlier(ctx) {
       const w = await scratches.heap(ctx.state.caller);
-      const b = ctx.state.body;
-      const decided = await w.service.submit({
-        kind: 'check',
-        ...(b.source !== undefined ? { source: b.source } : {}),
-        ...(b.modules !== undefined ? { modules: b.modules } : {}),
-        ...(b.entry !== undefined ? { entry: b.entry } : {}),
-      });
-      const reply = checkOutcomeReply(decided.outcome as Parameters<typeof checkOutcomeReply>[0]);
-      const full = ctx.state.query.full === '1';
-      return full ? reply : { ...reply, diagnostics: reply.diagnostics.map((d) => ({ ...d, message: d.message.split('\n')[0]! })) };
+      return checkIn(w.service, ctx.state.body, ctx.state.query.full === '1');
     },
 
     async cardPageQuery(ctx) {
