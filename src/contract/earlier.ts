@@ -9,7 +9,7 @@ import { emptyRecord, TypedDataC } from '../cards/typed.js';
 import { Intent, Natural, NonEmptyText, ObjectId, PlainObject, Text, moduleTooLargeMessage } from './bodies.js';
 import { checked, fields } from './codec.js';
 import { earlierOnlyErrorClasses, errorClasses, xrpcErrors } from './errors.js';
-import { limits } from './limits.js';
+import { limits, limitTable } from './limits.js';
 
 export const earlierLimits = {
   bodyBytes: 65536,
@@ -132,30 +132,43 @@ export const earlierRefusalAs = { cardRefused: 'lawRefused', quiet: 'quota', mov
 /** Repository errors the earlier shape lacks, answered as the nearest it has. */
 export const earlierXrpcAs = { AuthRequired: 'InvalidToken', UpgradeRequired: 'MethodNotImplemented' } as const;
 
-/** The limits as the earlier catalogue shows them (spec 9, "Limits"). */
+/** What the earlier shape says otherwise of a limit both shapes have (spec 9, "Limits"). */
+const earlierSays: Record<string, { value?: unknown; appliesTo?: string }> = {
+  bodyBytes: { value: earlierLimits.bodyBytes, appliesTo: 'request body' },
+  moduleBytes: { value: earlierLimits.moduleBytes },
+  modules: { value: earlierLimits.modules, appliesTo: 'modules in one request (`badModules` when `modules` is not a list of at most 16 objects)' },
+  ratePerAddressOnChallengeAndVerify: { appliesTo: '`challenge`, `challenge/post` and `verify`, per address' },
+  challengeLifetime: { value: '15 minutes', appliesTo: 'a handle challenge: post it and verify within' },
+  guestNameLength: { appliesTo: 'name (a handle is <name>.<host>)' },
+};
+
+/**
+ * The limits as the earlier catalogue shows them: the current table's rows the earlier shape has
+ * (no hosted writes, workers, page rate, arrival or scratch limits), in its order, as it says them.
+ */
 export const earlierLimitTable: { name: string; value: unknown; appliesTo: string }[] = [
-  { name: 'bodyBytes', value: earlierLimits.bodyBytes, appliesTo: 'request body' },
-  { name: 'bodyDepth', value: limits.bodyDepth, appliesTo: 'JSON nesting' },
-  { name: 'moduleBytes', value: earlierLimits.moduleBytes, appliesTo: 'one module sent' },
-  { name: 'modules', value: earlierLimits.modules, appliesTo: 'modules in one request (`badModules` when `modules` is not a list of at most 16 objects)' },
-  { name: 'deliverPerCall', value: limits.deliverPerCall, appliesTo: 'queued sends run by one `deliver`' },
-  { name: 'idsPerPage', value: limits.idsPerPage, appliesTo: '`world` listing' },
-  { name: 'offersWaitSeconds', value: limits.offersWaitSeconds, appliesTo: 'maximum `wait` on `offers`' },
-  { name: 'headerLineBytes', value: limits.headerLineBytes, appliesTo: 'one header line' },
-  { name: 'headers', value: limits.headers, appliesTo: 'headers per request' },
-  { name: 'requestLineBytes', value: limits.requestLineBytes, appliesTo: 'request line' },
-  { name: 'replyBytes', value: limits.replyBytes, appliesTo: 'a reply' },
-  { name: 'requestSeconds', value: limits.requestSeconds, appliesTo: 'time for the whole request to arrive' },
-  { name: 'hostSeconds', value: limits.hostSeconds, appliesTo: 'time the host may take' },
-  { name: 'ratePerCredential', value: limits.ratePerCredential, appliesTo: 'per credential; [count, window seconds], as `me.rateLimit`' },
-  {
-    name: 'ratePerAddressOnChallengeAndVerify',
-    value: limits.ratePerAddressOnChallengeAndVerify,
-    appliesTo: '`challenge`, `challenge/post` and `verify`, per address',
-  },
-  { name: 'ratePerAddressOnXrpcWithoutCredential', value: limits.ratePerAddressOnXrpcWithoutCredential, appliesTo: '`/xrpc` without credential, per address' },
-  { name: 'challengeLifetime', value: '15 minutes', appliesTo: 'a handle challenge: post it and verify within' },
-  { name: 'cardLines', value: `newest ${limits.cardLinesOnCardReply}`, appliesTo: 'card GET' },
-  { name: 'cardIdLength', value: limits.cardIdLength, appliesTo: 'object id' },
-  { name: 'guestNameLength', value: limits.guestNameLength, appliesTo: 'name (a handle is <name>.<host>)' },
-];
+  'bodyBytes',
+  'bodyDepth',
+  'moduleBytes',
+  'modules',
+  'deliverPerCall',
+  'idsPerPage',
+  'offersWaitSeconds',
+  'headerLineBytes',
+  'headers',
+  'requestLineBytes',
+  'replyBytes',
+  'requestSeconds',
+  'hostSeconds',
+  'ratePerCredential',
+  'ratePerAddressOnChallengeAndVerify',
+  'ratePerAddressOnXrpcWithoutCredential',
+  'challengeLifetime',
+  'cardLines',
+  'cardIdLength',
+  'guestNameLength',
+].map((name) => {
+  const row = limitTable.find((r) => r.name === name);
+  if (!row) throw new Error(`the limit table has no ${name}`);
+  return { ...row, ...earlierSays[name] };
+});
