@@ -215,16 +215,21 @@ export class ThreadProjector extends ProjectorBase {
     }, wait);
   }
 
+  /** No restart, no new events: what was forwarded goes to the thread; the thread, if there is one. */
+  private async quietFeed(): Promise<Worker | undefined> {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    await this.subscription?.close();
+    this.subscription = undefined;
+    if (this.worker) this.post();
+    return this.worker;
+  }
+
   /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
-      clearTimeout(this.restartTimer);
-      this.restartTimer = undefined;
-      await this.subscription?.close();
-      this.subscription = undefined;
-      const worker = this.worker;
+      const worker = await this.quietFeed();
       if (!worker) return;
-      this.post();
       worker.postMessage({ stop: true } satisfies ToThread);
       // A thread that cannot finish its last unit in this long is cut off (its checkpoint is
       // never ahead of its data, so nothing is lost: the next start folds the rest again).
@@ -245,13 +250,8 @@ export class ThreadProjector extends ProjectorBase {
   async suspend(): Promise<void> {
     if (this.stopped) throw new Error('the projector thread is stopped');
     this.suspended = true;
-    clearTimeout(this.restartTimer);
-    this.restartTimer = undefined;
-    await this.subscription?.close();
-    this.subscription = undefined;
-    const worker = this.worker;
+    const worker = await this.quietFeed();
     if (!worker) return;
-    this.post();
     await new Promise<void>((resolve) => {
       this.whenSuspended = resolve;
       worker.postMessage({ suspend: true } satisfies ToThread);
