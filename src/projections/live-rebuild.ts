@@ -17,9 +17,9 @@
  */
 import type { EventStore, RecordedEvent } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
-import { applyEvents, type Projection } from './projection.js';
+import type { Projection } from './projection.js';
 import type { ProjectorHandle } from './projector.js';
-import { rebuildProjections, type Progress } from './rebuild.js';
+import { foldChunk, rebuildProjections, type Progress } from './rebuild.js';
 
 export interface LiveRebuildOptions {
   events: EventStore;
@@ -167,15 +167,8 @@ async function catchUp(
     if (!pending.length) return;
     const chunk = pending;
     pending = [];
-    const last = chunk[chunk.length - 1]!.position;
-    await reads.unit(async (unit) => {
-      for (const p of projections) {
-        await applyEvents(p, chunk, unit);
-        unit.setCheckpoint(p.name, last);
-      }
-    });
+    position = await foldChunk(reads, projections, chunk);
     count += chunk.length;
-    position = last;
   };
   for await (const event of events.readAll(after === undefined ? {} : { after })) {
     if (event.position > head) break;
