@@ -85,21 +85,23 @@ export async function buildIndex(lmdb: ReadEnv, collection: string, spec: IndexS
   }
   const def: IndexDef = { ...checked, plain: true };
   const dbs = lmdb.open(collection);
-  await committed(() => lmdb.env.childTransaction(() => {
-    for (const { value: doc } of dbs.docs.getRange({})) {
-      for (const entry of entriesFor(def, doc)) {
-        if (!entry.plain) def.plain = false;
-        if (def.unique) {
-          for (const other of committedOwners(lmdb, collection, def, entry)) {
-            if (other !== doc._id) throw new DuplicateKey(collection, keyValue(def, doc));
+  await committed(() =>
+    lmdb.env.childTransaction(() => {
+      for (const { value: doc } of dbs.docs.getRange({})) {
+        for (const entry of entriesFor(def, doc)) {
+          if (!entry.plain) def.plain = false;
+          if (def.unique) {
+            for (const other of committedOwners(lmdb, collection, def, entry)) {
+              if (other !== doc._id) throw new DuplicateKey(collection, keyValue(def, doc));
+            }
           }
+          dbs.idx.put([def.name, ...entry.tuple, doc._id], TRUE);
         }
-        dbs.idx.put([def.name, ...entry.tuple, doc._id], TRUE);
       }
-    }
-    lmdb.meta.put(['index', collection, def.name], def);
-    lmdb.meta.put(['collection', collection], 1);
-  }));
+      lmdb.meta.put(['index', collection, def.name], def);
+      lmdb.meta.put(['collection', collection], 1);
+    }),
+  );
   lmdb.indexes.set(collection, [...lmdb.defs(collection), def]);
   lmdb.collections.add(collection);
 }
