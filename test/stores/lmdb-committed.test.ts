@@ -17,7 +17,9 @@ function lmdbFailure(code: number, message: string): Promise<never> {
 
 test('a transaction aborted with MDB_BAD_TXN is queued again and its result returned', async () => {
   let queued = 0;
-  const result = await committed(() => (++queued < 3 ? lmdbFailure(-30782, 'MDB_BAD_TXN: reserved freelist had a data entry with zero-size') : Promise.resolve('done')));
+  const result = await committed(() =>
+    ++queued < 3 ? lmdbFailure(-30782, 'MDB_BAD_TXN: reserved freelist had a data entry with zero-size') : Promise.resolve('done'),
+  );
   assert.is(result, 'done');
   assert.is(queued, 3);
 });
