@@ -47,6 +47,7 @@ export async function rebuildProjections(
   for (const projection of projections) {
     await reads.drop(`${projection.name}.`);
     await reads.drop(projection.name);
+    projection.reset?.();
     for (const { collection, spec } of projection.indexes ?? []) {
       await reads.collection(collection).createIndex(spec);
     }
