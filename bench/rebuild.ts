@@ -3,7 +3,7 @@
  * and the same run (issue 20's goal: a rebuild at >= 35 % of the journal-read-alone rate, with
  * the digests of the live read models):
  *
- *   npm run bench -- rebuild [--dir=<town>] [--entries=200000] [--cards=100000] [--rounds=2] [--repository]
+ *   npm run bench -- rebuild [--dir=<town>] [--entries=200000] [--cards=100000] [--rounds=2] [--batch=10000] [--repository]
  *
  * `--dir` names a town made by `bench/turns-servers.ts --generate` (made there first when the
  * directory does not exist, and kept, since generating 200,000 entries takes minutes); the bench
@@ -61,7 +61,12 @@ export async function main(args: string[]): Promise<void> {
     const copy = path.join(root, 'copy');
     fs.cpSync(town, copy, { recursive: true });
     // As `npm run rebuild` runs it (package.json): its node flags.
-    const r = await run(self, ['--measure', copy, String(rounds), args.includes('--repository') ? 'repository' : ''], ['--max-semi-space-size=64']);
+    const batch = flag(args, 'batch', 10_000);
+    const r = await run(
+      self,
+      ['--measure', copy, String(rounds), args.includes('--repository') ? 'repository' : '', String(batch)],
+      ['--max-semi-space-size=64'],
+    );
     const rows = r.rounds as Round[];
     for (const [i, x] of rows.entries()) {
       const readEps = x.read / x.readSeconds;
@@ -98,7 +103,7 @@ const cpu = () => {
 };
 
 /** The measuring child: reads, rebuilds and digests in one process, on the copy. */
-async function measure(dir: string, rounds: number, repository: boolean): Promise<void> {
+async function measure(dir: string, rounds: number, repository: boolean, batch: number): Promise<void> {
   const { openEventStore } = await import('../src/stores/open-event-store.js');
   const { openReadStore } = await import('../src/stores/open-read-store.js');
   const { allProjections } = await import('../src/projections/index.js');
@@ -129,7 +134,7 @@ async function measure(dir: string, rounds: number, repository: boolean): Promis
     const readCpuUs = cpu() - cpuBefore;
     cpuBefore = cpu();
     await profile?.start();
-    const r = await rebuildProjections(events, reads, chosen);
+    const r = await rebuildProjections(events, reads, chosen, { batch });
     await profile?.pause();
     const cpuUs = cpu() - cpuBefore;
     const got = await digests();
@@ -138,7 +143,7 @@ async function measure(dir: string, rounds: number, repository: boolean): Promis
   let withRepository: { events: number; seconds: number; cpuUs: number } | undefined;
   if (repository) {
     const before = cpu();
-    const r = await rebuildProjections(events, reads, all);
+    const r = await rebuildProjections(events, reads, all, { batch });
     withRepository = { ...r, cpuUs: cpu() - before };
   }
   await profile?.stop();
@@ -174,8 +179,8 @@ async function profiler(): Promise<{ start(): Promise<void>; pause(): Promise<vo
 }
 
 if (process.argv[1] === self && process.argv[2] === '--measure') {
-  const [, , , dir, rounds, repository] = process.argv;
-  measure(dir!, Number(rounds), repository === 'repository').catch((e) => {
+  const [, , , dir, rounds, repository, batch] = process.argv;
+  measure(dir!, Number(rounds), repository === 'repository', Number(batch)).catch((e) => {
     console.error(e);
     process.exit(1);
   });

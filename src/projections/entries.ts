@@ -139,8 +139,10 @@ export class DocBatch<D extends Doc = Doc> {
       if (doc) put.push(doc);
       else if (!this.absent.has(id)) gone.push(id);
     }
-    // One bulk write: the store neither reads a document back nor compares it.
-    if (put.length) await this.collection.putMany(put);
+    // One bulk write: the store neither reads a document back nor compares it, nor copies it:
+    // the batch made these documents for this write (or read them fresh) and changes none of
+    // them after it (a later change makes a new document: cards.ts's written).
+    if (put.length) await this.collection.putMany(put, { handOver: true });
     if (gone.length) await this.collection.deleteMany({ _id: { $in: gone } });
     this.dirty.clear();
     this.absent.clear();
