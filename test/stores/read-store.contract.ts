@@ -364,9 +364,9 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     const name = `${p}handed`;
     const c = store.collection(name);
     await c.createIndex({ keys: { tag: 1 }, name: 'tag' });
-    // Plain documents, and ones JSON would change (an undefined member, -0, a Date, a hole):
+    // Plain documents, and ones JSON would change (an undefined member or item, -0, a Date):
     // each reads back as JSON makes it, in a unit and out of one.
-    const odd = { _id: 'odd', tag: 'x', skip: undefined, zero: -0, at: new Date(0), list: [1, , 3], nested: { k: [{ u: undefined, v: 1 }] } };
+    const odd = { _id: 'odd', tag: 'x', skip: undefined, zero: -0, at: new Date(0), list: [1, undefined, 3], nested: { k: [{ u: undefined, v: 1 }] } };
     await c.putMany([{ _id: 'a', tag: 'x', nested: { k: [1, 2] } }, odd as unknown as Doc], { handOver: true });
     await store.unit(async (u) => {
       await u.collection(name).putMany([{ _id: 'b', tag: 'y', deep: { a: [[{ b: 'c' }]] } }], { handOver: true });
