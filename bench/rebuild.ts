@@ -112,8 +112,10 @@ async function measure(dir: string, rounds: number, repository: boolean, batch: 
   const { digestProjection } = await import('../src/projections/digest.js');
   const events = await openEventStore({ dataDir: dir });
   const reads = await openReadStore({ dataDir: dir });
-  const all = Object.values(allProjections(libraryPrograms()));
-  const chosen = all.filter((p) => p.name !== 'repository');
+  const programs = libraryPrograms();
+  // Fresh projection objects for every rebuild, as `npm run rebuild` makes them.
+  const fresh = () => Object.values(allProjections(programs));
+  const chosen = fresh().filter((p) => p.name !== 'repository');
   const digests = async () => {
     const out: string[] = [];
     for (const p of chosen) {
@@ -134,7 +136,12 @@ async function measure(dir: string, rounds: number, repository: boolean, batch: 
     const readCpuUs = cpu() - cpuBefore;
     cpuBefore = cpu();
     await profile?.start();
-    const r = await rebuildProjections(events, reads, chosen, { batch });
+    const r = await rebuildProjections(
+      events,
+      reads,
+      fresh().filter((p) => p.name !== 'repository'),
+      { batch },
+    );
     await profile?.pause();
     const cpuUs = cpu() - cpuBefore;
     const got = await digests();
@@ -143,7 +150,7 @@ async function measure(dir: string, rounds: number, repository: boolean, batch: 
   let withRepository: { events: number; seconds: number; cpuUs: number } | undefined;
   if (repository) {
     const before = cpu();
-    const r = await rebuildProjections(events, reads, all, { batch });
+    const r = await rebuildProjections(events, reads, fresh(), { batch });
     withRepository = { ...r, cpuUs: cpu() - before };
   }
   await profile?.stop();
