@@ -13,7 +13,8 @@
  * the repository's projection too (unsigned: no keys), the figure its own thread's owner cares
  * about. Wall-clock rates and CPU per event are both printed: on a shared machine the CPU per
  * event moves far less. BENCH_CPU=<file>: a CPU profile of the rebuilds alone (not the reads,
- * the digests or the start).
+ * the digests or the start); BENCH_NODE_FLAGS: node flags for the measuring process
+ * (`--trace-gc`, say).
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -65,7 +66,7 @@ export async function main(args: string[]): Promise<void> {
     const r = await run(
       self,
       ['--measure', copy, String(rounds), args.includes('--repository') ? 'repository' : '', String(batch)],
-      ['--max-semi-space-size=64'],
+      ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
     );
     const rows = r.rounds as Round[];
     for (const [i, x] of rows.entries()) {
