@@ -96,14 +96,17 @@ export class DocBatch<D extends Doc = Doc> {
   constructor(private readonly collection: Docs<D>) {}
 
   async load(ids: Iterable<string>): Promise<void> {
-    const missing = [...new Set(ids)].filter((id) => !this.docs.has(id));
+    // One pass: an id not seen yet counts as absent until a find says otherwise (which also
+    // skips its repeats), and is asked for in chunks of 500.
+    const missing: string[] = [];
+    for (const id of ids) {
+      if (this.docs.has(id)) continue;
+      this.docs.set(id, null);
+      this.absent.add(id);
+      missing.push(id);
+    }
     for (let i = 0; i < missing.length; i += 500) {
-      const chunk = missing.slice(i, i + 500);
-      const found = await this.collection.find({ _id: { $in: chunk } });
-      for (const id of chunk) {
-        this.docs.set(id, null);
-        this.absent.add(id);
-      }
+      const found = await this.collection.find({ _id: { $in: missing.slice(i, i + 500) } });
       for (const doc of found) {
         this.docs.set(doc._id, doc);
         this.absent.delete(doc._id);
