@@ -13,6 +13,7 @@ const benches: Record<string, string> = {
   scratch: './scratch.js',
   repository: './repository.js',
   mcp: './mcp.js',
+  rebuild: './rebuild.js',
 };
 
 async function main(): Promise<void> {

@@ -234,6 +234,8 @@ export function cardsProjection(programs: Programs): Projection {
     version: 4,
     perWorld: [cardDocs.name, packageDocs.name],
     fold,
+    // A dropped read model holds no package: every one is written again.
+    reset: () => known.clear(),
   });
 }
 

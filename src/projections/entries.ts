@@ -4,35 +4,24 @@
  */
 import type { RecordedEvent } from '../stores/event-store.js';
 import type { Doc, IndexSpec, Unit } from '../stores/read-store.js';
-import { storedEntryOf, worldEntryType, WorldEntryEvent, worldOfStream, type StoredEntry } from '../events/world.js';
+import { storedEntryOf, worldEntryType, type StoredEntry } from '../events/world.js';
 import type { Projection } from './projection.js';
 import type { Docs } from './read-model.js';
 
 const decoded = new WeakMap<RecordedEvent, StoredEntry | null>();
 
-/** The entry a stored event holds (checked against the codec once per event object). */
+/**
+ * The entry a stored event holds, checked once per event object however many projections fold
+ * it: through the entry codec compiled to JavaScript (storedEntryOf, src/contract/fast-guard.ts),
+ * as the world's own replay checks it; an event that does not fit throws the codec's explanation.
+ */
 export function entryOf(event: RecordedEvent): StoredEntry | undefined {
   let e = decoded.get(event);
   if (e === undefined) {
-    e = fitting(event) ?? storedEntryOf(event) ?? null;
+    e = storedEntryOf(event) ?? null;
     decoded.set(event, e);
   }
   return e ?? undefined;
-}
-
-/**
- * A world event that fits the codec, taken as it is. `WorldEntryEvent` transforms nothing
- * (every part decodes to its input), so `is` accepts exactly what `decode` accepts and the
- * entry is the same object, at about a third of the cost; anything else goes through
- * storedEntryOf, which throws the codec's own explanation.
- */
-function fitting(event: RecordedEvent): StoredEntry | undefined {
-  if (event.type !== worldEntryType) return undefined;
-  const world = worldOfStream(event.stream);
-  if (world === undefined) return undefined;
-  const data = event.data as { height?: unknown } | null;
-  if (!WorldEntryEvent.is({ type: event.type, data }) || BigInt(data!.height as number) !== event.revision) return undefined;
-  return { world, entry: data as StoredEntry['entry'], position: event.position };
 }
 
 export interface WorldProjectionSpec {
@@ -49,6 +38,8 @@ export interface WorldProjectionSpec {
    * models are reclaimed by the journal itself and a rebuild agrees.
    */
   perWorld?: string[];
+  /** Projection.reset: forgets what `fold` remembers of the store between units. */
+  reset?(): void;
 }
 
 const expiredType = 'ScratchExpired';
@@ -87,6 +78,7 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
     handles: (type) => type === worldEntryType || (perWorld.length > 0 && type === expiredType),
     apply: (event, unit) => foldAll([event], unit),
     applyBatch: foldAll,
+    ...(spec.reset ? { reset: spec.reset } : {}),
   };
 }
 
@@ -104,14 +96,17 @@ export class DocBatch<D extends Doc = Doc> {
   constructor(private readonly collection: Docs<D>) {}
 
   async load(ids: Iterable<string>): Promise<void> {
-    const missing = [...new Set(ids)].filter((id) => !this.docs.has(id));
+    // One pass: an id not seen yet counts as absent until a find says otherwise (which also
+    // skips its repeats), and is asked for in chunks of 500.
+    const missing: string[] = [];
+    for (const id of ids) {
+      if (this.docs.has(id)) continue;
+      this.docs.set(id, null);
+      this.absent.add(id);
+      missing.push(id);
+    }
     for (let i = 0; i < missing.length; i += 500) {
-      const chunk = missing.slice(i, i + 500);
-      const found = await this.collection.find({ _id: { $in: chunk } });
-      for (const id of chunk) {
-        this.docs.set(id, null);
-        this.absent.add(id);
-      }
+      const found = await this.collection.find({ _id: { $in: missing.slice(i, i + 500) } });
       for (const doc of found) {
         this.docs.set(doc._id, doc);
         this.absent.delete(doc._id);
@@ -147,8 +142,10 @@ export class DocBatch<D extends Doc = Doc> {
       if (doc) put.push(doc);
       else if (!this.absent.has(id)) gone.push(id);
     }
-    // One bulk write: the store neither reads a document back nor compares it.
-    if (put.length) await this.collection.putMany(put);
+    // One bulk write: the store neither reads a document back nor compares it, nor copies it:
+    // the batch made these documents for this write (or read them fresh) and changes none of
+    // them after it (a later change makes a new document: cards.ts's written).
+    if (put.length) await this.collection.putMany(put, { handOver: true });
     if (gone.length) await this.collection.deleteMany({ _id: { $in: gone } });
     this.dirty.clear();
     this.absent.clear();

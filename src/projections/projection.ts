@@ -38,6 +38,12 @@ export interface Projection {
    * rebuilds fast. Without it, `apply` is called per event.
    */
   applyBatch?(events: RecordedEvent[], unit: Unit): Promise<void>;
+  /**
+   * Forgets what the fold remembers of its read model between units (a cache of documents the
+   * store holds): called when the read model is dropped, so a projection object folded again
+   * into the emptied store (a second rebuild in one process) writes everything again.
+   */
+  reset?(): void;
 }
 
 /** Folds a batch with applyBatch when the projection has it, else event by event. */

@@ -6,7 +6,7 @@
  * projection is a compile error in its readers instead of an empty read, and a reader gets
  * documents of the type the projection writes.
  */
-import type { Collection, Doc, Filter, FindOptions, IndexSpec, Update, UpdateResult } from '../stores/read-store.js';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, PutManyOptions, Update, UpdateResult } from '../stores/read-store.js';
 
 /** What a collection is opened from: a read store, or a unit of one. */
 export interface CollectionSource {
@@ -162,8 +162,11 @@ class EncodedDocs implements Collection {
     return this.inner.deleteMany(filter);
   }
 
-  putMany(docs: Doc[]): Promise<void> {
-    return this.inner.putMany(docs.map((d) => this.encode(d)));
+  putMany(docs: Doc[], options?: PutManyOptions): Promise<void> {
+    return this.inner.putMany(
+      docs.map((d) => this.encode(d)),
+      options,
+    );
   }
 
   createIndex(spec: IndexSpec): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import type { EventStore, RecordedEvent } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
+import { entryOf } from './entries.js';
 import { applyEvents, type Projection } from './projection.js';
 
 export interface Progress {
@@ -47,6 +48,7 @@ export async function rebuildProjections(
   for (const projection of projections) {
     await reads.drop(`${projection.name}.`);
     await reads.drop(projection.name);
+    projection.reset?.();
     for (const { collection, spec } of projection.indexes ?? []) {
       await reads.collection(collection).createIndex(spec);
     }
@@ -92,6 +94,9 @@ export async function rebuildProjections(
   };
   for await (const event of events.readAll()) {
     if (event.position > head) break; // what arrives during a rebuild is the live projector's
+    // Checked as read, while the previous unit commits on LMDB's write thread (this thread
+    // would wait for it otherwise); every world projection then finds the entry checked.
+    entryOf(event);
     pending.push(event);
     if (pending.length >= batch) await startCommit();
   }

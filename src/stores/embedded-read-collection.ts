@@ -2,7 +2,7 @@
  * A collection of the embedded read store outside any unit: reads see committed data; each
  * write is a unit of its own.
  */
-import type { Collection, Doc, Filter, FindOptions, IndexSpec, Update, UpdateResult } from './read-store.js';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, PutManyOptions, Update, UpdateResult } from './read-store.js';
 import type { OverlayCollection } from './read-store-unit.js';
 
 /** What a collection outside units asks of its store (EmbeddedReadStore). */
@@ -61,8 +61,8 @@ export class EmbeddedCollection implements Collection {
     return this.store.write(this.name, (c) => c.deleteMany(filter));
   }
 
-  putMany(docs: Doc[]): Promise<void> {
-    return this.store.write(this.name, (c) => c.putMany(docs));
+  putMany(docs: Doc[], options?: PutManyOptions): Promise<void> {
+    return this.store.write(this.name, (c) => c.putMany(docs, options));
   }
 
   createIndex(spec: IndexSpec): Promise<void> {

@@ -6,7 +6,7 @@
 import type { Key as LmdbKey } from 'lmdb';
 import { CheckpointBehind, DuplicateKey, LeaseLost, type Doc } from './read-store.js';
 import type { Overlay } from './read-store-unit.js';
-import { entriesFor, keyValue, type IndexDef } from './embedded-read-keys.js';
+import { entriesFor, indexKeyOf, keyValue, type IndexDef } from './embedded-read-keys.js';
 import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-read-env.js';
 import { committedOwners } from './embedded-read-indexes.js';
 import { committed } from './lmdb-commit-failure.js';
@@ -52,6 +52,15 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
       // An id the unit found absent has no committed entries: no need to read it back.
       const prev = absent?.has(id) ? undefined : committed?.docs.get([id]);
       for (const def of defs) {
+        if (!prev && !def.unique && next) {
+          // Nothing to compare with (no committed state, no unique key): the key alone.
+          const key = indexKeyOf(def, next, id, keyPlain);
+          if (key) {
+            if (!keyPlain.plain && def.plain) flagged.set(def, collection);
+            idxPuts.push(key);
+            continue;
+          }
+        }
         const after = next ? entriesFor(def, next) : [];
         const before = prev ? entriesFor(def, prev) : undefined;
         if (before) {
@@ -109,6 +118,9 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
   for (const def of flagged.keys()) def.plain = false;
   for (const collection of added) lmdb.collections.add(collection);
 }
+
+/** indexKeyOf's answer to whether a key keeps its index's order (one object, reused). */
+const keyPlain = { plain: true };
 
 /** A projection's lease as the embedded store keeps it, under `['lease', projection]`. */
 export interface StoredLease {

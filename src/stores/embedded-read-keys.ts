@@ -126,6 +126,58 @@ export function entriesFor(def: CheckedIndex, doc: unknown): Entry[] {
   return [{ tuple, exact: JSON.stringify(exact), cut, plain: !cut && scalar }];
 }
 
+/**
+ * The one LMDB key a document has in an index, `[index, rank1, value1, …, _id]`, built directly
+ * for a commit that needs no comparison (a document with no committed state, in an index that
+ * is not unique): the same key entriesFor's entry makes, without its `exact` text (a JSON
+ * string per entry, most of a rebuild's index cost) or the entry itself. Undefined when a path
+ * meets an array (several entries: entriesFor walks those). `plain` is set to whether the key
+ * keeps the index's order (no cut string, no object), as the entry's `plain`.
+ */
+export function indexKeyOf(def: CheckedIndex & { name: string }, doc: unknown, id: string, plain: { plain: boolean }): KeyPart[] | undefined {
+  let paths = splitPaths.get(def);
+  if (!paths) splitPaths.set(def, (paths = def.keys.map(([path]) => path.split('.'))));
+  const key: KeyPart[] = [def.name];
+  let keeps = true;
+  for (const parts of paths) {
+    let value: unknown = doc;
+    for (const part of parts) {
+      if (Array.isArray(value)) return undefined;
+      value = isPlainObject(value) ? value[part] : undefined;
+    }
+    switch (typeof value) {
+      case 'string': {
+        const cut = cutString(value);
+        if (cut.length !== value.length) keeps = false;
+        key.push(3, cut);
+        break;
+      }
+      case 'number':
+        key.push(2, value === 0 ? 0 : value);
+        break;
+      case 'boolean':
+        key.push(8, value ? 1 : 0);
+        break;
+      case 'undefined':
+        key.push(1, 0);
+        break;
+      default: {
+        if (value === null) {
+          key.push(1, 0);
+          break;
+        }
+        if (Array.isArray(value)) return undefined;
+        const enc = encodeValue(value);
+        key.push(enc.parts[0], enc.parts[1]);
+        keeps = false;
+      }
+    }
+  }
+  key.push(id);
+  plain.plain = keeps;
+  return key;
+}
+
 /** The general case: arrays on some path (multikey), walked as MongoDB does. */
 function entriesOfArrays(def: CheckedIndex, doc: unknown): Entry[] {
   const perField = def.keys.map(([path]) => indexValues(doc, path.split('.')));

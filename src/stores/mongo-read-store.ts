@@ -46,6 +46,7 @@ import {
   type Filter,
   type FindOptions,
   type IndexSpec,
+  type PutManyOptions,
   type ReadStore,
   type Unit,
   type Update,
@@ -570,9 +571,10 @@ class MongoDocs implements Collection {
     return this.write(async () => (await this.raw.deleteMany(checkFilter(filter) as MongoFilter<Doc>, { session: this.session })).deletedCount);
   }
 
-  putMany(docs: Doc[]): Promise<void> {
+  putMany(docs: Doc[], options?: PutManyOptions): Promise<void> {
     return this.write(async () => {
-      const checked = checkDocs(docs);
+      // Handed over: the driver serialises them here, and nothing else holds them.
+      const checked = checkDocs(docs, options?.handOver);
       if (!checked.length) return;
       const ops = checked.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } }));
       await this.raw.bulkWrite(ops, { ordered: false, session: this.session });

@@ -144,6 +144,44 @@ function plainCopy(value: unknown, depth: number, names = false): unknown {
   return out;
 }
 
+/**
+ * Whether a document is already exactly what checkDoc's copy of it would be (plainCopy with
+ * field names checked): plain objects and arrays, strings, booleans, null and finite numbers
+ * other than -0, no `undefined` member, no hole, no field name a document may not hold, no
+ * deeper than the copy goes. Allocates nothing: a handed-over document (PutManyOptions) is
+ * checked without being copied.
+ */
+function asCopied(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth > MAX_PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value) || !asCopied(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (key === '__proto__' || key.charCodeAt(0) === 36 || key.includes('.') || key.includes('\0')) return false;
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined || !asCopied(member, depth + 1)) return false;
+  }
+  return true;
+}
+
 /** A stored document: a JSON object whose `_id` is a string and whose field names are storable. */
 export function checkDoc(doc: unknown): Doc {
   if (!isPlainObject(doc)) throw new TypeError('a document must be a plain object');
@@ -179,10 +217,15 @@ function checkDepth(value: unknown, at: number, path = ''): void {
   }
 }
 
-/** The documents of one `putMany`, checked and copied; one `_id` twice is refused. */
-export function checkDocs(docs: unknown): Doc[] {
+/**
+ * The documents of one `putMany`, checked and copied; one `_id` twice is refused. `handOver`
+ * (PutManyOptions): a document that already is what its copy would be is kept as it is.
+ */
+export function checkDocs(docs: unknown, handOver = false): Doc[] {
   if (!Array.isArray(docs)) throw new TypeError('putMany takes an array of documents');
-  const out = docs.map(checkDoc);
+  const out = handOver
+    ? docs.map((doc) => (isPlainObject(doc) && typeof doc._id === 'string' && asCopied(doc, 0) ? (doc as Doc) : checkDoc(doc)))
+    : docs.map(checkDoc);
   const ids = new Set<string>();
   for (const doc of out) {
     if (ids.has(doc._id)) throw new TypeError(`putMany was given two documents with _id ${JSON.stringify(doc._id)}`);

@@ -20,6 +20,7 @@ import {
   type Update,
   type UpdateResult,
   type Lease,
+  type PutManyOptions,
 } from './read-store.js';
 import {
   checkCollectionName,
@@ -206,9 +207,11 @@ export class OverlayCollection implements Collection {
     });
   }
 
-  putMany(docs: Doc[]): Promise<void> {
+  putMany(docs: Doc[], options?: PutManyOptions): Promise<void> {
     return this.overlay.run(async () => {
-      for (const next of checkDocs(docs)) {
+      // Handed over: kept uncopied. Nothing here hands them out again: reads of the unit copy
+      // pending documents, and the commit only encodes them.
+      for (const next of checkDocs(docs, options?.handOver)) {
         // No read-back: the commit finds what the document replaces (if anything) itself.
         const refused = this.hooks.beforeWrite?.(this.name, next._id, next, this.overlay);
         if (refused) await refused;

@@ -25,6 +25,11 @@ export interface FindOptions {
   projection?: Record<string, 1>;
 }
 
+export interface PutManyOptions {
+  /** See Collection.putMany. */
+  handOver?: boolean;
+}
+
 export interface IndexSpec {
   keys: Record<string, 1 | -1>;
   unique?: boolean;
@@ -54,8 +59,14 @@ export interface Collection {
    * Two documents with one `_id` in a call are refused (TypeError: unordered, MongoDB would not
    * say which wins). A duplicate key on a unique index throws DuplicateKey; inside a unit that
    * dooms the unit, outside one the other documents may or may not have been written.
+   *
+   * `handOver`: the caller gives the documents to the store and will not change them, nor
+   * anything they hold, again (a projection's batch, built for this call and dropped after
+   * it). The store may then keep them as they are instead of copying them; they are checked
+   * as ever, and one that is not already what JSON would make of it (an `undefined` member, -0,
+   * a Date…) is still copied. Without it, a later change to the caller's objects is never seen.
    */
-  putMany(docs: Doc[]): Promise<void>;
+  putMany(docs: Doc[], options?: PutManyOptions): Promise<void>;
   createIndex(spec: IndexSpec): Promise<void>;
 }
 

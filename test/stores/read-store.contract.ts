@@ -360,6 +360,59 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     // keys operation by operation, in an order an unordered bulk write does not promise.)
   });
 
+  test('putMany with handOver stores what it stores without it, and refuses what it refuses', async ({ store, p }) => {
+    const name = `${p}handed`;
+    const c = store.collection(name);
+    await c.createIndex({ keys: { tag: 1 }, name: 'tag' });
+    // Plain documents, and ones JSON would change (an undefined member or item, -0, a Date):
+    // each reads back as JSON makes it, in a unit and out of one.
+    const odd = { _id: 'odd', tag: 'x', skip: undefined, zero: -0, at: new Date(0), list: [1, undefined, 3], nested: { k: [{ u: undefined, v: 1 }] } };
+    await c.putMany([{ _id: 'a', tag: 'x', nested: { k: [1, 2] } }, odd as unknown as Doc], { handOver: true });
+    await store.unit(async (u) => {
+      await u.collection(name).putMany([{ _id: 'b', tag: 'y', deep: { a: [[{ b: 'c' }]] } }], { handOver: true });
+      // The unit reads its own handed-over write as stored.
+      assert.equal(await u.collection(name).findOne({ _id: 'b' }), { _id: 'b', tag: 'y', deep: { a: [[{ b: 'c' }]] } });
+      u.setCheckpoint(name, 3n);
+    });
+    assert.equal(await c.find({}, { sort: { _id: 1 } }), [
+      { _id: 'a', tag: 'x', nested: { k: [1, 2] } },
+      { _id: 'b', tag: 'y', deep: { a: [[{ b: 'c' }]] } },
+      { _id: 'odd', tag: 'x', zero: 0, at: '1970-01-01T00:00:00.000Z', list: [1, null, 3], nested: { k: [{ v: 1 }] } },
+    ]);
+    assert.equal(sortedIds(await c.find({ tag: 'x' })), ['a', 'odd']);
+    // The same refusals: a field name a document may not hold (at any depth), a non-string _id,
+    // one _id twice, a duplicate unique key, a document too deep.
+    await rejects(c.putMany([{ _id: 'y', 'a.b': 1 }], { handOver: true }));
+    await rejects(c.putMany([{ _id: 'y', a: [{ $b: 1 }] }], { handOver: true }));
+    await rejects(c.putMany([{ _id: 7 } as unknown as Doc], { handOver: true }));
+    assert.instance(
+      await rejects(
+        c.putMany(
+          [
+            { _id: 'x', v: 1 },
+            { _id: 'x', v: 2 },
+          ],
+          { handOver: true },
+        ),
+      ),
+      TypeError,
+    );
+    let deep: unknown = 1;
+    for (let i = 0; i < 100; i++) deep = { s: deep };
+    assert.instance(await rejects(c.putMany([{ _id: 'deep', v: deep }], { handOver: true })), RangeError);
+    assert.equal(sortedIds(await c.find({})), ['a', 'b', 'odd']);
+    const handles = store.collection(`${name}u`);
+    await handles.createIndex({ keys: { handle: 1 }, unique: true });
+    await handles.putMany([{ _id: 'h1', handle: 'one' }], { handOver: true });
+    await duplicate(
+      store.unit(async (u) => {
+        await u.collection(`${name}u`).putMany([{ _id: 'h2', handle: 'one' }], { handOver: true });
+      }),
+      `${name}u`,
+    );
+    assert.equal(sortedIds(await handles.find({})), ['h1']);
+  });
+
   test('a document nested deeper than 100 levels (objects and arrays alike) is refused, as MongoDB refuses it', async ({ store, p }) => {
     const c = store.collection(`${p}deep`);
     // The document is level 1; each object or array inside adds one (MongoDB's count).
