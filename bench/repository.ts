@@ -119,17 +119,29 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     await load(url(towns.on.port), warm, towns.on.tokens, 'warm');
     await load(url(towns.off.port), warm, towns.off.tokens, 'warm');
     await drained(on.proc);
-    const rows: { on: Awaited<ReturnType<typeof load>>; off: Awaited<ReturnType<typeof load>>; drain: number; onCpu: number; offCpu: number }[] = [];
+    const rows: {
+      on: Awaited<ReturnType<typeof load>>;
+      off: Awaited<ReturnType<typeof load>>;
+      drain: number;
+      onCpu: number;
+      offCpu: number;
+      onLoadCpu: number;
+      offLoadCpu: number;
+    }[] = [];
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always meets the machine as the other left it.
       const first = round % 2 === 0 ? 'on' : 'off';
       const runs: Partial<Record<'on' | 'off', Awaited<ReturnType<typeof load>>>> = {};
       let drain = 0;
       const cpu: Partial<Record<'on' | 'off', number>> = {};
+      const during: Partial<Record<'on' | 'off', number>> = {};
       for (const which of first === 'on' ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         const proc = which === 'on' ? on.proc : off.proc;
         const before = await ask(proc);
         runs[which] = await load(url(towns[which].port), seconds, towns[which].tokens, `r${round}`);
+        // CPU per turn while the load ran (the repository gives way to turns: it folds after).
+        const loaded = await ask(proc);
+        during[which] = (loaded.cpuUs - before.cpuUs) / Math.max(1, loaded.height - before.height);
         // The repository signs what the load journaled before the next load starts.
         if (which === 'on') drain = await drained(on.proc);
         // CPU per turn, every thread, the repository's signing of the load's entries included.
@@ -137,9 +149,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         cpu[which] = (after.cpuUs - before.cpuUs) / Math.max(1, after.height - before.height);
         await new Promise((r) => setTimeout(r, 1000));
       }
-      rows.push({ on: runs.on!, off: runs.off!, drain, onCpu: cpu.on!, offCpu: cpu.off! });
+      rows.push({ on: runs.on!, off: runs.off!, drain, onCpu: cpu.on!, offCpu: cpu.off!, onLoadCpu: during.on!, offLoadCpu: during.off! });
       console.log(
-        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
+        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (${Math.round(during.on!)} during the load; repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
       );
     }
     const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
@@ -155,9 +167,12 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       onCpuUsPerTurn: m((r) => r.onCpu),
       offCpuUsPerTurn: m((r) => r.offCpu),
       repositoryCpuUsPerEntry: m((r) => r.onCpu - r.offCpu),
+      onLoadCpuUsPerTurn: m((r) => r.onLoadCpu),
+      loadCpuRatio: m((r) => r.onLoadCpu / r.offLoadCpu),
+      p99Ratio: m((r) => r.on.p99 / r.off.p99),
     });
     console.log(
-      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry)`,
+      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry); during the load ${Math.round(out.onLoadCpuUsPerTurn!)} µs (${(out.loadCpuRatio! * 100).toFixed(1)} % of without's, median of the rounds' ratios); p99 ratio ${(out.p99Ratio! * 100).toFixed(1)} %`,
     );
     on.proc.disconnect();
     off.proc.disconnect();

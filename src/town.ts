@@ -71,6 +71,12 @@ import { type Operations, turnCounter, watch, watchAppends } from './operations/
  */
 const repositoryLingerMs = 1000;
 const repositoryNice = 10;
+/**
+ * While the journal grows by this much a second or more (about a hundred simple turns), the
+ * repository's projector waits for the turns to pause, and folds anyway once an entry has waited
+ * `maxLagMs` (docs/decisions.md, "Repository: giving way to turns").
+ */
+const repositoryGiveWay = { busyBytesPerSecond: 128 * 1024, maxLagMs: 10_000 };
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
 export const defaultTurnQuota = 240;
@@ -237,7 +243,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
               names: group.names,
               libraryModules: modules,
               batch: 1000,
-              ...(group.repository ? { lingerMs: repositoryLingerMs, nice: repositoryNice, ...(signing ? { signing: settings.dataDir } : {}) } : {}),
+              ...(group.repository
+                ? { lingerMs: repositoryLingerMs, nice: repositoryNice, giveWay: repositoryGiveWay, ...(signing ? { signing: settings.dataDir } : {}) }
+                : {}),
               ...reportTo(`projector thread ${group.names.join(',')} failed (started again after a wait)`),
             })
           : new Projector(

@@ -33,11 +33,30 @@ export interface ProjectorOptions {
    */
   lingerMs?: number;
   /**
+   * Give way to a busy journal (the repository's projector: docs/decisions.md, "Repository:
+   * giving way to turns"): before a unit is folded, the projector watches how fast the journal
+   * grows, and while it grows at `busyBytesPerSecond` or more (turns are coming in) it waits,
+   * holding at most a unit of events, so the unit's CPU goes to the turns. An event waits at
+   * most `maxLagMs` from when it was recorded: past that the projector folds whatever the load,
+   * so under a load that never stops it stays about `maxLagMs` behind and folds at its own pace.
+   */
+  giveWay?: GiveWay;
+  /**
    * The leases of the projections, already taken (LeaseKeeper.take): every unit is fenced with
    * them, and losing one stops the projector with LeaseLost.
    */
   leases?: LeaseKeeper;
 }
+
+export interface GiveWay {
+  /** The journal's size in bytes now (its growth is how busy the turns are). */
+  journalBytes(): number;
+  busyBytesPerSecond: number;
+  maxLagMs: number;
+}
+
+/** How long one look at the journal's growth lasts while giving way. */
+const giveWayLookMs = 200;
 
 /**
  * What the rest of the town uses of a running projector, wherever it runs: in this thread
@@ -150,6 +169,7 @@ export class Projector extends ProjectorBase {
   }
 
   async start(): Promise<void> {
+    this.halting = false;
     this.options.leases?.onLost((error) => this.fail(error));
     await ensureIndexes(this.reads, this.projections);
     for (const p of this.projections) this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
@@ -168,6 +188,7 @@ export class Projector extends ProjectorBase {
   }
 
   async stop(): Promise<void> {
+    this.halting = true;
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -181,6 +202,7 @@ export class Projector extends ProjectorBase {
    */
   async kill(): Promise<void> {
     this.killed = true;
+    this.halting = true;
     this.buffer = [];
     this.options.leases?.abandon();
     await this.subscription?.close();
@@ -191,6 +213,7 @@ export class Projector extends ProjectorBase {
   private killed = false;
 
   async suspend(): Promise<void> {
+    this.halting = true;
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -216,8 +239,29 @@ export class Projector extends ProjectorBase {
   private async onEvent(event: RecordedEvent): Promise<void> {
     if (this.failed) return;
     this.buffer.push(event);
-    if (this.buffer.length >= this.batch) await this.flush();
-    else this.scheduleFlush();
+    if (this.buffer.length >= this.batch) {
+      // Waiting here holds the feed too: nothing more is read or decoded while turns are busy.
+      if (this.options.giveWay) await this.giveWay(this.options.giveWay);
+      await this.flush();
+    } else this.scheduleFlush();
+  }
+
+  /** Stopping, suspending or killed: no more giving way, what is held is folded (or dropped) now. */
+  private halting = false;
+
+  /** Resolves when the journal stops growing fast, or when the oldest event held is `maxLagMs` old. */
+  private async giveWay(g: GiveWay): Promise<void> {
+    for (;;) {
+      const oldest = this.buffer[0];
+      if (!oldest || this.halting) return;
+      const left = g.maxLagMs - (Date.now() - oldest.created);
+      if (left <= 0) return;
+      const before = g.journalBytes();
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(giveWayLookMs, left)));
+      const seconds = (performance.now() - started) / 1000;
+      if (g.journalBytes() - before < g.busyBytesPerSecond * seconds) return;
+    }
   }
 
   private scheduled = false;
@@ -226,8 +270,17 @@ export class Projector extends ProjectorBase {
     this.scheduled = true;
     // A macrotask, so a burst of live events arriving together lands in one unit.
     const fold = () => {
-      this.scheduled = false;
-      void this.flush();
+      const g = this.options.giveWay;
+      if (!g) {
+        this.scheduled = false;
+        void this.flush();
+        return;
+      }
+      // Still scheduled while giving way: one wait at a time, the events arriving meanwhile join it.
+      void this.giveWay(g).then(() => {
+        this.scheduled = false;
+        return this.flush();
+      });
     };
     if (this.options.lingerMs) setTimeout(fold, this.options.lingerMs);
     else setImmediate(fold);

@@ -3,7 +3,7 @@
  * fed with the events the server's thread forwards, folding into its own connection to the
  * read store, reporting each committed checkpoint.
  */
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, statSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { libraryPrograms } from '../cards/kernel/library.js';
@@ -29,7 +29,7 @@ const readMax = 1000;
  * The journal as the projector's feed: the projector subscribes; the server's thread answers
  * with the journal's file and durable end (then each new end), or forwards events itself.
  */
-function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; drained(): Promise<void>; close(): void } {
+function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; drained(): Promise<void>; close(): void; journalBytes(): number } {
   let handlers: SubscribeHandlers | undefined;
   // Everything is folded in arrival order, one step after another.
   let chain: Promise<void> = Promise.resolve();
@@ -119,7 +119,16 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
     reader?.close();
     reader = undefined;
   };
-  return { events, deliver, drained: () => chain, close };
+  // How far the journal's file reaches now (written, not necessarily durable: only its growth is
+  // used, to tell how busy turns are). Forwarded events have no file: never busy.
+  const journalBytes = () => {
+    try {
+      return reader ? statSync(reader.file).size : 0;
+    } catch {
+      return 0;
+    }
+  };
+  return { events, deliver, drained: () => chain, close, journalBytes };
 }
 
 /**
@@ -155,6 +164,7 @@ async function run(): Promise<void> {
         names: data.names,
         batch: data.batch,
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
+        ...(data.giveWay ? { giveWay: { ...data.giveWay, journalBytes: feed.journalBytes } } : {}),
         ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',

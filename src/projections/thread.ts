@@ -37,6 +37,8 @@ export interface ThreadData {
   lingerMs?: number;
   /** Nice value of the thread (Linux): how readily it gives way to the thread answering requests. */
   nice?: number;
+  /** Give way to a busy journal (ProjectorOptions.giveWay; only when the thread reads the journal itself). */
+  giveWay?: { busyBytesPerSecond: number; maxLagMs: number };
   /**
    * Who holds the projections' leases: one name for every thread this projector spawns, so a
    * thread started again after a failure takes the leases over at once (and fences the old one).
@@ -83,6 +85,7 @@ export interface ThreadProjectorOptions {
   signing?: string;
   lingerMs?: number;
   nice?: number;
+  giveWay?: ThreadData['giveWay'];
   /** Events forwarded and not yet folded before the subscription waits. */
   highWater?: number;
   /** First wait before a thread that failed is started again (doubling up to 30 s). */
@@ -146,6 +149,7 @@ export class ThreadProjector extends ProjectorBase {
       ...(this.o.signing !== undefined ? { signing: this.o.signing } : {}),
       ...(this.o.lingerMs !== undefined ? { lingerMs: this.o.lingerMs } : {}),
       ...(this.o.nice !== undefined ? { nice: this.o.nice } : {}),
+      ...(this.o.giveWay ? { giveWay: this.o.giveWay } : {}),
       leaseHolder: this.leaseHolder,
     };
     const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });
