@@ -74,6 +74,12 @@ async function load(url: string, seconds: number, tokens: string[], prefix: stri
   };
 }
 
+/** CPU of the threads with a nice value of their own (the repository's projector), µs. */
+const niceCpu = (stats: { threads: Record<string, { user: number; system: number }> }) =>
+  Object.entries(stats.threads)
+    .filter(([name]) => name.startsWith('nice'))
+    .reduce((sum, [, t]) => sum + t.user + t.system, 0);
+
 /** Waits until the repository has folded the town's journal; the seconds it took. */
 async function drained(proc: ChildProcess): Promise<number> {
   const started = performance.now();
@@ -127,6 +133,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       offCpu: number;
       onLoadCpu: number;
       offLoadCpu: number;
+      repoLoadCpu: number;
     }[] = [];
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always meets the machine as the other left it.
@@ -135,6 +142,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       let drain = 0;
       const cpu: Partial<Record<'on' | 'off', number>> = {};
       const during: Partial<Record<'on' | 'off', number>> = {};
+      let repoDuring = 0;
       for (const which of first === 'on' ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         const proc = which === 'on' ? on.proc : off.proc;
         const before = await ask(proc);
@@ -142,6 +150,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         // CPU per turn while the load ran (the repository gives way to turns: it folds after).
         const loaded = await ask(proc);
         during[which] = (loaded.cpuUs - before.cpuUs) / Math.max(1, loaded.height - before.height);
+        if (which === 'on') repoDuring = (niceCpu(loaded) - niceCpu(before)) / Math.max(1, loaded.height - before.height);
         // The repository signs what the load journaled before the next load starts.
         if (which === 'on') drain = await drained(on.proc);
         // CPU per turn, every thread, the repository's signing of the load's entries included.
@@ -149,9 +158,18 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         cpu[which] = (after.cpuUs - before.cpuUs) / Math.max(1, after.height - before.height);
         await new Promise((r) => setTimeout(r, 1000));
       }
-      rows.push({ on: runs.on!, off: runs.off!, drain, onCpu: cpu.on!, offCpu: cpu.off!, onLoadCpu: during.on!, offLoadCpu: during.off! });
+      rows.push({
+        on: runs.on!,
+        off: runs.off!,
+        drain,
+        onCpu: cpu.on!,
+        offCpu: cpu.off!,
+        onLoadCpu: during.on!,
+        offLoadCpu: during.off!,
+        repoLoadCpu: repoDuring,
+      });
       console.log(
-        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (${Math.round(during.on!)} during the load; repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
+        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (${Math.round(during.on!)} during the load, of which the repository's thread ${Math.round(repoDuring)}; repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
       );
     }
     const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
@@ -168,11 +186,12 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       offCpuUsPerTurn: m((r) => r.offCpu),
       repositoryCpuUsPerEntry: m((r) => r.onCpu - r.offCpu),
       onLoadCpuUsPerTurn: m((r) => r.onLoadCpu),
+      repositoryThreadLoadCpuUsPerTurn: m((r) => r.repoLoadCpu),
       loadCpuRatio: m((r) => r.onLoadCpu / r.offLoadCpu),
       p99Ratio: m((r) => r.on.p99 / r.off.p99),
     });
     console.log(
-      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry); during the load ${Math.round(out.onLoadCpuUsPerTurn!)} µs (${(out.loadCpuRatio! * 100).toFixed(1)} % of without's, median of the rounds' ratios); p99 ratio ${(out.p99Ratio! * 100).toFixed(1)} %`,
+      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry); during the load ${Math.round(out.onLoadCpuUsPerTurn!)} µs, the repository's thread ${Math.round(out.repositoryThreadLoadCpuUsPerTurn!)} µs (${(out.loadCpuRatio! * 100).toFixed(1)} % of without's, median of the rounds' ratios); p99 ratio ${(out.p99Ratio! * 100).toFixed(1)} %`,
     );
     on.proc.disconnect();
     off.proc.disconnect();

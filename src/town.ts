@@ -72,11 +72,11 @@ import { type Operations, turnCounter, watch, watchAppends } from './operations/
 const repositoryLingerMs = 1000;
 const repositoryNice = 10;
 /**
- * While the journal grows by this much a second or more (about a hundred simple turns), the
+ * While the journal grows by this much a second or more (about 25 simple turns), the
  * repository's projector waits for the turns to pause, and folds anyway once an entry has waited
  * `maxLagMs` (docs/decisions.md, "Repository: giving way to turns").
  */
-const repositoryGiveWay = { busyBytesPerSecond: 128 * 1024, maxLagMs: 10_000 };
+const repositoryGiveWay = { busyBytesPerSecond: 32 * 1024, maxLagMs: 10_000 };
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
 export const defaultTurnQuota = 240;

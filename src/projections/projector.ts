@@ -53,10 +53,12 @@ export interface GiveWay {
   journalBytes(): number;
   busyBytesPerSecond: number;
   maxLagMs: number;
+  /**
+   * How long one look at the journal's growth lasts (default 1 s): long enough that a stall of
+   * the whole machine (other processes, the collector) is not taken for the turns pausing.
+   */
+  lookMs?: number;
 }
-
-/** How long one look at the journal's growth lasts while giving way. */
-const giveWayLookMs = 200;
 
 /**
  * What the rest of the town uses of a running projector, wherever it runs: in this thread
@@ -188,7 +190,7 @@ export class Projector extends ProjectorBase {
   }
 
   async stop(): Promise<void> {
-    this.halting = true;
+    this.halt();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -202,7 +204,7 @@ export class Projector extends ProjectorBase {
    */
   async kill(): Promise<void> {
     this.killed = true;
-    this.halting = true;
+    this.halt();
     this.buffer = [];
     this.options.leases?.abandon();
     await this.subscription?.close();
@@ -213,7 +215,7 @@ export class Projector extends ProjectorBase {
   private killed = false;
 
   async suspend(): Promise<void> {
-    this.halting = true;
+    this.halt();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -248,6 +250,13 @@ export class Projector extends ProjectorBase {
 
   /** Stopping, suspending or killed: no more giving way, what is held is folded (or dropped) now. */
   private halting = false;
+  /** The looks at the journal in progress, cut short when halting. */
+  private readonly wakers = new Set<() => void>();
+
+  private halt(): void {
+    this.halting = true;
+    for (const wake of [...this.wakers]) wake();
+  }
 
   /** Resolves when the journal stops growing fast, or when the oldest event held is `maxLagMs` old. */
   private async giveWay(g: GiveWay): Promise<void> {
@@ -258,7 +267,16 @@ export class Projector extends ProjectorBase {
       if (left <= 0) return;
       const before = g.journalBytes();
       const started = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, Math.min(giveWayLookMs, left)));
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.wakers.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.min(g.lookMs ?? 1000, left));
+        this.wakers.add(wake);
+      });
+      if (this.halting) return;
       const seconds = (performance.now() - started) / 1000;
       if (g.journalBytes() - before < g.busyBytesPerSecond * seconds) return;
     }
