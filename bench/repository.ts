@@ -80,6 +80,17 @@ const niceCpu = (stats: { threads: Record<string, { user: number; system: number
     .filter(([name]) => name.startsWith('nice'))
     .reduce((sum, [, t]) => sum + t.user + t.system, 0);
 
+type Threads = { threads: Record<string, { user: number; system: number }>; height: number };
+const byThread = (a: Threads, b: Threads) =>
+  Object.entries(b.threads)
+    .map(
+      ([name, t]) => [name, (t.user + t.system - ((a.threads[name]?.user ?? 0) + (a.threads[name]?.system ?? 0))) / Math.max(1, b.height - a.height)] as const,
+    )
+    .filter(([, us]) => us >= 1)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${Math.round(us)}`)
+    .join(', ');
+
 /** Waits until the repository has folded the town's journal; the seconds it took. */
 async function drained(proc: ChildProcess): Promise<number> {
   const started = performance.now();
@@ -151,6 +162,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         const loaded = await ask(proc);
         during[which] = (loaded.cpuUs - before.cpuUs) / Math.max(1, loaded.height - before.height);
         if (which === 'on') repoDuring = (niceCpu(loaded) - niceCpu(before)) / Math.max(1, loaded.height - before.height);
+        // BENCH_THREADS=1: each thread's CPU per turn during the load.
+        if (process.env.BENCH_THREADS) console.log(`  ${which} during the load, µs a turn by thread: ${byThread(before, loaded)}`);
         // The repository signs what the load journaled before the next load starts.
         if (which === 'on') drain = await drained(on.proc);
         // CPU per turn, every thread, the repository's signing of the load's entries included.
