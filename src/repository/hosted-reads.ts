@@ -9,7 +9,6 @@
  */
 import { isValidRecordKey, isValidTid } from '@atproto/syntax';
 import { encode as cborEncode } from '@atproto/lex-cbor';
-import { parseCid } from '@atproto/lex-data';
 import { jsonToLex } from '@atproto/lex-json';
 import { BlockMap, blocksToCarFile, type MST } from '@atproto/repo';
 import type { ReadStore } from '../stores/read-store.js';
@@ -108,8 +107,11 @@ export class HostedReads {
 
       'com.atproto.sync.getRecord': async (q, account) => {
         await signedHead(account);
-        const doc = await findRecord(q, account);
-        return this.car(account.did, doc);
+        // A key the account does not hold gets the proof of its absence (as the town's own
+        // repository answers: xrpc.ts).
+        const collection = nsidParam(q, 'collection');
+        const rkey = rkeyParam(q);
+        return this.car(account.did, `${collection}/${rkey}`);
       },
 
       'com.atproto.sync.getRepoStatus': async (_q, account) => {
@@ -120,10 +122,11 @@ export class HostedReads {
   }
 
   /**
-   * The account's repository at its head as a CAR: the whole of it, or (`only`) one record with
-   * the tree nodes that prove it. Made again from the new head when a write lands meanwhile.
+   * The account's repository at its head as a CAR: the whole of it, or (`only`, a key) the tree
+   * nodes that prove the key's record, or its absence, with the record when there is one. Made
+   * again from the new head when a write lands meanwhile.
    */
-  private async car(did: string, only?: HostedRecordDoc): Promise<CarReply> {
+  private async car(did: string, only?: string): Promise<CarReply> {
     for (let attempt = 0; ; attempt++) {
       const head = await this.head(did);
       if (!head) return fail('RepoNotFound', `${did} has no commit`);
@@ -136,12 +139,14 @@ export class HostedReads {
         if (commitCid.toString() !== head.commit) throw new Error(`the head of ${did} does not make its commit ${head.commit}`);
         blocks.set(commitCid, commit.bytes);
         const byPath = new Map(docs.map((d) => [`${d.collection}/${d.rkey}`, d]));
-        if (only) {
-          const path = `${only.collection}/${only.rkey}`;
-          blocks.addMap(await tree.getCoveringProof(path));
-          const doc = byPath.get(path);
-          if (!doc || doc.cid !== only.cid) throw new TreeMoved(did, head.data, 'a tree without the record');
-          blocks.set(parseCid(doc.cid), recordBytes(doc));
+        if (only !== undefined) {
+          blocks.addMap(await tree.getCoveringProof(only));
+          const leaf = await tree.get(only);
+          if (leaf) {
+            const doc = byPath.get(only);
+            if (!doc || doc.cid !== leaf.toString()) throw new TreeMoved(did, head.data, `a tree whose ${only} is not the one read`);
+            blocks.set(leaf, recordBytes(doc));
+          }
         } else {
           blocks.addMap((await tree.getUnstoredBlocks()).blocks);
           await addLeaves(tree, byPath, blocks, did, head.data);

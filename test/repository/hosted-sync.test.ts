@@ -6,7 +6,7 @@
  * writes go on after a restart.
  */
 import { decodeAll } from '@atproto/lex-cbor';
-import { type BlockMap, def, MemoryBlockstore, MST, readCarWithRoot, verifyDiffCar, verifyRecords, verifyRepoCar } from '@atproto/repo';
+import { type BlockMap, def, MemoryBlockstore, MST, readCarWithRoot, verifyDiffCar, verifyProofs, verifyRecords, verifyRepoCar } from '@atproto/repo';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
@@ -48,6 +48,12 @@ test("sync: the account's repository as CARs that @atproto/repo verifies against
   const records = await verifyRecords(proof.data, annDid, commitKey);
   assert.is(records.length, 1);
   assert.is((records[0]!.record as { object: string }).object, 'kettle');
+  // A key the account does not hold: the proof of its absence.
+  const absent = { collection, rkey: 'kettle-404', cid: null };
+  const none = await agent.com.atproto.sync.getRecord({ did: annDid, collection, rkey: 'kettle-404' });
+  assert.equal((await verifyProofs(none.data, [absent], annDid, commitKey)).verified, [absent]);
+  const held = { collection, rkey: 'kettle-1', cid: null };
+  assert.equal((await verifyProofs(proof.data, [held], annDid, commitKey)).unverified, [held], 'what the account holds is not proved absent');
   const status = (await agent.com.atproto.sync.getRepoStatus({ did: annDid })).data;
   assert.equal({ did: status.did, active: status.active, rev: status.rev }, { did: annDid, active: true, rev: latest.rev });
   const repos = (await agent.com.atproto.sync.listRepos({})).data.repos;
