@@ -386,7 +386,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         config,
         keys,
         firehoseUrl: () => firehose?.url,
-        hosted: new HostedReads({ reads, trees: hostedTrees, origin: config.origin, keys }),
+        hosted: new HostedReads({ reads, events, trees: hostedTrees, origin: config.origin, keys }),
         writes: {
           writes: new HostedWrites({ events, clock, signer: repositoryKeys?.commit, trees: hostedTrees }),
           events,

@@ -10,18 +10,22 @@
 import { isValidRecordKey, isValidTid } from '@atproto/syntax';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { jsonToLex } from '@atproto/lex-json';
-import { BlockMap, blocksToCarFile, type MST } from '@atproto/repo';
+import { BlockMap, blocksToCarFile, DataDiff, type MST } from '@atproto/repo';
+import { decodeHostedEvent, hostedStream } from '../events/hosted.js';
+import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { HostedAccount } from './hosted-accounts.js';
 import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecordDoc, hostedRecordId } from './hosted-projection.js';
 import { hostedCollections } from './hosted-records.js';
-import { commitBlock, commitOf, type HostedTrees, TreeMoved } from './hosted-tree.js';
+import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './hosted-tree.js';
 import { guestDidDocument, type PublicKeys, invalidHandle } from './identity.js';
 import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from './xrpc-params.js';
 import type { CarReply, XrpcReply } from './xrpc.js';
 
 export interface HostedReadsDeps {
   reads: ReadStore;
+  /** The journal: the accounts' streams, read for the tree as it stood at a `since`. */
+  events: EventStore;
   trees: HostedTrees;
   origin: string;
   keys: PublicKeys | undefined;
@@ -97,7 +101,7 @@ export class HostedReads {
       'com.atproto.sync.getRepo': async (q, account) => {
         if (q.since !== undefined && !isValidTid(q.since)) fail('InvalidRequest', 'since is a rev (a TID)');
         await signedHead(account);
-        return this.car(account.did);
+        return q.since === undefined ? this.car(account.did) : this.carSince(account, q.since);
       },
 
       'com.atproto.sync.getLatestCommit': async (_q, account) => {
@@ -119,6 +123,45 @@ export class HostedReads {
         return { did: account.did, active: true, ...(head ? { rev: head.rev } : {}) };
       },
     };
+  }
+
+  /**
+   * What changed since rev `since`, as the town's own repository answers it (reads.ts `carSince`):
+   * the signed head, the tree nodes it has that the tree at `since` had not, and the records new
+   * since, a CAR that `verifyDiffCar` applies to the repository as it stood at `since`. The blocks
+   * of a hosted account keep no rev (its tree is never stored: hosted-tree.ts), so the tree at
+   * `since` is built again from the account's stream, at most 256 records, and the two trees
+   * diffed by @atproto/repo (`DataDiff`). A `since` at or after the head gets the commit alone.
+   */
+  private async carSince(account: HostedAccount, since: string): Promise<CarReply> {
+    const did = account.did;
+    for (let attempt = 0; ; attempt++) {
+      const head = await this.head(did);
+      if (!head) return fail('RepoNotFound', `${did} has no commit`);
+      try {
+        const commit = commitBlock(commitOf(did, head));
+        const commitCid = await commit.cid;
+        if (commitCid.toString() !== head.commit) throw new Error(`the head of ${did} does not make its commit ${head.commit}`);
+        const blocks = new BlockMap();
+        blocks.set(commitCid, commit.bytes);
+        if (since < head.rev) {
+          const docs = await hostedRecordDocs.in(this.deps.reads).find({ _id: { $gt: `${did} `, $lt: `${did} \u007f` } });
+          const tree = await this.deps.trees.tree(did, head.data, async () => docs.map((d) => [`${d.collection}/${d.rkey}`, d.cid] as const));
+          const before = await buildTree(await recordsAt(this.deps.events, account, since));
+          const diff = await DataDiff.of(tree, before);
+          blocks.addMap(diff.newMstBlocks);
+          const byCid = new Map(docs.map((d) => [d.cid, d]));
+          for (const cid of diff.newLeafCids.toList()) {
+            const doc = byCid.get(cid.toString());
+            if (!doc) throw new TreeMoved(did, head.data, `a tree without the record ${cid}`);
+            blocks.set(cid, recordBytes(doc));
+          }
+        }
+        return { car: await blocksToCarFile(commitCid, blocks) };
+      } catch (error) {
+        if (!(error instanceof TreeMoved) || attempt >= 3) throw error;
+      }
+    }
   }
 
   /**
@@ -157,6 +200,21 @@ export class HostedReads {
       }
     }
   }
+}
+
+/** The records of an account as its stream stood at rev `since`: every commit at or before it, folded. */
+async function recordsAt(events: EventStore, account: HostedAccount, since: string): Promise<Map<string, string>> {
+  const at = new Map<string, string>();
+  for (const event of await events.readStream(hostedStream(account.name))) {
+    const { ops, commit } = decodeHostedEvent(event).data;
+    if (commit.rev > since) break;
+    for (const op of ops) {
+      const path = `${op.collection}/${op.rkey}`;
+      if (op.action === 'delete') at.delete(path);
+      else at.set(path, op.cid!);
+    }
+  }
+  return at;
 }
 
 /** Every leaf's record block; a leaf whose record is not the one read means the head moved. */
