@@ -8,7 +8,10 @@
  *     200 operations, frames) over a journal of `--entries` (20,000) entries, in units of 1,000
  *     (a projector catching up) and of 50 (a live town's units), beside the bare signature rates.
  *
- *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000]
+ *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000] [--aa]
+ *
+ * `--aa` runs both towns without the repository: the ratios an A/A run gives are the machine's
+ * spread, against which an on/off ratio is read.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -92,7 +95,8 @@ const byThread = (a: Threads, b: Threads) =>
     .join(', ');
 
 /** Waits until the repository has folded the town's journal; the seconds it took. */
-async function drained(proc: ChildProcess): Promise<number> {
+async function drained(proc: ChildProcess, none = false): Promise<number> {
+  if (none) return 0;
   const started = performance.now();
   for (;;) {
     const s = await ask(proc);
@@ -127,7 +131,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
   const children: ChildProcess[] = [];
   try {
     // 1. Turns with the repository and without it, interleaved.
-    const on = child(['--serve', path.join(root, 'on'), '48']);
+    // --aa: both towns without the repository (an A/A run: how far two identical towns differ on this machine).
+    const aa = args.includes('--aa');
+    const on = child(['--serve', path.join(root, 'on'), '48'], aa ? { BENCH_REPOSITORY: 'off' } : {});
     const off = child(['--serve', path.join(root, 'off'), '48'], { BENCH_REPOSITORY: 'off' });
     children.push(on.proc, off.proc);
     const towns = { on: await on.first, off: await off.first };
@@ -135,7 +141,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     // Warm both (the JIT takes seconds of load to compile a turn's path: docs/performance.md, Session 5).
     await load(url(towns.on.port), warm, towns.on.tokens, 'warm');
     await load(url(towns.off.port), warm, towns.off.tokens, 'warm');
-    await drained(on.proc);
+    await drained(on.proc, aa);
     const rows: {
       on: Awaited<ReturnType<typeof load>>;
       off: Awaited<ReturnType<typeof load>>;
@@ -165,7 +171,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         // BENCH_THREADS=1: each thread's CPU per turn during the load.
         if (process.env.BENCH_THREADS) console.log(`  ${which} during the load, µs a turn by thread: ${byThread(before, loaded)}`);
         // The repository signs what the load journaled before the next load starts.
-        if (which === 'on') drain = await drained(on.proc);
+        if (which === 'on') drain = await drained(on.proc, aa);
         // CPU per turn, every thread, the repository's signing of the load's entries included.
         const after = await ask(proc);
         cpu[which] = (after.cpuUs - before.cpuUs) / Math.max(1, after.height - before.height);

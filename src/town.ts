@@ -72,11 +72,12 @@ import { type Operations, turnCounter, watch, watchAppends } from './operations/
 const repositoryLingerMs = 1000;
 const repositoryNice = 10;
 /**
- * While the journal grows by this much a second or more (about 25 simple turns), the
- * repository's projector waits for the turns to pause, and folds anyway once an entry has waited
- * `maxLagMs` (docs/decisions.md, "Repository: giving way to turns").
+ * While the journal grows by 32 KiB a second or more (about 25 simple turns), or the process
+ * spends a quarter of a core or more (turns, reads), the repository's projector waits for the
+ * town to pause, and folds anyway once an entry has waited `maxLagMs` (docs/decisions.md,
+ * "Giving way to turns").
  */
-const repositoryGiveWay = { busyBytesPerSecond: 32 * 1024, maxLagMs: 10_000 };
+const repositoryGiveWay = { journalBytesPerSecond: 32 * 1024, cpuPerSecond: 250_000, maxLagMs: 10_000 };
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
 export const defaultTurnQuota = 240;

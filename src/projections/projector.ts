@@ -33,12 +33,13 @@ export interface ProjectorOptions {
    */
   lingerMs?: number;
   /**
-   * Give way to a busy journal (the repository's projector: docs/decisions.md, "Repository:
-   * giving way to turns"): before a unit is folded, the projector watches how fast the journal
-   * grows, and while it grows at `busyBytesPerSecond` or more (turns are coming in) it waits,
-   * holding at most a unit of events, so the unit's CPU goes to the turns. An event waits at
-   * most `maxLagMs` from when it was recorded: past that the projector folds whatever the load,
-   * so under a load that never stops it stays about `maxLagMs` behind and folds at its own pace.
+   * Give way to a busy town (the repository's projector: docs/decisions.md, "Giving way to
+   * turns"): before a unit is folded, the projector watches its meters (how fast the journal
+   * grows, how much CPU the process spends), and while one of them runs at its `busyPerSecond`
+   * or more it waits, holding at most a unit of events, so the unit's CPU goes to the turns and
+   * reads. An event waits at most `maxLagMs` from when it was recorded: past that the projector
+   * folds whatever the load, so under a load that never stops it stays about `maxLagMs` behind
+   * and folds at its own pace.
    */
   giveWay?: GiveWay;
   /**
@@ -49,15 +50,19 @@ export interface ProjectorOptions {
 }
 
 export interface GiveWay {
-  /** The journal's size in bytes now (its growth is how busy the turns are). */
-  journalBytes(): number;
-  busyBytesPerSecond: number;
+  meters: LoadMeter[];
   maxLagMs: number;
   /**
-   * How long one look at the journal's growth lasts (default 1 s): long enough that a stall of
-   * the whole machine (other processes, the collector) is not taken for the turns pausing.
+   * How long one look at the meters lasts (default 1 s): long enough that a stall of the whole
+   * machine (other processes, the collector) is not taken for the load pausing.
    */
   lookMs?: number;
+}
+
+/** A counter that only grows (the journal's bytes, the process's CPU µs): busy while it grows at `busyPerSecond` or more. */
+export interface LoadMeter {
+  read(): number;
+  busyPerSecond: number;
 }
 
 /**
@@ -258,14 +263,14 @@ export class Projector extends ProjectorBase {
     for (const wake of [...this.wakers]) wake();
   }
 
-  /** Resolves when the journal stops growing fast, or when the oldest event held is `maxLagMs` old. */
+  /** Resolves when every meter runs below its `busyPerSecond`, or when the oldest event held is `maxLagMs` old. */
   private async giveWay(g: GiveWay): Promise<void> {
     for (;;) {
       const oldest = this.buffer[0];
       if (!oldest || this.halting) return;
       const left = g.maxLagMs - (Date.now() - oldest.created);
       if (left <= 0) return;
-      const before = g.journalBytes();
+      const before = g.meters.map((m) => m.read());
       const started = performance.now();
       await new Promise<void>((resolve) => {
         const wake = () => {
@@ -278,7 +283,7 @@ export class Projector extends ProjectorBase {
       });
       if (this.halting) return;
       const seconds = (performance.now() - started) / 1000;
-      if (g.journalBytes() - before < g.busyBytesPerSecond * seconds) return;
+      if (!g.meters.some((m, i) => m.read() - before[i]! >= m.busyPerSecond * seconds)) return;
     }
   }
 

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type SubscribeHandlers } from
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
-import type { Projector } from './projector.js';
+import type { GiveWay, Projector } from './projector.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 
@@ -144,6 +144,25 @@ function niceThread(nice: number): void {
   }
 }
 
+/**
+ * The meters this thread gives way to: the journal's growth (turns) and the process's CPU
+ * (turns, reads, the other projector: `process.cpuUsage` counts every thread, this one too, which
+ * is asleep while it looks).
+ */
+function giveWayTo(o: NonNullable<ThreadData['giveWay']>, journalBytes: () => number): GiveWay {
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
+  return {
+    maxLagMs: o.maxLagMs,
+    meters: [
+      { read: journalBytes, busyPerSecond: o.journalBytesPerSecond },
+      { read: cpu, busyPerSecond: o.cpuPerSecond },
+    ],
+  };
+}
+
 async function run(): Promise<void> {
   if (data.nice !== undefined) niceThread(data.nice);
   const feed = forwardedEvents();
@@ -164,7 +183,7 @@ async function run(): Promise<void> {
         names: data.names,
         batch: data.batch,
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
-        ...(data.giveWay ? { giveWay: { ...data.giveWay, journalBytes: feed.journalBytes } } : {}),
+        ...(data.giveWay ? { giveWay: giveWayTo(data.giveWay, feed.journalBytes) } : {}),
         ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',

@@ -37,8 +37,12 @@ export interface ThreadData {
   lingerMs?: number;
   /** Nice value of the thread (Linux): how readily it gives way to the thread answering requests. */
   nice?: number;
-  /** Give way to a busy journal (ProjectorOptions.giveWay; only when the thread reads the journal itself). */
-  giveWay?: { busyBytesPerSecond: number; maxLagMs: number };
+  /**
+   * Give way to a busy town (ProjectorOptions.giveWay): while the journal grows by
+   * `journalBytesPerSecond` (only when the thread reads the journal itself) or the process spends
+   * `cpuPerSecond` µs of CPU a second or more.
+   */
+  giveWay?: { journalBytesPerSecond: number; cpuPerSecond: number; maxLagMs: number };
   /**
    * Who holds the projections' leases: one name for every thread this projector spawns, so a
    * thread started again after a failure takes the leases over at once (and fences the old one).

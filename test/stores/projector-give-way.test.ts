@@ -30,12 +30,22 @@ function tally(): Projection {
   return { name, version: 1, collections: [`${name}.count`], handles: (t) => t === 'counted', apply: (e, u) => fold([e], u), applyBatch: fold };
 }
 
-const test = suite<{ dataDir: string; events: EventStore; reads: ReadStore; bytes: number; load: NodeJS.Timeout | undefined }>('projector giving way');
+interface Ctx {
+  dataDir: string;
+  events: EventStore;
+  reads: ReadStore;
+  /** The two meters: the journal's bytes, the process's CPU. */
+  bytes: number;
+  cpu: number;
+  load: NodeJS.Timeout | undefined;
+}
+const test = suite<Ctx>('projector giving way');
 test.before.each(async (ctx) => {
   ctx.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
   ctx.events = await openEmbeddedEventStore({ dataDir: ctx.dataDir });
   ctx.reads = await openEmbeddedReadStore({ dataDir: ctx.dataDir });
   ctx.bytes = 0;
+  ctx.cpu = 0;
   ctx.load = undefined;
   folds.length = 0;
 });
@@ -53,16 +63,23 @@ async function append(events: EventStore, n: number) {
 const counted = async (reads: ReadStore) => ((await reads.collection(`${name}.count`).findOne({ _id: 'n' }))?.n as number | undefined) ?? 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function projector(ctx: { events: EventStore; reads: ReadStore; bytes: number }, maxLagMs: number, lookMs = 200) {
+function projector(ctx: Ctx, maxLagMs: number, lookMs = 200) {
   return new Projector(ctx.events, ctx.reads, tally(), {
     batch: 5,
     lingerMs: 20,
-    giveWay: { journalBytes: () => ctx.bytes, busyBytesPerSecond: 10_000, maxLagMs, lookMs },
+    giveWay: {
+      meters: [
+        { read: () => ctx.bytes, busyPerSecond: 10_000 },
+        { read: () => ctx.cpu, busyPerSecond: 1_000 },
+      ],
+      maxLagMs,
+      lookMs,
+    },
   });
 }
 
 /** The journal grows by 100 KB a second: far over the projector's 10 KB a second. */
-const busy = (ctx: { bytes: number; load: NodeJS.Timeout | undefined }) => {
+const busy = (ctx: Ctx) => {
   ctx.load = setInterval(() => (ctx.bytes += 5_000), 50);
 };
 
@@ -92,6 +109,22 @@ test('a busy journal: nothing folded, a unit held, until the oldest entry is max
   }
   assert.ok(Date.now() - started >= 1400, 'not before the lag bound');
   assert.ok(Math.max(...folds) <= 5, 'never more than a unit at a time');
+  await p.stop();
+});
+
+test('any meter busy is enough: a read load (CPU) with a quiet journal holds the unit too', async (ctx) => {
+  ctx.load = setInterval(() => (ctx.cpu += 500), 50);
+  const p = projector(ctx, 10_000);
+  await p.start();
+  await append(ctx.events, 3);
+  await sleep(800);
+  assert.is(await counted(ctx.reads), 0, 'nothing folded while the CPU meter runs');
+  clearInterval(ctx.load);
+  const paused = Date.now();
+  while ((await counted(ctx.reads)) < 3) {
+    assert.ok(Date.now() - paused < 2000, 'folded within a look or two of the pause');
+    await sleep(10);
+  }
   await p.stop();
 });
 
