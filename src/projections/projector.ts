@@ -247,7 +247,7 @@ export class Projector extends ProjectorBase {
     if (this.failed) return;
     this.buffer.push(event);
     if (this.buffer.length >= this.batch) {
-      // Waiting here holds the feed too: nothing more is read or decoded while turns are busy.
+      // Waiting here holds the feed too: nothing more is read or decoded while the town is busy.
       if (this.options.giveWay) await this.giveWay(this.options.giveWay);
       await this.flush();
     } else this.scheduleFlush();
@@ -255,7 +255,7 @@ export class Projector extends ProjectorBase {
 
   /** Stopping, suspending or killed: no more giving way, what is held is folded (or dropped) now. */
   private halting = false;
-  /** The looks at the journal in progress, cut short when halting. */
+  /** The looks at the meters in progress, cut short when halting. */
   private readonly wakers = new Set<() => void>();
 
   private halt(): void {
