@@ -8,7 +8,10 @@
  *     200 operations, frames) over a journal of `--entries` (20,000) entries, in units of 1,000
  *     (a projector catching up) and of 50 (a live town's units), beside the bare signature rates.
  *
- *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000]
+ *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000] [--aa]
+ *
+ * `--aa` runs both towns without the repository: the ratios an A/A run gives are the machine's
+ * spread, against which an on/off ratio is read.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -74,8 +77,26 @@ async function load(url: string, seconds: number, tokens: string[], prefix: stri
   };
 }
 
+/** CPU of the threads with a nice value of their own (the repository's projector), µs. */
+const niceCpu = (stats: { threads: Record<string, { user: number; system: number }> }) =>
+  Object.entries(stats.threads)
+    .filter(([name]) => name.startsWith('nice'))
+    .reduce((sum, [, t]) => sum + t.user + t.system, 0);
+
+type Threads = { threads: Record<string, { user: number; system: number }>; height: number };
+const byThread = (a: Threads, b: Threads) =>
+  Object.entries(b.threads)
+    .map(
+      ([name, t]) => [name, (t.user + t.system - ((a.threads[name]?.user ?? 0) + (a.threads[name]?.system ?? 0))) / Math.max(1, b.height - a.height)] as const,
+    )
+    .filter(([, us]) => us >= 1)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${Math.round(us)}`)
+    .join(', ');
+
 /** Waits until the repository has folded the town's journal; the seconds it took. */
-async function drained(proc: ChildProcess): Promise<number> {
+async function drained(proc: ChildProcess, none = false): Promise<number> {
+  if (none) return 0;
   const started = performance.now();
   for (;;) {
     const s = await ask(proc);
@@ -110,7 +131,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
   const children: ChildProcess[] = [];
   try {
     // 1. Turns with the repository and without it, interleaved.
-    const on = child(['--serve', path.join(root, 'on'), '48']);
+    // --aa: both towns without the repository (an A/A run: how far two identical towns differ on this machine).
+    const aa = args.includes('--aa');
+    const on = child(['--serve', path.join(root, 'on'), '48'], aa ? { BENCH_REPOSITORY: 'off' } : {});
     const off = child(['--serve', path.join(root, 'off'), '48'], { BENCH_REPOSITORY: 'off' });
     children.push(on.proc, off.proc);
     const towns = { on: await on.first, off: await off.first };
@@ -118,28 +141,54 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     // Warm both (the JIT takes seconds of load to compile a turn's path: docs/performance.md, Session 5).
     await load(url(towns.on.port), warm, towns.on.tokens, 'warm');
     await load(url(towns.off.port), warm, towns.off.tokens, 'warm');
-    await drained(on.proc);
-    const rows: { on: Awaited<ReturnType<typeof load>>; off: Awaited<ReturnType<typeof load>>; drain: number; onCpu: number; offCpu: number }[] = [];
+    await drained(on.proc, aa);
+    const rows: {
+      on: Awaited<ReturnType<typeof load>>;
+      off: Awaited<ReturnType<typeof load>>;
+      drain: number;
+      onCpu: number;
+      offCpu: number;
+      onLoadCpu: number;
+      offLoadCpu: number;
+      repoLoadCpu: number;
+    }[] = [];
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always meets the machine as the other left it.
       const first = round % 2 === 0 ? 'on' : 'off';
       const runs: Partial<Record<'on' | 'off', Awaited<ReturnType<typeof load>>>> = {};
       let drain = 0;
       const cpu: Partial<Record<'on' | 'off', number>> = {};
+      const during: Partial<Record<'on' | 'off', number>> = {};
+      let repoDuring = 0;
       for (const which of first === 'on' ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         const proc = which === 'on' ? on.proc : off.proc;
         const before = await ask(proc);
         runs[which] = await load(url(towns[which].port), seconds, towns[which].tokens, `r${round}`);
+        // CPU per turn while the load ran (the repository gives way to turns: it folds after).
+        const loaded = await ask(proc);
+        during[which] = (loaded.cpuUs - before.cpuUs) / Math.max(1, loaded.height - before.height);
+        if (which === 'on') repoDuring = (niceCpu(loaded) - niceCpu(before)) / Math.max(1, loaded.height - before.height);
+        // BENCH_THREADS=1: each thread's CPU per turn during the load.
+        if (process.env.BENCH_THREADS) console.log(`  ${which} during the load, µs a turn by thread: ${byThread(before, loaded)}`);
         // The repository signs what the load journaled before the next load starts.
-        if (which === 'on') drain = await drained(on.proc);
+        if (which === 'on') drain = await drained(on.proc, aa);
         // CPU per turn, every thread, the repository's signing of the load's entries included.
         const after = await ask(proc);
         cpu[which] = (after.cpuUs - before.cpuUs) / Math.max(1, after.height - before.height);
         await new Promise((r) => setTimeout(r, 1000));
       }
-      rows.push({ on: runs.on!, off: runs.off!, drain, onCpu: cpu.on!, offCpu: cpu.off! });
+      rows.push({
+        on: runs.on!,
+        off: runs.off!,
+        drain,
+        onCpu: cpu.on!,
+        offCpu: cpu.off!,
+        onLoadCpu: during.on!,
+        offLoadCpu: during.off!,
+        repoLoadCpu: repoDuring,
+      });
       console.log(
-        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
+        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (${Math.round(during.on!)} during the load, of which the repository's thread ${Math.round(repoDuring)}; repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
       );
     }
     const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
@@ -155,9 +204,13 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       onCpuUsPerTurn: m((r) => r.onCpu),
       offCpuUsPerTurn: m((r) => r.offCpu),
       repositoryCpuUsPerEntry: m((r) => r.onCpu - r.offCpu),
+      onLoadCpuUsPerTurn: m((r) => r.onLoadCpu),
+      repositoryThreadLoadCpuUsPerTurn: m((r) => r.repoLoadCpu),
+      loadCpuRatio: m((r) => r.onLoadCpu / r.offLoadCpu),
+      p99Ratio: m((r) => r.on.p99 / r.off.p99),
     });
     console.log(
-      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry)`,
+      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry); during the load ${Math.round(out.onLoadCpuUsPerTurn!)} µs, the repository's thread ${Math.round(out.repositoryThreadLoadCpuUsPerTurn!)} µs (${(out.loadCpuRatio! * 100).toFixed(1)} % of without's, median of the rounds' ratios); p99 ratio ${(out.p99Ratio! * 100).toFixed(1)} %`,
     );
     on.proc.disconnect();
     off.proc.disconnect();

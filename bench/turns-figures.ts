@@ -35,8 +35,10 @@ export function threadCpuUs(): Record<string, { user: number; system: number }> 
     }
     // Node names every thread `node`: the main thread is the one whose id is the process's.
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const name = tid === String(process.pid) ? 'main' : comm === 'node' ? `t${tid}` : comm;
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // A thread with a nice value of its own is the repository's projector (town.ts repositoryNice).
+    const nice = Number(f[16]);
+    const name = tid === String(process.pid) ? 'main' : nice > 0 ? `nice${nice}` : comm === 'node' ? `t${tid}` : comm;
     const row = (out[name] ??= { user: 0, system: 0 });
     row.user += Number(f[11]) * tick;
     row.system += Number(f[12]) * tick;

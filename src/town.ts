@@ -71,6 +71,13 @@ import { type Operations, turnCounter, watch, watchAppends } from './operations/
  */
 const repositoryLingerMs = 1000;
 const repositoryNice = 10;
+/**
+ * While the journal grows by 32 KiB a second or more (about 25 simple turns), or the process
+ * spends a quarter of a core or more (turns, reads), the repository's projector waits for the
+ * town to pause, and folds anyway once an entry has waited `maxLagMs` (docs/decisions.md,
+ * "Giving way to turns").
+ */
+const repositoryGiveWay = { journalBytesPerSecond: 32 * 1024, cpuPerSecond: 250_000, maxLagMs: 10_000 };
 
 /** Turns a guest may start per clock hour on an open town (spec 8: value not shown). */
 export const defaultTurnQuota = 240;
@@ -237,7 +244,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
               names: group.names,
               libraryModules: modules,
               batch: 1000,
-              ...(group.repository ? { lingerMs: repositoryLingerMs, nice: repositoryNice, ...(signing ? { signing: settings.dataDir } : {}) } : {}),
+              ...(group.repository
+                ? { lingerMs: repositoryLingerMs, nice: repositoryNice, giveWay: repositoryGiveWay, ...(signing ? { signing: settings.dataDir } : {}) }
+                : {}),
               ...reportTo(`projector thread ${group.names.join(',')} failed (started again after a wait)`),
             })
           : new Projector(
@@ -378,7 +387,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         config,
         keys,
         firehoseUrl: () => firehose?.url,
-        hosted: new HostedReads({ reads, trees: hostedTrees, origin: config.origin, keys }),
+        hosted: new HostedReads({ reads, events, trees: hostedTrees, origin: config.origin, keys }),
         writes: {
           writes: new HostedWrites({ events, clock, signer: repositoryKeys?.commit, trees: hostedTrees }),
           events,

@@ -33,10 +33,36 @@ export interface ProjectorOptions {
    */
   lingerMs?: number;
   /**
+   * Give way to a busy town (the repository's projector: docs/decisions.md, "Giving way to
+   * turns"): before a unit is folded, the projector watches its meters (how fast the journal
+   * grows, how much CPU the process spends), and while one of them runs at its `busyPerSecond`
+   * or more it waits, holding at most a unit of events, so the unit's CPU goes to the turns and
+   * reads. An event waits at most `maxLagMs` from when it was recorded: past that the projector
+   * folds whatever the load, so under a load that never stops it stays about `maxLagMs` behind
+   * and folds at its own pace.
+   */
+  giveWay?: GiveWay;
+  /**
    * The leases of the projections, already taken (LeaseKeeper.take): every unit is fenced with
    * them, and losing one stops the projector with LeaseLost.
    */
   leases?: LeaseKeeper;
+}
+
+export interface GiveWay {
+  meters: LoadMeter[];
+  maxLagMs: number;
+  /**
+   * How long one look at the meters lasts (default 1 s): long enough that a stall of the whole
+   * machine (other processes, the collector) is not taken for the load pausing.
+   */
+  lookMs?: number;
+}
+
+/** A counter that only grows (the journal's bytes, the process's CPU µs): busy while it grows at `busyPerSecond` or more. */
+export interface LoadMeter {
+  read(): number;
+  busyPerSecond: number;
 }
 
 /**
@@ -150,6 +176,7 @@ export class Projector extends ProjectorBase {
   }
 
   async start(): Promise<void> {
+    this.halting = false;
     this.options.leases?.onLost((error) => this.fail(error));
     await ensureIndexes(this.reads, this.projections);
     for (const p of this.projections) this.checkpoints.set(p.name, await this.reads.checkpoint(p.name));
@@ -168,6 +195,7 @@ export class Projector extends ProjectorBase {
   }
 
   async stop(): Promise<void> {
+    this.halt();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -181,6 +209,7 @@ export class Projector extends ProjectorBase {
    */
   async kill(): Promise<void> {
     this.killed = true;
+    this.halt();
     this.buffer = [];
     this.options.leases?.abandon();
     await this.subscription?.close();
@@ -191,6 +220,7 @@ export class Projector extends ProjectorBase {
   private killed = false;
 
   async suspend(): Promise<void> {
+    this.halt();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -216,8 +246,45 @@ export class Projector extends ProjectorBase {
   private async onEvent(event: RecordedEvent): Promise<void> {
     if (this.failed) return;
     this.buffer.push(event);
-    if (this.buffer.length >= this.batch) await this.flush();
-    else this.scheduleFlush();
+    if (this.buffer.length >= this.batch) {
+      // Waiting here holds the feed too: nothing more is read or decoded while the town is busy.
+      if (this.options.giveWay) await this.giveWay(this.options.giveWay);
+      await this.flush();
+    } else this.scheduleFlush();
+  }
+
+  /** Stopping, suspending or killed: no more giving way, what is held is folded (or dropped) now. */
+  private halting = false;
+  /** The looks at the meters in progress, cut short when halting. */
+  private readonly wakers = new Set<() => void>();
+
+  private halt(): void {
+    this.halting = true;
+    for (const wake of [...this.wakers]) wake();
+  }
+
+  /** Resolves when every meter runs below its `busyPerSecond`, or when the oldest event held is `maxLagMs` old. */
+  private async giveWay(g: GiveWay): Promise<void> {
+    for (;;) {
+      const oldest = this.buffer[0];
+      if (!oldest || this.halting) return;
+      const left = g.maxLagMs - (Date.now() - oldest.created);
+      if (left <= 0) return;
+      const before = g.meters.map((m) => m.read());
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.wakers.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.min(g.lookMs ?? 1000, left));
+        this.wakers.add(wake);
+      });
+      if (this.halting) return;
+      const seconds = (performance.now() - started) / 1000;
+      if (!g.meters.some((m, i) => m.read() - before[i]! >= m.busyPerSecond * seconds)) return;
+    }
   }
 
   private scheduled = false;
@@ -226,8 +293,17 @@ export class Projector extends ProjectorBase {
     this.scheduled = true;
     // A macrotask, so a burst of live events arriving together lands in one unit.
     const fold = () => {
-      this.scheduled = false;
-      void this.flush();
+      const g = this.options.giveWay;
+      if (!g) {
+        this.scheduled = false;
+        void this.flush();
+        return;
+      }
+      // Still scheduled while giving way: one wait at a time, the events arriving meanwhile join it.
+      void this.giveWay(g).then(() => {
+        this.scheduled = false;
+        return this.flush();
+      });
     };
     if (this.options.lingerMs) setTimeout(fold, this.options.lingerMs);
     else setImmediate(fold);

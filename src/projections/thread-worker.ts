@@ -3,7 +3,7 @@
  * fed with the events the server's thread forwards, folding into its own connection to the
  * read store, reporting each committed checkpoint.
  */
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, statSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { libraryPrograms } from '../cards/kernel/library.js';
@@ -12,7 +12,7 @@ import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type SubscribeHandlers } from
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
-import type { Projector } from './projector.js';
+import type { GiveWay, Projector } from './projector.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 
@@ -29,7 +29,7 @@ const readMax = 1000;
  * The journal as the projector's feed: the projector subscribes; the server's thread answers
  * with the journal's file and durable end (then each new end), or forwards events itself.
  */
-function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; drained(): Promise<void>; close(): void } {
+function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; drained(): Promise<void>; close(): void; journalBytes(): number } {
   let handlers: SubscribeHandlers | undefined;
   // Everything is folded in arrival order, one step after another.
   let chain: Promise<void> = Promise.resolve();
@@ -119,7 +119,16 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
     reader?.close();
     reader = undefined;
   };
-  return { events, deliver, drained: () => chain, close };
+  // How far the journal's file reaches now (written, not necessarily durable: only its growth is
+  // used, to tell how busy turns are). Forwarded events have no file: never busy.
+  const journalBytes = () => {
+    try {
+      return reader ? statSync(reader.file).size : 0;
+    } catch {
+      return 0;
+    }
+  };
+  return { events, deliver, drained: () => chain, close, journalBytes };
 }
 
 /**
@@ -133,6 +142,25 @@ function niceThread(nice: number): void {
   } catch {
     // Not Linux, or not allowed: the thread runs at the process's priority.
   }
+}
+
+/**
+ * The meters this thread gives way to: the journal's growth (turns) and the process's CPU
+ * (turns, reads, the other projector: `process.cpuUsage` counts every thread, this one too, which
+ * is asleep while it looks).
+ */
+function giveWayTo(o: NonNullable<ThreadData['giveWay']>, journalBytes: () => number): GiveWay {
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
+  return {
+    maxLagMs: o.maxLagMs,
+    meters: [
+      { read: journalBytes, busyPerSecond: o.journalBytesPerSecond },
+      { read: cpu, busyPerSecond: o.cpuPerSecond },
+    ],
+  };
 }
 
 async function run(): Promise<void> {
@@ -155,6 +183,7 @@ async function run(): Promise<void> {
         names: data.names,
         batch: data.batch,
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
+        ...(data.giveWay ? { giveWay: giveWayTo(data.giveWay, feed.journalBytes) } : {}),
         ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',

@@ -38,6 +38,12 @@ export interface ThreadData {
   /** Nice value of the thread (Linux): how readily it gives way to the thread answering requests. */
   nice?: number;
   /**
+   * Give way to a busy town (ProjectorOptions.giveWay): while the journal grows by
+   * `journalBytesPerSecond` (only when the thread reads the journal itself) or the process spends
+   * `cpuPerSecond` µs of CPU a second or more.
+   */
+  giveWay?: { journalBytesPerSecond: number; cpuPerSecond: number; maxLagMs: number };
+  /**
    * Who holds the projections' leases: one name for every thread this projector spawns, so a
    * thread started again after a failure takes the leases over at once (and fences the old one).
    */
@@ -83,6 +89,7 @@ export interface ThreadProjectorOptions {
   signing?: string;
   lingerMs?: number;
   nice?: number;
+  giveWay?: ThreadData['giveWay'];
   /** Events forwarded and not yet folded before the subscription waits. */
   highWater?: number;
   /** First wait before a thread that failed is started again (doubling up to 30 s). */
@@ -146,6 +153,7 @@ export class ThreadProjector extends ProjectorBase {
       ...(this.o.signing !== undefined ? { signing: this.o.signing } : {}),
       ...(this.o.lingerMs !== undefined ? { lingerMs: this.o.lingerMs } : {}),
       ...(this.o.nice !== undefined ? { nice: this.o.nice } : {}),
+      ...(this.o.giveWay ? { giveWay: this.o.giveWay } : {}),
       leaseHolder: this.leaseHolder,
     };
     const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });

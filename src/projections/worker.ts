@@ -8,7 +8,7 @@ import type { Programs } from '../cards/kernel/programs.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { allProjections, isProjectionName, projectionNames, type ProjectionName } from './index.js';
-import { Projector } from './projector.js';
+import { type GiveWay, Projector } from './projector.js';
 import type { RepositoryProjectionOptions } from '../repository/projection.js';
 import { rebuildStale, type RebuildStaleOptions } from './versions.js';
 import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';
@@ -30,6 +30,8 @@ export interface WorkerOptions {
   batch?: number;
   /** See ProjectorOptions.lingerMs. */
   lingerMs?: number;
+  /** See ProjectorOptions.giveWay. */
+  giveWay?: GiveWay;
   /** The repository's keys (none: it holds records and no tree). */
   repository?: RepositoryProjectionOptions;
   onError?(error: Error): void;
@@ -60,6 +62,7 @@ export async function startWorker(o: WorkerOptions): Promise<Projector | undefin
   const projector = new Projector(o.events, o.reads, projections, {
     batch: o.batch ?? 1000,
     ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
+    ...(o.giveWay ? { giveWay: o.giveWay } : {}),
     ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
     ...(o.onError ? { onError: o.onError } : {}),
     leases,

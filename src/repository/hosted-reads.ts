@@ -9,20 +9,23 @@
  */
 import { isValidRecordKey, isValidTid } from '@atproto/syntax';
 import { encode as cborEncode } from '@atproto/lex-cbor';
-import { parseCid } from '@atproto/lex-data';
 import { jsonToLex } from '@atproto/lex-json';
-import { BlockMap, blocksToCarFile, type MST } from '@atproto/repo';
+import { BlockMap, blocksToCarFile, DataDiff, type MST } from '@atproto/repo';
+import { decodeHostedEvent, hostedStream } from '../events/hosted.js';
+import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { HostedAccount } from './hosted-accounts.js';
 import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecordDoc, hostedRecordId } from './hosted-projection.js';
 import { hostedCollections } from './hosted-records.js';
-import { commitBlock, commitOf, type HostedTrees, TreeMoved } from './hosted-tree.js';
+import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './hosted-tree.js';
 import { guestDidDocument, type PublicKeys, invalidHandle } from './identity.js';
 import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from './xrpc-params.js';
 import type { CarReply, XrpcReply } from './xrpc.js';
 
 export interface HostedReadsDeps {
   reads: ReadStore;
+  /** The journal: the accounts' streams, read for the tree as it stood at a `since`. */
+  events: EventStore;
   trees: HostedTrees;
   origin: string;
   keys: PublicKeys | undefined;
@@ -98,7 +101,7 @@ export class HostedReads {
       'com.atproto.sync.getRepo': async (q, account) => {
         if (q.since !== undefined && !isValidTid(q.since)) fail('InvalidRequest', 'since is a rev (a TID)');
         await signedHead(account);
-        return this.car(account.did);
+        return q.since === undefined ? this.car(account.did) : this.carSince(account, q.since);
       },
 
       'com.atproto.sync.getLatestCommit': async (_q, account) => {
@@ -108,8 +111,11 @@ export class HostedReads {
 
       'com.atproto.sync.getRecord': async (q, account) => {
         await signedHead(account);
-        const doc = await findRecord(q, account);
-        return this.car(account.did, doc);
+        // A key the account does not hold gets the proof of its absence (as the town's own
+        // repository answers: xrpc.ts).
+        const collection = nsidParam(q, 'collection');
+        const rkey = rkeyParam(q);
+        return this.car(account.did, `${collection}/${rkey}`);
       },
 
       'com.atproto.sync.getRepoStatus': async (_q, account) => {
@@ -120,10 +126,50 @@ export class HostedReads {
   }
 
   /**
-   * The account's repository at its head as a CAR: the whole of it, or (`only`) one record with
-   * the tree nodes that prove it. Made again from the new head when a write lands meanwhile.
+   * What changed since rev `since`, as the town's own repository answers it (reads.ts `carSince`):
+   * the signed head, the tree nodes it has that the tree at `since` had not, and the records new
+   * since, a CAR that `verifyDiffCar` applies to the repository as it stood at `since`. The blocks
+   * of a hosted account keep no rev (its tree is never stored: hosted-tree.ts), so the tree at
+   * `since` is built again from the account's stream, at most 256 records, and the two trees
+   * diffed by @atproto/repo (`DataDiff`). A `since` at or after the head gets the commit alone.
    */
-  private async car(did: string, only?: HostedRecordDoc): Promise<CarReply> {
+  private async carSince(account: HostedAccount, since: string): Promise<CarReply> {
+    const did = account.did;
+    for (let attempt = 0; ; attempt++) {
+      const head = await this.head(did);
+      if (!head) return fail('RepoNotFound', `${did} has no commit`);
+      try {
+        const commit = commitBlock(commitOf(did, head));
+        const commitCid = await commit.cid;
+        if (commitCid.toString() !== head.commit) throw new Error(`the head of ${did} does not make its commit ${head.commit}`);
+        const blocks = new BlockMap();
+        blocks.set(commitCid, commit.bytes);
+        if (since < head.rev) {
+          const docs = await hostedRecordDocs.in(this.deps.reads).find({ _id: { $gt: `${did} `, $lt: `${did} \u007f` } });
+          const tree = await this.deps.trees.tree(did, head.data, async () => docs.map((d) => [`${d.collection}/${d.rkey}`, d.cid] as const));
+          const before = await buildTree(await recordsAt(this.deps.events, account, since));
+          const diff = await DataDiff.of(tree, before);
+          blocks.addMap(diff.newMstBlocks);
+          const byCid = new Map(docs.map((d) => [d.cid, d]));
+          for (const cid of diff.newLeafCids.toList()) {
+            const doc = byCid.get(cid.toString());
+            if (!doc) throw new TreeMoved(did, head.data, `a tree without the record ${cid}`);
+            blocks.set(cid, recordBytes(doc));
+          }
+        }
+        return { car: await blocksToCarFile(commitCid, blocks) };
+      } catch (error) {
+        if (!(error instanceof TreeMoved) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  /**
+   * The account's repository at its head as a CAR: the whole of it, or (`only`, a key) the tree
+   * nodes that prove the key's record, or its absence, with the record when there is one. Made
+   * again from the new head when a write lands meanwhile.
+   */
+  private async car(did: string, only?: string): Promise<CarReply> {
     for (let attempt = 0; ; attempt++) {
       const head = await this.head(did);
       if (!head) return fail('RepoNotFound', `${did} has no commit`);
@@ -136,12 +182,14 @@ export class HostedReads {
         if (commitCid.toString() !== head.commit) throw new Error(`the head of ${did} does not make its commit ${head.commit}`);
         blocks.set(commitCid, commit.bytes);
         const byPath = new Map(docs.map((d) => [`${d.collection}/${d.rkey}`, d]));
-        if (only) {
-          const path = `${only.collection}/${only.rkey}`;
-          blocks.addMap(await tree.getCoveringProof(path));
-          const doc = byPath.get(path);
-          if (!doc || doc.cid !== only.cid) throw new TreeMoved(did, head.data, 'a tree without the record');
-          blocks.set(parseCid(doc.cid), recordBytes(doc));
+        if (only !== undefined) {
+          blocks.addMap(await tree.getCoveringProof(only));
+          const leaf = await tree.get(only);
+          if (leaf) {
+            const doc = byPath.get(only);
+            if (!doc || doc.cid !== leaf.toString()) throw new TreeMoved(did, head.data, `a tree whose ${only} is not the one read`);
+            blocks.set(leaf, recordBytes(doc));
+          }
         } else {
           blocks.addMap((await tree.getUnstoredBlocks()).blocks);
           await addLeaves(tree, byPath, blocks, did, head.data);
@@ -152,6 +200,21 @@ export class HostedReads {
       }
     }
   }
+}
+
+/** The records of an account as its stream stood at rev `since`: every commit at or before it, folded. */
+async function recordsAt(events: EventStore, account: HostedAccount, since: string): Promise<Map<string, string>> {
+  const at = new Map<string, string>();
+  for (const event of await events.readStream(hostedStream(account.name))) {
+    const { ops, commit } = decodeHostedEvent(event).data;
+    if (commit.rev > since) break;
+    for (const op of ops) {
+      const path = `${op.collection}/${op.rkey}`;
+      if (op.action === 'delete') at.delete(path);
+      else at.set(path, op.cid!);
+    }
+  }
+  return at;
 }
 
 /** Every leaf's record block; a leaf whose record is not the one read means the head moved. */

@@ -189,8 +189,14 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     'com.atproto.sync.getRecord': async (q) => {
       const mine = await ours(q, 'did');
       await signedHead();
-      const { collection, rkey } = await findRecord({ ...q, repo: mine });
-      const car = await repo.recordCar(collection, rkey);
+      // A key the tree does not hold gets the proof of its absence, as AT Protocol's own servers
+      // answer (the lexicon: "prove the existence or non-existence"): the commit and the nodes on
+      // the key's path, which `verifyProofs` checks with a claim of no CID. Feed posts are not in
+      // the tree (decisions), so their collection stays RecordNotFound rather than "proved absent".
+      const collection = nsidParam(q, 'collection');
+      const absent = recordCollections.includes(collection) && 'none' in (await repo.record(collection, rkeyParam(q)));
+      const path = absent ? { collection, rkey: rkeyParam(q) } : await findRecord({ ...q, repo: mine });
+      const car = await repo.recordCar(path.collection, path.rkey);
       return car ? { car } : fail('RepoNotFound', 'the repository has no signed commit yet');
     },
 

@@ -6,7 +6,7 @@
  * writes go on after a restart.
  */
 import { decodeAll } from '@atproto/lex-cbor';
-import { type BlockMap, def, MemoryBlockstore, MST, readCarWithRoot, verifyDiffCar, verifyRecords, verifyRepoCar } from '@atproto/repo';
+import { type BlockMap, def, MemoryBlockstore, MST, readCarWithRoot, verifyDiffCar, verifyProofs, verifyRecords, verifyRepoCar } from '@atproto/repo';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
@@ -48,6 +48,12 @@ test("sync: the account's repository as CARs that @atproto/repo verifies against
   const records = await verifyRecords(proof.data, annDid, commitKey);
   assert.is(records.length, 1);
   assert.is((records[0]!.record as { object: string }).object, 'kettle');
+  // A key the account does not hold: the proof of its absence.
+  const absent = { collection, rkey: 'kettle-404', cid: null };
+  const none = await agent.com.atproto.sync.getRecord({ did: annDid, collection, rkey: 'kettle-404' });
+  assert.equal((await verifyProofs(none.data, [absent], annDid, commitKey)).verified, [absent]);
+  const held = { collection, rkey: 'kettle-1', cid: null };
+  assert.equal((await verifyProofs(proof.data, [held], annDid, commitKey)).unverified, [held], 'what the account holds is not proved absent');
   const status = (await agent.com.atproto.sync.getRepoStatus({ did: annDid })).data;
   assert.equal({ did: status.did, active: status.active, rev: status.rev }, { did: annDid, active: true, rev: latest.rev });
   const repos = (await agent.com.atproto.sync.listRepos({})).data.repos;
@@ -95,6 +101,8 @@ test("the firehose: each account's commits are #commit frames of its did, verifi
   for (const did of [annDid, bobDid]) {
     const storage = new MemoryBlockstore();
     let repo: Parameters<typeof verifyDiffCar>[0] = null;
+    /** The repository as its first commit left it, its tree's blocks, and that commit's rev. */
+    let first: { repo: NonNullable<typeof repo>; cids: Set<string>; rev: string } | undefined;
     const mine = all.filter(([, body]) => body.repo === did);
     assert.ok(mine.length > 2, `${did} has frames`);
     assert.is(mine[0]![1].since, null, 'the first commit has no since');
@@ -106,9 +114,27 @@ test("the firehose: each account's commits are #commit frames of its did, verifi
       const commit = await storage.readObj(diff.commit.cid, def.commit);
       const data = MST.load(storage, commit.data);
       repo = { storage, data, commit, cid: diff.commit.cid, did } as never;
+      first ??= { repo: repo!, cids: new Set((await data.allCids()).toList().map(String)), rev: body.rev };
       const { blocks } = await readCarWithRoot(body.blocks);
       for (const op of body.ops) for (const cid of (await data.getCoveringProof(op.path)).cids()) assert.ok(blocks.has(cid), `proof of ${op.path}`);
     }
+    // getRepo with since: what changed after the first commit, applied by @atproto/repo to the
+    // repository as that commit left it, reaches the head.
+    const latest = (await agent.com.atproto.sync.getLatestCommit({ did })).data;
+    const changes = await agent.com.atproto.sync.getRepo({ did, since: first!.rev });
+    const diff = await verifyDiffCar(first!.repo, changes.data, did, commitKey);
+    assert.is(diff.commit.cid.toString(), latest.cid);
+    const writes = diff.writes.map((w) => `${w.action} ${w.rkey}`).sort();
+    if (did === annDid) assert.equal(writes, ['create lamp-1'], 'ann: lamp-1 put; gone made and deleted again');
+    else
+      assert.ok(
+        writes.length === 2 && writes[1] === 'update a' && /^create [a-z2-7]{13}$/.test(writes[0]!),
+        `bob: a put again, a record of a TID key: ${writes}`,
+      );
+    const { blocks } = await readCarWithRoot(changes.data);
+    for (const cid of blocks.cids()) assert.not.ok(first!.cids.has(cid.toString()), `${cid} was in the tree at ${first!.rev}`);
+    const none = await readCarWithRoot((await agent.com.atproto.sync.getRepo({ did, since: latest.rev })).data);
+    assert.equal(none.blocks.cids().map(String), [latest.cid], 'since the head: the commit alone');
   }
   assert.is(await keyOf(agent, 'ann'), commitKey, "the town's commit key signs for every account");
 });

@@ -5,7 +5,7 @@
  * a receipt's ed25519 signature checked with tweetnacl alone.
  */
 import { AtpAgent, type XRPCError } from '@atproto/api';
-import { readCarWithRoot, MemoryBlockstore, verifyDiffCar, verifyRecords, verifyRepoCar, MST, def, type BlockMap } from '@atproto/repo';
+import { readCarWithRoot, MemoryBlockstore, verifyDiffCar, verifyProofs, verifyRecords, verifyRepoCar, MST, def, type BlockMap } from '@atproto/repo';
 import { decodeAll } from '@atproto/lex-cbor';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -178,6 +178,28 @@ test('sync.getRecord: a proof that @atproto/repo verifies', async ({ agent, did,
   assert.is(records.length, 1);
   assert.is(records[0]!.rkey, '000000000010');
   assert.is((records[0]!.record as { height: number }).height, 10);
+});
+
+test('sync.getRecord of a key the tree does not hold: a proof of its absence that @atproto/repo verifies', async ({ agent, did, commitKey }) => {
+  const proof = await agent.com.atproto.sync.getRecord({ did, collection: 'town.world.turn', rkey: '000000099999' });
+  const absent = { collection: 'town.world.turn', rkey: '000000099999', cid: null };
+  const checked = await verifyProofs(proof.data, [absent], did, commitKey);
+  assert.equal(checked.verified, [absent]);
+  assert.equal(checked.unverified, []);
+  // The same CAR proves nothing about a key that exists: its path is not in it.
+  const held = { collection: 'town.world.turn', rkey: '000000000010', cid: null };
+  const unproved = await verifyProofs(proof.data, [held], did, commitKey).then(
+    () => false,
+    () => true,
+  );
+  assert.ok(unproved, 'a block on the path of a key that exists is missing from the absence proof');
+  // What the tree holds is never "proved absent".
+  const present = await agent.com.atproto.sync.getRecord({ did, collection: 'town.world.turn', rkey: '000000000010' });
+  const claim = await verifyProofs(present.data, [held], did, commitKey);
+  assert.equal(claim.unverified, [held]);
+  // Feed posts are not in the signed tree: their collection is RecordNotFound, not an absence proof.
+  const post = await failure(agent.com.atproto.sync.getRecord({ did, collection: 'town.feed.post', rkey: '3kabcdefghijk' }));
+  assert.is(post.error, 'RecordNotFound');
 });
 
 test('the town.world projections: live card, page, index and answer values', async ({ agent }) => {
