@@ -33,6 +33,15 @@ export interface ProjectorOptions {
    */
   lingerMs?: number;
   /**
+   * While live events keep arriving (some came in while the last unit committed), wait this long
+   * after a unit before the next one. A unit's cost is much of it what its commit rewrites
+   * whatever it holds (the B-tree paths and hot index leaves it touches, the free list, the
+   * synced write), so under load fewer, larger units cost each event less (docs/performance.md,
+   * "Session 6: the turn path"). An idle projector's next event is folded at once, as without
+   * it. Default 0: no wait.
+   */
+  commitGapMs?: number;
+  /**
    * The leases of the projections, already taken (LeaseKeeper.take): every unit is fenced with
    * them, and losing one stops the projector with LeaseLost.
    */
@@ -132,6 +141,9 @@ export class Projector extends ProjectorBase {
   private flushing: Promise<void> | undefined;
   private subscription: Subscription | undefined;
   private readonly batch: number;
+  /** Ends a wait between units at once (stop, suspend). */
+  private hurry: (() => void) | undefined;
+  private hurried = false;
 
   constructor(
     private readonly events: EventStore,
@@ -168,6 +180,7 @@ export class Projector extends ProjectorBase {
   }
 
   async stop(): Promise<void> {
+    this.hurryUp();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -181,6 +194,7 @@ export class Projector extends ProjectorBase {
    */
   async kill(): Promise<void> {
     this.killed = true;
+    this.hurryUp();
     this.buffer = [];
     this.options.leases?.abandon();
     await this.subscription?.close();
@@ -191,6 +205,7 @@ export class Projector extends ProjectorBase {
   private killed = false;
 
   async suspend(): Promise<void> {
+    this.hurryUp();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.flush();
@@ -198,6 +213,7 @@ export class Projector extends ProjectorBase {
   }
 
   async resume(): Promise<void> {
+    this.hurried = false;
     this.failed = undefined;
     await this.start();
     this.resumedAt();
@@ -256,10 +272,35 @@ export class Projector extends ProjectorBase {
         for (const p of this.projections) this.checkpoints.set(p.name, last);
         this.folded += events.length;
         this.watch.advance(last);
+        await this.gap();
       }
     };
     this.flushing = (this.flushing ?? Promise.resolve()).then(run);
     return this.flushing;
+  }
+
+  /**
+   * Under load (events came in while the unit committed, fewer than a full batch), waits
+   * `commitGapMs` before the next unit, so that it carries more.
+   */
+  private gap(): Promise<void> | undefined {
+    const wait = this.options.commitGapMs ?? 0;
+    if (!wait || this.hurried || this.killed || this.failed || !this.buffer.length || this.buffer.length >= this.batch) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.hurry = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, wait);
+      this.hurry = done;
+    });
+  }
+
+  /** Stopping or suspending: what is buffered is committed without waiting out a gap. */
+  private hurryUp(): void {
+    this.hurried = true;
+    this.hurry?.();
   }
 
   private fail(error: Error): void {

@@ -155,6 +155,7 @@ async function run(): Promise<void> {
         names: data.names,
         batch: data.batch,
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
+        commitGapMs: data.commitGapMs,
         ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',

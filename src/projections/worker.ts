@@ -30,6 +30,8 @@ export interface WorkerOptions {
   batch?: number;
   /** See ProjectorOptions.lingerMs. */
   lingerMs?: number;
+  /** See ProjectorOptions.commitGapMs. */
+  commitGapMs?: number;
   /** The repository's keys (none: it holds records and no tree). */
   repository?: RepositoryProjectionOptions;
   onError?(error: Error): void;
@@ -60,6 +62,7 @@ export async function startWorker(o: WorkerOptions): Promise<Projector | undefin
   const projector = new Projector(o.events, o.reads, projections, {
     batch: o.batch ?? 1000,
     ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
+    ...(o.commitGapMs !== undefined ? { commitGapMs: o.commitGapMs } : {}),
     ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
     ...(o.onError ? { onError: o.onError } : {}),
     leases,
