@@ -141,9 +141,11 @@ export class Projector extends ProjectorBase {
   private flushing: Promise<void> | undefined;
   private subscription: Subscription | undefined;
   private readonly batch: number;
-  /** Ends a wait between units at once (stop, suspend). */
-  private hurry: (() => void) | undefined;
+  /** Ends the wait between units in progress (stop, suspend, a reader waiting: nudge). */
+  private endGap: (() => void) | undefined;
   private hurried = false;
+  /** A reader waits (nudge): the next unit follows the last without a wait. */
+  private wanted = false;
 
   constructor(
     private readonly events: EventStore,
@@ -284,23 +286,40 @@ export class Projector extends ProjectorBase {
    * `commitGapMs` before the next unit, so that it carries more.
    */
   private gap(): Promise<void> | undefined {
+    const wanted = this.wanted || this.watch.waiting;
+    this.wanted = false;
     const wait = this.options.commitGapMs ?? 0;
-    if (!wait || this.hurried || this.killed || this.failed || !this.buffer.length || this.buffer.length >= this.batch) return undefined;
+    if (!wait || wanted || this.hurried || this.killed || this.failed || !this.buffer.length || this.buffer.length >= this.batch) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.hurry = undefined;
+        this.endGap = undefined;
         resolve();
       };
       const timer = setTimeout(done, wait);
-      this.hurry = done;
+      this.endGap = done;
     });
   }
 
   /** Stopping or suspending: what is buffered is committed without waiting out a gap. */
   private hurryUp(): void {
     this.hurried = true;
-    this.hurry?.();
+    this.endGap?.();
+  }
+
+  /**
+   * Someone waits for a position not committed yet (read-your-writes): the wait between units in
+   * progress ends, so a reader never pays the gap, only turns that nobody reads at once save it.
+   */
+  nudge(): void {
+    this.wanted = true;
+    this.endGap?.();
+  }
+
+  override waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    const at = this.watch.position;
+    if (at === undefined || at < position) this.nudge();
+    return super.waitFor(position, timeoutMs);
   }
 
   private fail(error: Error): void {

@@ -208,6 +208,10 @@ async function run(): Promise<void> {
       folding.catch(failed);
       return;
     }
+    if ('nudge' in m) {
+      void folding?.then((running) => running?.projector.nudge(), nothing);
+      return;
+    }
     if (!('stop' in m)) return feed.deliver(m);
     if (stopping) return;
     stopping = true;
@@ -224,6 +228,8 @@ async function run(): Promise<void> {
   folding = fold();
   await folding;
 }
+
+function nothing(): void {}
 
 run().catch((error) => {
   failed(error);

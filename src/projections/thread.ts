@@ -58,6 +58,8 @@ export type ToThread =
   | { suspend: true }
   /** Open the read store again (at its generation now) and fold from its checkpoints. */
   | { resume: true }
+  /** Someone waits for a position the thread has not committed: end a wait between units (Projector.nudge). */
+  | { nudge: true }
   | { stop: true };
 
 /** Messages from the projector thread. */
@@ -307,7 +309,9 @@ export class ThreadProjector extends ProjectorBase {
       const { position, folded } = m.advanced;
       this.folded = folded;
       for (const name of this.names) this.checkpoints.set(name, position);
+      this.nudged = false;
       this.watch.advance(position);
+      if (this.watch.waiting) this.nudge();
     } else if ('caughtUp' in m) {
       this.watch.markCaughtUp();
     } else if ('suspended' in m) {
@@ -371,6 +375,26 @@ export class ThreadProjector extends ProjectorBase {
     this.buffer = [];
     this.worker.postMessage({ events } satisfies ToThread);
   }
+
+  /**
+   * A reader waits for a position the thread has not committed: the thread is told to end a wait
+   * between units (one message however many wait, until the next advance).
+   */
+  override waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    const at = this.watch.position;
+    const waits = super.waitFor(position, timeoutMs);
+    if (at === undefined || at < position) this.nudge();
+    return waits;
+  }
+
+  /** One message however many wait, until the thread's next advance (which nudges again while some still wait). */
+  private nudge(): void {
+    if (this.nudged || !this.worker || this.failed) return;
+    this.nudged = true;
+    this.worker.postMessage({ nudge: true } satisfies ToThread);
+  }
+
+  private nudged = false;
 
   private closeFeed(): void {
     void this.subscription?.close();

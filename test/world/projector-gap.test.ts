@@ -1,8 +1,8 @@
 /**
  * The projector's wait between units under load (ProjectorOptions.commitGapMs): while events
  * keep arriving it folds them in fewer, larger units, every one of them still folded and
- * checkpointed; an idle projector folds the next event at once; stopping does not wait a gap
- * out; and a read-your-writes wait ends once the unit that holds its position commits.
+ * checkpointed; an idle projector folds the next event at once; a reader's wait (read-your-
+ * writes) ends the gap at once; stopping does not wait a gap out.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -92,6 +92,19 @@ test('an idle projector folds the next event at once, gap or not', async () => {
     assert.ok(await projector.waitFor(position, 2_000));
     assert.ok(performance.now() - started < 1_000, 'no gap waited when nothing was waiting');
   }
+  await projector.stop();
+  await s.close();
+});
+
+test("a reader's wait ends the gap at once", async () => {
+  const s = await stores();
+  const projector = new Projector(s.events, s.reads, counting(), { commitGapMs: 60_000 });
+  await projector.start();
+  const last = await stream(s.events, 200);
+  const started = performance.now();
+  assert.ok(await projector.waitFor(last, 20_000), 'folded');
+  assert.ok(performance.now() - started < 15_000, 'the reader did not wait out the gap');
+  assert.is(await count(s.reads), 200);
   await projector.stop();
   await s.close();
 });
