@@ -168,6 +168,8 @@ export class ThreadProjector extends ProjectorBase {
     };
     const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: data });
     this.worker = worker;
+    // A nudge the thread given up on never answered: the new one is told afresh.
+    this.nudged = false;
     this.buffer = [];
     this.outstanding = 0;
     this.posting = false;
