@@ -412,12 +412,16 @@ export class WorldService {
   }
 
   private answer(w: Waiter, position: bigint | undefined): void {
-    const rest = { position, height: this.height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) };
     const outcome = w.outcome!;
-    if (outcome.kind !== 'repeat') return w.resolve({ outcome, ...rest });
+    const height = this.height;
+    if (outcome.kind !== 'repeat') {
+      const d: Decided = { outcome, position, height };
+      if (w.deliveries) d.deliveries = w.deliveries;
+      return w.resolve(d);
+    }
     // A repeat is answered once everything it saw is durable, its first entry included: read it back.
     const reading = this.entryAt(outcome.first.height)
-      .then((first) => w.resolve({ outcome: answerOf(outcome, first), ...rest }))
+      .then((first) => w.resolve({ outcome: answerOf(outcome, first), position, height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) }))
       .catch(w.reject)
       .finally(() => this.reading.delete(reading));
     this.reading.add(reading);

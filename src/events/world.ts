@@ -7,7 +7,7 @@
  * projector uses it: an event that does not fit fails loudly (CorruptWorldEvent) instead of
  * folding into a wrong world.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
@@ -98,11 +98,16 @@ export function encodedEntryEvent(world: string, entry: Entry): EventData & { js
   return { id: uuidOf(`${world}\n${entry.height}\n${entry.cid}`), type: worldEntryType, data: entry, json: JSON.stringify(entry) };
 }
 
-/** A name-based UUID (version 5 layout over sha-1 would need a namespace; sha-256 is enough). */
-function uuidOf(text: string): string {
-  const h = createHash('sha256').update(text).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+const variantDigit = '89ab';
+
+/**
+ * A name-based UUID (version 5 layout over sha-1 would need a namespace; sha-256 is enough): the
+ * first 16 bytes of the digest with the version nibble 5 and the variant bits 10. Read off the
+ * one-shot hash's hex text (no Hash object or Buffer per entry); the same text as setting the
+ * bits in the bytes and writing them as hex.
+ */
+export function uuidOf(text: string): string {
+  const x = hash('sha256', text, 'hex');
+  const variant = variantDigit[Number.parseInt(x[16]!, 16) & 3]!;
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-5${x.slice(13, 16)}-${variant}${x.slice(17, 20)}-${x.slice(20, 32)}`;
 }

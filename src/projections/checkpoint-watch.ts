@@ -22,6 +22,11 @@ export class CheckpointWatch {
     for (const waiter of ready) waiter.resolve(true);
   }
 
+  /** Whether a read-your-writes wait is in progress (the checkpoint has not reached it yet). */
+  get waiting(): boolean {
+    return this.waiters.length > 0;
+  }
+
   onAdvance(listener: (position: bigint) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -43,6 +43,15 @@ export interface ProjectorOptions {
    */
   giveWay?: GiveWay;
   /**
+   * While live events keep arriving (some came in while the last unit committed), wait this long
+   * after a unit before the next one. A unit's cost is much of it what its commit rewrites
+   * whatever it holds (the B-tree paths and hot index leaves it touches, the free list, the
+   * synced write), so under load fewer, larger units cost each event less (docs/performance.md,
+   * "Session 6: the turn path"). An idle projector's next event is folded at once, as without
+   * it. Default 0: no wait.
+   */
+  commitGapMs?: number;
+  /**
    * The leases of the projections, already taken (LeaseKeeper.take): every unit is fenced with
    * them, and losing one stops the projector with LeaseLost.
    */
@@ -158,6 +167,10 @@ export class Projector extends ProjectorBase {
   private flushing: Promise<void> | undefined;
   private subscription: Subscription | undefined;
   private readonly batch: number;
+  /** Ends the wait between units in progress (stop, suspend, a reader waiting: nudge). */
+  private endGap: (() => void) | undefined;
+  /** A reader waits (nudge): the next unit follows the last without a wait. */
+  private wanted = false;
 
   constructor(
     private readonly events: EventStore,
@@ -253,7 +266,7 @@ export class Projector extends ProjectorBase {
     } else this.scheduleFlush();
   }
 
-  /** Stopping, suspending or killed: no more giving way, what is held is folded (or dropped) now. */
+  /** Stopping, suspending or killed: no more giving way or gaps between units, what is held is folded (or dropped) now. */
   private halting = false;
   /** The looks at the meters in progress, cut short when halting. */
   private readonly wakers = new Set<() => void>();
@@ -261,6 +274,7 @@ export class Projector extends ProjectorBase {
   private halt(): void {
     this.halting = true;
     for (const wake of [...this.wakers]) wake();
+    this.endGap?.();
   }
 
   /** Resolves when every meter runs below its `busyPerSecond`, or when the oldest event held is `maxLagMs` old. */
@@ -332,10 +346,46 @@ export class Projector extends ProjectorBase {
         for (const p of this.projections) this.checkpoints.set(p.name, last);
         this.folded += events.length;
         this.watch.advance(last);
+        await this.gap();
       }
     };
     this.flushing = (this.flushing ?? Promise.resolve()).then(run);
     return this.flushing;
+  }
+
+  /**
+   * Under load (events came in while the unit committed, fewer than a full batch), waits
+   * `commitGapMs` before the next unit, so that it carries more.
+   */
+  private gap(): Promise<void> | undefined {
+    const wanted = this.wanted || this.watch.waiting;
+    this.wanted = false;
+    const wait = this.options.commitGapMs ?? 0;
+    if (!wait || wanted || this.halting || this.killed || this.failed || !this.buffer.length || this.buffer.length >= this.batch) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.endGap = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, wait);
+      this.endGap = done;
+    });
+  }
+
+  /**
+   * Someone waits for a position not committed yet (read-your-writes): the wait between units in
+   * progress ends, so a reader never pays the gap, only turns that nobody reads at once save it.
+   */
+  nudge(): void {
+    this.wanted = true;
+    this.endGap?.();
+  }
+
+  override waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    const at = this.watch.position;
+    if (at === undefined || at < position) this.nudge();
+    return super.waitFor(position, timeoutMs);
   }
 
   private fail(error: Error): void {

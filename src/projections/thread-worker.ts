@@ -184,6 +184,7 @@ async function run(): Promise<void> {
         batch: data.batch,
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
         ...(data.giveWay ? { giveWay: giveWayTo(data.giveWay, feed.journalBytes) } : {}),
+        commitGapMs: data.commitGapMs,
         ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',
@@ -236,6 +237,10 @@ async function run(): Promise<void> {
       folding.catch(failed);
       return;
     }
+    if ('nudge' in m) {
+      void folding?.then((running) => running?.projector.nudge(), nothing);
+      return;
+    }
     if (!('stop' in m)) return feed.deliver(m);
     if (stopping) return;
     stopping = true;
@@ -252,6 +257,8 @@ async function run(): Promise<void> {
   folding = fold();
   await folding;
 }
+
+function nothing(): void {}
 
 run().catch((error) => {
   failed(error);

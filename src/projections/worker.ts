@@ -32,6 +32,8 @@ export interface WorkerOptions {
   lingerMs?: number;
   /** See ProjectorOptions.giveWay. */
   giveWay?: GiveWay;
+  /** See ProjectorOptions.commitGapMs. */
+  commitGapMs?: number;
   /** The repository's keys (none: it holds records and no tree). */
   repository?: RepositoryProjectionOptions;
   onError?(error: Error): void;
@@ -63,6 +65,7 @@ export async function startWorker(o: WorkerOptions): Promise<Projector | undefin
     batch: o.batch ?? 1000,
     ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
     ...(o.giveWay ? { giveWay: o.giveWay } : {}),
+    ...(o.commitGapMs !== undefined ? { commitGapMs: o.commitGapMs } : {}),
     ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
     ...(o.onError ? { onError: o.onError } : {}),
     leases,

@@ -155,6 +155,35 @@ test('live appends reach the thread as they become durable, and a restart resume
   }
 });
 
+test('under a stream the thread waits between units, but never while a reader waits', async (ctx) => {
+  const events = await openEmbeddedEventStore({ dataDir: tmp(ctx) });
+  try {
+    const thread = new ThreadProjector({
+      events,
+      journal: events.share(),
+      readStore: { dataDir: tmp(ctx) },
+      names: ['guests'],
+      libraryModules: modules,
+      commitGapMs: 60_000,
+    });
+    await thread.start();
+    await thread.whenCaughtUp();
+    let advances = 0;
+    thread.onAdvance(() => advances++);
+    // A steady stream nobody reads: after the first unit, what came meanwhile waits out the gap.
+    let last = 0n;
+    for (let i = 1; i <= 40; i++) last = (await claimGuest(events, i)).position;
+    const started = performance.now();
+    // A reader waits: the thread is told, ends the gap, and folds the rest at once.
+    assert.ok(await thread.waitFor(last, 20_000), 'the reader saw the stream folded');
+    assert.ok(performance.now() - started < 15_000, 'the reader did not wait out the gap');
+    assert.ok(advances >= 1);
+    await thread.stop();
+  } finally {
+    await events.close();
+  }
+});
+
 test('a thread that dies is reported, started again, and resumes from its checkpoint', async (ctx) => {
   const data = tmp(ctx);
   const events = await openEmbeddedEventStore({ dataDir: data });

@@ -97,13 +97,14 @@ export function turnReply(d: Decided, object: string, q: { compact?: string; ful
   }) as Record<string, unknown>;
   const r: Receipt | undefined = o.kind === 'journal' || o.kind === 'repeat' || o.kind === 'refused' ? o.receipt : undefined;
   const slug = r?.slug;
-  const _links = links({
+  // The reply is outcomeReply's own fresh object: its links go on it, not on a copy of it.
+  reply._links = links({
     receipt: slug !== undefined ? hrefIn(scratch, 'receipt', { slug }) : undefined,
     card: hrefIn(scratch, 'card', { object }),
     // A refusal nothing journaled has no slug; `duplicateIdentity` points at the first receipt (a content id reads as a slug).
     hint: r?.status === 'refused' ? hintHref(r.hintKind, r.object ?? object, slug ?? r.original, scratch) : undefined,
   });
-  return { ...reply, _links };
+  return reply;
 }
 
 /** The routes of spec 4.2, each reached on the town and (by its scratch tail) in a scratch world. */
