@@ -12,6 +12,7 @@ import { cardDoc as projectedCardDoc, cardDocs, packageDocs, type CardDoc, type 
 import { worldKey } from '../projections/entries.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { EventStore } from '../stores/event-store.js';
+import type { KeptCards } from './kept-cards.js';
 
 export interface WorldReads {
   reads: ReadStore;
@@ -30,6 +31,8 @@ export interface WorldReads {
    * (`lazyCardDoc`), exactly as the cards projection would have made it.
    */
   state?: () => World;
+  /** The town's card documents kept between reads (kept-cards.ts); only the town's reads have it. */
+  kept?: KeptCards;
 }
 
 const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();
@@ -77,7 +80,15 @@ export async function cardDoc(r: WorldReads, id: string): Promise<CardDoc | null
     const card = r.state().cards.get(id);
     return card ? lazyCardDoc(r, card) : null;
   }
-  return cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+  const kept = r.kept;
+  if (kept === undefined || kept.world !== r.world) return cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+  const hit = kept.get(r.reads, id);
+  if (hit !== undefined) return hit;
+  // The checkpoint before the read: the document read is at least as new as it.
+  const at = kept.folded();
+  const generation = r.reads.generation;
+  const doc = await cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+  return at === undefined ? doc : kept.keep(id, at, generation, doc);
 }
 
 /** Is there a card `id` that `principal` may see? (false alike for absent and unseen) */
