@@ -11,7 +11,7 @@ import type { Program } from '../cards/program.js';
 import { defaultOptions } from '../cards/kernel/options.js';
 import { TownError } from '../contract/town-error.js';
 import type { CardDoc, PackageDoc } from '../projections/cards.js';
-import { packageOf, programOf, visibleCardDoc, type WorldReads } from './world-reads.js';
+import { canRead, keptCardDoc, packageOf, programOf, unseenCard, visibleCardDoc, type WorldReads } from './world-reads.js';
 
 /** Methods that are never offered as templates (spec 2.4). */
 const unlisted = new Set(['receive', 'render', 'page', 'publishPage']);
@@ -69,8 +69,12 @@ function paintFor(r: WorldReads, card: CardDoc, program: Program | undefined, pr
       }
     }
   }
-  if (shown.denied !== undefined) throw new TownError('denied', `${id} will not be shown to you: ${shown.denied}`, { fields: { object: id } });
+  if (shown.denied !== undefined) throw deniedCard(id, shown.denied);
   return shown.paint;
+}
+
+function deniedCard(id: string, why: string): TownError {
+  return new TownError('denied', `${id} will not be shown to you: ${why}`, { fields: { object: id } });
 }
 
 function draw(card: CardDoc, program: Program | undefined, principal: string): Shown {
@@ -98,7 +102,22 @@ const objectReplies = new WeakMap<CardDoc, ObjectReply>();
  * `GET world/{object}`'s fields. For a kept document (kept-cards.ts) the same frozen object is
  * answered to every viewer until the card changes, so its serialisation can be kept too.
  */
-export async function objectReply(r: WorldReads, id: string, principal: string): Promise<ObjectReply> {
+export function objectReply(r: WorldReads, id: string, principal: string): ObjectReply | Promise<ObjectReply> {
+  // The usual read, a kept card this viewer was shown before: answered here, without a promise.
+  const kept = keptCardDoc(r, id);
+  if (kept !== undefined) {
+    if (!canRead(kept, principal)) throw unseenCard(id);
+    const reply = objectReplies.get(kept);
+    const shown = reply && shownTo.get(kept)?.get(principal);
+    if (shown !== undefined) {
+      if (shown.denied !== undefined) throw deniedCard(id, shown.denied);
+      return reply!;
+    }
+  }
+  return madeObjectReply(r, id, principal);
+}
+
+async function madeObjectReply(r: WorldReads, id: string, principal: string): Promise<ObjectReply> {
   const { card, pkg } = await shownCard(r, id, principal);
   let reply = r.kept !== undefined ? objectReplies.get(card) : undefined;
   if (reply === undefined) {

@@ -73,11 +73,15 @@ export class ReadYourWrites {
     if (this.last.size > this.remembered) this.last.delete(this.last.keys().next().value!);
   }
 
-  /** Waits until `projection` shows `principal`'s latest turn (or the bound passes). */
-  async settle(principal: string, projection: ProjectionName): Promise<boolean> {
+  /**
+   * Waits until `projection` shows `principal`'s latest turn (or the bound passes). `true` at
+   * once, without a promise, when it shows it already (the usual read).
+   */
+  settle(principal: string, projection: ProjectionName): true | Promise<boolean> {
     const position = this.last.get(principal);
     if (position === undefined) return true;
-    const ok = await this.waits.wait(projection, position, this.timeoutMs);
-    return ok;
+    const folded = this.waits.folded?.(projection);
+    if (folded !== undefined && folded >= position) return true;
+    return this.waits.wait(projection, position, this.timeoutMs);
   }
 }

@@ -91,6 +91,17 @@ export async function cardDoc(r: WorldReads, id: string): Promise<CardDoc | null
   return at === undefined ? doc : kept.keep(id, at, generation, doc);
 }
 
+/** The card's kept document (kept-cards.ts) when it is still good: no read, no promise. */
+export function keptCardDoc(r: WorldReads, id: string): CardDoc | undefined {
+  const kept = r.kept;
+  return kept !== undefined && kept.world === r.world && r.state === undefined ? kept.get(r.reads, id) : undefined;
+}
+
+/** The refusal for a card that is absent or that the caller may not see: the same for both. */
+export function unseenCard(id: string): TownError {
+  return new TownError('unknown', `no card ${JSON.stringify(id)} that you may see`, { hintHref: '/AGENTS.md/world' });
+}
+
 /** Is there a card `id` that `principal` may see? (false alike for absent and unseen) */
 export async function maySee(r: WorldReads, id: string, principal: string): Promise<boolean> {
   const doc = await cardDoc(r, id);
@@ -100,9 +111,7 @@ export async function maySee(r: WorldReads, id: string, principal: string): Prom
 /** The card as `principal` may see it; `unknown` (404) alike for absent and unseen. */
 export async function visibleCardDoc(r: WorldReads, id: string, principal: string): Promise<CardDoc> {
   const doc = await cardDoc(r, id);
-  if (!doc || !canRead(doc, principal)) {
-    throw new TownError('unknown', `no card ${JSON.stringify(id)} that you may see`, { hintHref: '/AGENTS.md/world' });
-  }
+  if (!doc || !canRead(doc, principal)) throw unseenCard(id);
   return doc;
 }
 

@@ -145,10 +145,13 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
 
     async object(ctx) {
       const caller = ctx.state.caller;
-      const w = await at(ctx);
+      // The usual read (the town, nothing to wait for, a kept card) takes no promise but this one.
+      const w = ctx.state.scratch === undefined ? town : await at(ctx);
       const id = spellableId(ctx.params.object);
-      await settled(caller, 'cards');
-      const reply = await objectReply(w.reads, id, caller.principal);
+      const ready = settled(caller, 'cards');
+      if (ready !== true) await ready;
+      const made = objectReply(w.reads, id, caller.principal);
+      const reply = made instanceof Promise ? await made : made;
       // A kept card's reply (src/queries/kept-cards.ts) is one object until the card changes: its
       // links and text are made once with it.
       let out = w.reads.kept !== undefined ? linked.get(reply) : undefined;
