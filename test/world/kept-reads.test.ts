@@ -2,7 +2,8 @@
  * Card documents kept between reads (src/queries/kept-cards.ts): a read answered from a kept
  * document says exactly what a fresh read would, shows the caller's own turn at once
  * (read-your-writes), others' turns once the projector has folded them, and never shows a card
- * to someone who may not see it, however often others read it.
+ * to someone who may not see it, however often others read it. The front's kept route matches
+ * (app.ts) answer a path as its first match did.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -99,6 +100,19 @@ kept('denied is drawn per viewer: the owner is shown, another refused, each time
     assert.is(his.json.class, 'denied');
     const card = await t.get('/AGENTS.md/world/shy/card', ann.token);
     assert.ok(card.json.paint.startsWith('a shy thing'));
+  }
+});
+
+kept('a path matched before answers as it did: its parameters decoded, a refusal refused again', async ({ t, ann }) => {
+  for (let i = 0; i < 3; i++) {
+    const r = await t.get('/AGENTS.md/world/no-such%2Fcard', ann.token);
+    assert.is(r.status, 404);
+    assert.ok(r.json.message.includes('"no-such/card"'), r.json.message);
+    const wrong = await t.request('POST', '/AGENTS.md/world', { token: ann.token, json: {} });
+    assert.is(wrong.status, 405, 'a path under another method is never kept as a match');
+    assert.is(wrong.headers.allow, 'HEAD, GET');
+    const lamp = await t.get('/AGENTS.md/world/lamp', ann.token);
+    assert.is(lamp.json.id, 'lamp');
   }
 });
 
