@@ -88,6 +88,10 @@ const takenMethods = new Set(['GET', 'HEAD', 'POST']);
  * on any other path it stays 501, as spec 7.1 has it, not 405.
  */
 const onlyWhereRouted = 'DELETE';
+/** How many matched paths the front keeps (past it, it starts over). */
+const seenPaths = 4096;
+/** Longer paths are matched every time (so the kept ones stay a few hundred kilobytes at most). */
+const seenPathLength = 200;
 
 export function createApp(options: AppOptions): TownApp {
   const { config, authenticator, clock } = options;
@@ -140,6 +144,12 @@ export function createApp(options: AppOptions): TownApp {
     });
   }
   const index = RouteIndex.of(router);
+  /**
+   * Matched paths (method and path → route and its decoded parameters, frozen: every request of
+   * that path shares them). Only matches are kept, of paths up to `seenPathLength`, and at most
+   * `seenPaths` of them.
+   */
+  const seen = new Map<string, { entry: Entry; params: Readonly<Record<string, string>> }>();
 
   const boot = randomBytes(3).toString('hex');
   let served = 0;
@@ -174,10 +184,20 @@ export function createApp(options: AppOptions): TownApp {
         const path = ctx.path;
         // The table's first route for this path and method answers (as the router's chain would:
         // a route's work never passes the request on).
-        const { layer, onPath } = index.match(path, method);
-        if (!layer) throw method === onlyWhereRouted ? notImplemented(method) : unmatched(ctx as TownContext, onPath);
-        entry = entries.get(layer) as Entry;
-        const params = layer.params(path, layer.captures(path));
+        // The same paths come again and again (an agent reading its lamp): their match is kept.
+        const key = `${method} ${path}`;
+        let matched = seen.get(key);
+        if (matched === undefined) {
+          const { layer, onPath } = index.match(path, method);
+          if (!layer) throw method === onlyWhereRouted ? notImplemented(method) : unmatched(ctx as TownContext, onPath);
+          matched = { entry: entries.get(layer) as Entry, params: Object.freeze(layer.params(path, layer.captures(path))) };
+          if (path.length <= seenPathLength) {
+            if (seen.size >= seenPaths) seen.clear();
+            seen.set(key, matched);
+          }
+        }
+        entry = matched.entry;
+        const params = matched.params;
         (ctx.request as { params?: Record<string, string> }).params = params;
         (ctx as { params?: Record<string, string> }).params = params;
         measured = await routeWork(ctx as TownContext, entry);

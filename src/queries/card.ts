@@ -11,7 +11,7 @@ import type { Program } from '../cards/program.js';
 import { defaultOptions } from '../cards/kernel/options.js';
 import { TownError } from '../contract/town-error.js';
 import type { CardDoc, PackageDoc } from '../projections/cards.js';
-import { packageOf, programOf, visibleCardDoc, type WorldReads } from './world-reads.js';
+import { canRead, keptCardDoc, packageOf, programOf, unseenCard, visibleCardDoc, type WorldReads } from './world-reads.js';
 
 /** Methods that are never offered as templates (spec 2.4). */
 const unlisted = new Set(['receive', 'render', 'page', 'publishPage']);
@@ -40,21 +40,91 @@ export async function shownCard(r: WorldReads, id: string, principal: string): P
   const pkg = await packageOf(r, card.pin);
   const program = pkg ? programOf(r, pkg) : undefined;
   const shown: ShownCard = { card, pkg, program };
-  if (program?.methods.some((m) => m.kind === 'view' && m.name === 'paint')) {
-    const drawn = program.view('paint', card.state, principal, defaultOptions.budget);
-    if (!drawn.ok) {
-      const f = drawn.refusal;
-      const why = f.class === 'cardRefused' ? `refused ${f.clause}: ${f.reading}` : f.reason;
-      throw new TownError('denied', `${id} will not be shown to you: ${why}`, { fields: { object: id } });
-    }
-    if (drawn.result.tag === 'label') shown.paint = drawn.result.value;
-  }
+  const paint = paintFor(r, card, program, principal, id);
+  if (paint !== undefined) shown.paint = paint;
   return shown;
 }
 
-export async function objectReply(r: WorldReads, id: string, principal: string) {
+/** What a viewer is shown of a card: its paint (when it draws a label), or why it refuses. */
+type Shown = { paint?: string; denied?: string };
+
+/**
+ * What each viewer was shown of a kept document (kept-cards.ts). A view reads only the card's
+ * state and the viewer, so it is drawn once per document and viewer, not on every read.
+ */
+const shownTo = new WeakMap<CardDoc, Map<string, Shown>>();
+const viewersKept = 1024;
+
+/** The card's `paint` view drawn for `principal`; `denied` when it refuses them. */
+function paintFor(r: WorldReads, card: CardDoc, program: Program | undefined, principal: string, id: string): string | undefined {
+  const viewers = r.kept !== undefined ? shownTo.get(card) : undefined;
+  let shown = viewers?.get(principal);
+  if (shown === undefined) {
+    shown = draw(card, program, principal);
+    if (r.kept !== undefined) {
+      if (viewers === undefined) shownTo.set(card, new Map([[principal, shown]]));
+      else {
+        if (viewers.size >= viewersKept) viewers.clear();
+        viewers.set(principal, shown);
+      }
+    }
+  }
+  if (shown.denied !== undefined) throw deniedCard(id, shown.denied);
+  return shown.paint;
+}
+
+function deniedCard(id: string, why: string): TownError {
+  return new TownError('denied', `${id} will not be shown to you: ${why}`, { fields: { object: id } });
+}
+
+function draw(card: CardDoc, program: Program | undefined, principal: string): Shown {
+  if (!program?.methods.some((m) => m.kind === 'view' && m.name === 'paint')) return {};
+  const drawn = program.view('paint', card.state, principal, defaultOptions.budget);
+  if (!drawn.ok) {
+    const f = drawn.refusal;
+    return { denied: f.class === 'cardRefused' ? `refused ${f.clause}: ${f.reading}` : f.reason };
+  }
+  return drawn.result.tag === 'label' ? { paint: drawn.result.value } : {};
+}
+
+export interface ObjectReply {
+  id: string;
+  kind: string;
+  state: CardDoc['state'];
+  version: number;
+  _actions: Record<string, string>;
+}
+
+/** The object replies of kept documents: the same for every viewer who may be shown the card. */
+const objectReplies = new WeakMap<CardDoc, ObjectReply>();
+
+/**
+ * `GET world/{object}`'s fields. For a kept document (kept-cards.ts) the same frozen object is
+ * answered to every viewer until the card changes, so its serialisation can be kept too.
+ */
+export function objectReply(r: WorldReads, id: string, principal: string): ObjectReply | Promise<ObjectReply> {
+  // The usual read, a kept card this viewer was shown before: answered here, without a promise.
+  const kept = keptCardDoc(r, id);
+  if (kept !== undefined) {
+    if (!canRead(kept, principal)) throw unseenCard(id);
+    const reply = objectReplies.get(kept);
+    const shown = reply && shownTo.get(kept)?.get(principal);
+    if (shown !== undefined) {
+      if (shown.denied !== undefined) throw deniedCard(id, shown.denied);
+      return reply!;
+    }
+  }
+  return madeObjectReply(r, id, principal);
+}
+
+async function madeObjectReply(r: WorldReads, id: string, principal: string): Promise<ObjectReply> {
   const { card, pkg } = await shownCard(r, id, principal);
-  return { id: card.id, kind: card.kind, state: card.state, version: card.version, _actions: actionsOf(pkg) };
+  let reply = r.kept !== undefined ? objectReplies.get(card) : undefined;
+  if (reply === undefined) {
+    reply = { id: card.id, kind: card.kind, state: card.state, version: card.version, _actions: actionsOf(pkg) };
+    if (r.kept !== undefined) objectReplies.set(card, Object.freeze(reply));
+  }
+  return reply;
 }
 
 /** Who a principal is on a card: its guest name (`guest:host:ann` → ann), or as it is. */

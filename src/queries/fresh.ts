@@ -17,6 +17,11 @@ export interface CheckpointWaits {
   wait(projection: ProjectionName, position: bigint, timeoutMs: number): Promise<boolean>;
   /** Resolves when any read model moves, or after `timeoutMs`. */
   changed(timeoutMs: number): Promise<void>;
+  /**
+   * The position `projection` has folded and committed as this process knows it, when its
+   * projector runs here (what kept reads are kept under: kept-cards.ts); absent otherwise.
+   */
+  folded?(projection: ProjectionName): bigint | undefined;
 }
 
 /** Projectors running in this process. */
@@ -24,6 +29,8 @@ export function inProcessWaits(projectors: ProjectorHandle[]): CheckpointWaits {
   const of = (name: string) => projectors.find((p) => p.names.includes(name));
   return {
     wait: (projection, position, timeoutMs) => of(projection)?.waitFor(position, timeoutMs) ?? Promise.resolve(false),
+    // The projector's own checkpoint (every unit it commits moves it), not the projection's alone.
+    folded: (projection) => of(projection)?.checkpoint,
     changed: (timeoutMs) =>
       new Promise<void>((resolve) => {
         const offs: (() => void)[] = [];
@@ -66,11 +73,15 @@ export class ReadYourWrites {
     if (this.last.size > this.remembered) this.last.delete(this.last.keys().next().value!);
   }
 
-  /** Waits until `projection` shows `principal`'s latest turn (or the bound passes). */
-  async settle(principal: string, projection: ProjectionName): Promise<boolean> {
+  /**
+   * Waits until `projection` shows `principal`'s latest turn (or the bound passes). `true` at
+   * once, without a promise, when it shows it already (the usual read).
+   */
+  settle(principal: string, projection: ProjectionName): true | Promise<boolean> {
     const position = this.last.get(principal);
     if (position === undefined) return true;
-    const ok = await this.waits.wait(projection, position, this.timeoutMs);
-    return ok;
+    const folded = this.waits.folded?.(projection);
+    if (folded !== undefined && folded >= position) return true;
+    return this.waits.wait(projection, position, this.timeoutMs);
   }
 }

@@ -12,6 +12,7 @@ import { cardDoc as projectedCardDoc, cardDocs, packageDocs, type CardDoc, type 
 import { worldKey } from '../projections/entries.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { EventStore } from '../stores/event-store.js';
+import type { KeptCards } from './kept-cards.js';
 
 export interface WorldReads {
   reads: ReadStore;
@@ -30,6 +31,8 @@ export interface WorldReads {
    * (`lazyCardDoc`), exactly as the cards projection would have made it.
    */
   state?: () => World;
+  /** The town's card documents kept between reads (kept-cards.ts); only the town's reads have it. */
+  kept?: KeptCards;
 }
 
 const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();
@@ -77,7 +80,26 @@ export async function cardDoc(r: WorldReads, id: string): Promise<CardDoc | null
     const card = r.state().cards.get(id);
     return card ? lazyCardDoc(r, card) : null;
   }
-  return cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+  const kept = r.kept;
+  if (kept === undefined || kept.world !== r.world) return cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+  const hit = kept.get(r.reads, id);
+  if (hit !== undefined) return hit;
+  // The checkpoint before the read: the document read is at least as new as it.
+  const at = kept.folded();
+  const generation = r.reads.generation;
+  const doc = await cardDocs.in(r.reads).findOne({ _id: worldKey(r.world, id) });
+  return at === undefined ? doc : kept.keep(id, at, generation, doc);
+}
+
+/** The card's kept document (kept-cards.ts) when it is still good: no read, no promise. */
+export function keptCardDoc(r: WorldReads, id: string): CardDoc | undefined {
+  const kept = r.kept;
+  return kept !== undefined && kept.world === r.world && r.state === undefined ? kept.get(r.reads, id) : undefined;
+}
+
+/** The refusal for a card that is absent or that the caller may not see: the same for both. */
+export function unseenCard(id: string): TownError {
+  return new TownError('unknown', `no card ${JSON.stringify(id)} that you may see`, { hintHref: '/AGENTS.md/world' });
 }
 
 /** Is there a card `id` that `principal` may see? (false alike for absent and unseen) */
@@ -89,9 +111,7 @@ export async function maySee(r: WorldReads, id: string, principal: string): Prom
 /** The card as `principal` may see it; `unknown` (404) alike for absent and unseen. */
 export async function visibleCardDoc(r: WorldReads, id: string, principal: string): Promise<CardDoc> {
   const doc = await cardDoc(r, id);
-  if (!doc || !canRead(doc, principal)) {
-    throw new TownError('unknown', `no card ${JSON.stringify(id)} that you may see`, { hintHref: '/AGENTS.md/world' });
-  }
+  if (!doc || !canRead(doc, principal)) throw unseenCard(id);
   return doc;
 }
 

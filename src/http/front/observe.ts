@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Stream } from 'node:stream';
+import { pino } from 'pino';
 import { TownError } from '../../contract/town-error.js';
 import type { RouteMeter, TownMetrics } from '../../operations/metrics.js';
 import { principalHasher, type TownLog } from '../../operations/log.js';
@@ -40,6 +41,7 @@ export class FrontObserver {
   private readonly metrics: TownMetrics | undefined;
   private readonly hash: (principal: string) => string;
   readonly unmatched: RouteMeter | undefined;
+  private readonly direct: RequestLine | undefined;
 
   constructor(o: Observation) {
     // LOG_LEVEL is read once: above info, no request line is even built.
@@ -48,6 +50,7 @@ export class FrontObserver {
     // Never the principal itself: without the town's hasher, one keyed by this process alone.
     this.hash = o.principalHash ?? principalHasher(randomBytes(32));
     this.unmatched = o.metrics?.meter(unmatchedRoute);
+    this.direct = this.log ? requestLine(this.log) : undefined;
   }
 
   /** A route's meter, made once when the app is built. */
@@ -77,6 +80,10 @@ export class FrontObserver {
     if (!this.log) return;
     const caller = state.caller;
     const rounded = Math.round(ms * 100) / 100;
+    if (this.direct) {
+      this.direct(state.requestId, ctx.method, route, status, rounded, caller ? this.hash(caller.principal) : undefined);
+      return;
+    }
     this.log.info(
       caller
         ? { req: state.requestId, method: ctx.method, route, status, ms: rounded, principal: this.hash(caller.principal) }
@@ -90,4 +97,59 @@ export class FrontObserver {
     gauge.inc({ route });
     ctx.res.once('close', () => gauge.dec({ route }));
   }
+}
+
+type RequestLine = (req: string, method: string, route: string, status: number, ms: number, principal: string | undefined) => void;
+
+/** The fields of a request line, and its message, as pino names them. */
+const lineKeys = ['req', 'method', 'route', 'status', 'ms', 'principal'];
+
+/**
+ * The request line written as pino writes `log.info({req, method, route, status, ms, principal},
+ * 'request')`, byte for byte, from pino's own pieces (level, time, bindings, end), without its
+ * general path: every request writes one, and pino's key-by-key work was most of what a read
+ * spent on its line. Only for a logger with nothing that would change the line: no mixin, log
+ * formatter, hook, nested key, message prefix, serializer or redaction of these fields, and a
+ * destination that takes plain lines; for any other, undefined (pino's own call is used).
+ * The values are the front's own: names, numbers, and a request id limited to plain characters.
+ */
+export function requestLine(log: TownLog): RequestLine | undefined {
+  const s = pino.symbols;
+  const at = log as unknown as Record<symbol, unknown>;
+  const serializers = (at[s.serializersSym] ?? {}) as Record<string, unknown>;
+  const stringifiers = (at[s.stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
+  const formatters = (at[s.formattersSym] ?? {}) as { log?: unknown };
+  const hooks = (at[s.hooksSym] ?? {}) as { logMethod?: unknown; streamWrite?: unknown };
+  const stream = at[s.streamSym] as { write?: (line: string) => unknown } & Record<symbol, unknown>;
+  const messageKey = at[s.messageKeySym];
+  const time = at[s.timeSym] as (() => string) | undefined;
+  const level = (at[s.lsCacheSym] as Record<number, string> | undefined)?.[30];
+  const chindings = at[s.chindingsSym];
+  const end = at[s.endSym];
+  const plain =
+    !at[s.mixinSym] &&
+    !formatters.log &&
+    !hooks.logMethod &&
+    !hooks.streamWrite &&
+    !at[s.nestedKeySym] &&
+    !at[(s as unknown as Record<string, symbol>).msgPrefixSym!] &&
+    stringifiers[s.wildcardFirstSym] === undefined &&
+    typeof messageKey === 'string' &&
+    [...lineKeys, messageKey].every((k) => serializers[k] === undefined && stringifiers[k] === undefined) &&
+    typeof time === 'function' &&
+    typeof level === 'string' &&
+    typeof chindings === 'string' &&
+    typeof end === 'string' &&
+    typeof stream?.write === 'function' &&
+    stream[s.needsMetadataGsym] !== true;
+  if (!plain) return undefined;
+  const message = `,${JSON.stringify(messageKey)}:"request"${end}`;
+  // Called with pino's own `this`, as pino calls it.
+  const now = time.bind(log);
+  return (req, method, route, status, ms, principal) => {
+    const tail = principal === undefined ? message : `,"principal":${JSON.stringify(principal)}${message}`;
+    stream.write!(
+      `${level}${now()}${chindings},"req":${JSON.stringify(req)},"method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"ms":${Number.isFinite(ms) ? ms : null}${tail}`,
+    );
+  };
 }

@@ -7,7 +7,7 @@ import { Stream } from 'node:stream';
 import { limits } from '../../contract/limits.js';
 import { TownError } from '../../contract/town-error.js';
 import type { TownContext } from '../handler.js';
-import { type Links, replyLinks, selfLinksJson } from '../links.js';
+import { apiHref, type Links, replyLinks, selfLinksJson } from '../links.js';
 
 /** Serialise a JSON reply (once) and refuse one over the reply limit. Streams are not measured. */
 export function finishReply(ctx: TownContext): void {
@@ -42,6 +42,33 @@ export function replyObject(self: string, out: Record<string, unknown>): Record<
   return { ...rest, _links: replyLinks(self, _links) };
 }
 
+/** A prepared reply's text around its `self` href (preparedReply). */
+interface Prepared {
+  head: string;
+  tail: string;
+}
+
+const preparedTexts = new WeakMap<object, Prepared>();
+
+/**
+ * Marks a handler's reply object as answered again and again unchanged (a kept card's reply,
+ * src/queries/kept-cards.ts): its text is made here once, and jsonReply only puts each request's
+ * `self` href into it. The text is exactly what jsonReply makes of the object otherwise. The
+ * object is frozen, as it must not change once its text is made. A reply whose own links name
+ * `self` or `api` is left as it is (they override the front's, which the text does not follow).
+ */
+export function preparedReply<T extends Record<string, unknown>>(out: T): T {
+  const { _links, ...rest } = out as { _links?: Links };
+  if (Object.getPrototypeOf(out) !== Object.prototype || 'toJSON' in out || (_links !== undefined && ('self' in _links || 'api' in _links))) return out;
+  const fields = JSON.stringify(rest);
+  const own = JSON.stringify(_links ?? {});
+  preparedTexts.set(out, {
+    head: `${fields.length === 2 ? '{' : `${fields.slice(0, -1)},`}"_links":{"self":{"href":`,
+    tail: `},"api":${JSON.stringify({ href: apiHref })}${own.length === 2 ? '' : `,${own.slice(1, -1)}`}}}`,
+  });
+  return Object.freeze(out);
+}
+
 /** Refuses a reply of `size` bytes over the reply limit (replyTooLarge). */
 export const measureReply = measure;
 
@@ -52,8 +79,11 @@ export const measureReply = measure;
  */
 export function jsonReply(ctx: TownContext, out: Record<string, unknown>): void {
   let text: string;
-  const proto: unknown = Object.getPrototypeOf(out);
-  if ((proto !== Object.prototype && proto !== null) || '_links' in out || 'toJSON' in out) {
+  const kept = preparedTexts.get(out);
+  const proto: unknown = kept === undefined ? Object.getPrototypeOf(out) : undefined;
+  if (kept !== undefined) {
+    text = kept.head + JSON.stringify(ctx.originalUrl) + kept.tail;
+  } else if ((proto !== Object.prototype && proto !== null) || '_links' in out || 'toJSON' in out) {
     const { _links, ...rest } = out as { _links?: Links };
     text = JSON.stringify({ ...rest, _links: replyLinks(ctx.originalUrl, _links) });
   } else {

@@ -24,6 +24,7 @@ import { receiptByIntent, receiptBySlug } from '../../queries/receipt.js';
 import { sourceReply } from '../../queries/source.js';
 import { listWorld } from '../../queries/world.js';
 import { spellableId, type WorldReads } from '../../queries/world-reads.js';
+import { KeptCards } from '../../queries/kept-cards.js';
 import { guestDocs, type GuestDoc } from '../../projections/guests.js';
 import type { ProjectionName } from '../../projections/index.js';
 import type { ReadStore } from '../../stores/read-store.js';
@@ -34,6 +35,7 @@ import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Clock } from '../../contract/clock.js';
 import { links } from '../links.js';
+import { preparedReply } from '../front/reply.js';
 import { heapPrefix, heapWorld, hrefOf, type ScratchBase } from '../routes.js';
 
 export interface WorldDeps {
@@ -112,10 +114,21 @@ export type WorldRoute = 'world' | 'object' | 'card' | 'source' | 'turn' | 'rece
 
 export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const { service, fresh } = deps;
+  const folded = fresh.waits.folded;
   const town: WorldAt = {
     service,
-    reads: { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock },
+    reads: {
+      reads: deps.reads,
+      events: deps.events,
+      programs: deps.programs,
+      world: service.world,
+      clock: deps.clock,
+      // Card documents are kept between reads where the cards projection's checkpoint is known here.
+      ...(folded ? { kept: new KeptCards(service.world, () => folded('cards')) } : {}),
+    },
   };
+  /** The object replies of kept cards, with their links (town reads only: links stay in the town). */
+  const linked = new WeakMap<object, Record<string, unknown>>();
   const at = (ctx: TownContext & { state: { caller: Caller } }) => worldAt(deps, town, ctx.state.caller, ctx.state.scratch);
 
   /** Read-your-writes: the projection a read uses shows the caller's own latest turn. */
@@ -133,11 +146,21 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
 
     async object(ctx) {
       const caller = ctx.state.caller;
-      const w = await at(ctx);
+      // The usual read (the town, nothing to wait for, a kept card) takes no promise but this one.
+      const w = ctx.state.scratch === undefined ? town : await at(ctx);
       const id = spellableId(ctx.params.object);
-      await settled(caller, 'cards');
-      const reply = await objectReply(w.reads, id, caller.principal);
-      return { ...reply, _links: links({ card: hrefIn(w.scratch, 'card', { object: id }), source: hrefIn(w.scratch, 'source', { object: id }) }) };
+      const ready = settled(caller, 'cards');
+      if (ready !== true) await ready;
+      const made = objectReply(w.reads, id, caller.principal);
+      const reply = made instanceof Promise ? await made : made;
+      // A kept card's reply (src/queries/kept-cards.ts) is one object until the card changes: its
+      // links and text are made once with it.
+      let out = w.reads.kept !== undefined ? linked.get(reply) : undefined;
+      if (out === undefined) {
+        out = { ...reply, _links: links({ card: hrefIn(w.scratch, 'card', { object: id }), source: hrefIn(w.scratch, 'source', { object: id }) }) };
+        if (w.reads.kept !== undefined) linked.set(reply, preparedReply(out));
+      }
+      return out;
     },
 
     async card(ctx) {
@@ -247,7 +270,9 @@ export async function worldAt(deps: Pick<WorldDeps, 'scratches'>, town: WorldAt,
   const s = scratch === heapWorld ? await deps.scratches.heap(caller) : await deps.scratches.world(caller, scratch);
   // A fork reading through to the town has documents only for the cards it made: its cards are read from its state.
   const state = s.service.readsThrough ? () => s.service.committed : undefined;
-  return { service: s.service, reads: { ...town.reads, world: s.id, label: s.world, ...(state ? { state } : {}) }, scratch };
+  // The town's kept cards are the town's alone.
+  const { kept: _townOnly, ...reads } = town.reads;
+  return { service: s.service, reads: { ...reads, world: s.id, label: s.world, ...(state ? { state } : {}) }, scratch };
 }
 
 /** `me.turns` (spec 2.7): turns the guest may still start before the clock hour turns. */
