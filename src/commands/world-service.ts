@@ -22,7 +22,7 @@ import type { Command } from '../cards/kernel/commands.js';
 import { worldDecider } from '../cards/kernel/decide.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import type { KernelOptions } from '../cards/kernel/options.js';
-import { answerOf, type Answer, type Outcome } from '../cards/kernel/outcome.js';
+import { answerOf, needsFirst, type Answer, type Outcome } from '../cards/kernel/outcome.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { refusedBody } from '../cards/kernel/receipt.js';
 import { layered, type World } from '../cards/kernel/world.js';
@@ -403,7 +403,8 @@ export class WorldService {
   private answer(w: Waiter, position: bigint | undefined): void {
     const rest = { position, height: this.height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) };
     const outcome = w.outcome!;
-    if (outcome.kind !== 'repeat') return w.resolve({ outcome, ...rest });
+    // A repeat of a pre-carry intent is answered with its pointer: this journal does not hold it.
+    if (!needsFirst(outcome)) return w.resolve({ outcome: answerOf(outcome), ...rest });
     // A repeat is answered once everything it saw is durable, its first entry included: read it back.
     const reading = this.entryAt(outcome.first.height)
       .then((first) => w.resolve({ outcome: answerOf(outcome, first), ...rest }))

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { blankWorld, type World } from '../cards/kernel/world.js';
 import { LazyMap } from './lazy-map.js';
+import { decodePast, encodePast, type Past } from '../cards/kernel/past.js';
 
 /** Bumped whenever World's shape or evolve's meaning changes, so old snapshots are ignored. */
 export const snapshotFormat = 'town-world-4';
@@ -49,6 +50,8 @@ export function* encodeSnapshot(s: Snapshot): Generator<string> {
   const maps: string[] = [];
   for (const [k, v] of Object.entries(s.world)) {
     if (v instanceof Map) maps.push(k);
+    // a carried past is three binary tables: base64 (a few MB for a long past, one line)
+    else if (k === 'past') plain[k] = v === undefined ? undefined : encodePast(v as Past);
     else plain[k] = v;
   }
   yield JSON.stringify({ format: s.format, lastCid: s.lastCid, plain, maps } satisfies Header);
@@ -90,6 +93,7 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   const header = JSON.parse(line() ?? 'null') as Header | null;
   if (typeof header?.format !== 'string' || typeof header.lastCid !== 'string' || !Array.isArray(header.maps)) return undefined;
   const world = { ...blankWorld(), ...header.plain } as unknown as Record<string, unknown>;
+  if (world.past !== undefined) world.past = decodePast(world.past as Parameters<typeof decodePast>[0]);
   let current: Map<unknown, unknown> | undefined;
   let lazy: LazyMap<unknown, unknown> | undefined;
   while (at < bytes.length) {
