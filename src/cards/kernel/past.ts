@@ -97,36 +97,58 @@ for (const [i, c] of [...'abcdefghijklmnopqrstuvwxyz234567'].entries()) base32In
  * older past when there is one. Throws on a gap: a past with a hole would misname heights.
  */
 export function pastOfEntries(entries: Iterable<Entry>, epoch: Omit<PastEpoch, 'to'>, older?: Past): Past {
-  const from = older ? older.epochs[older.epochs.length - 1]!.to : 0;
-  if (epoch.from !== from) throw new Error(`epoch ${epoch.epoch} starts at height ${epoch.from}, the past ends at ${from}`);
-  const digests: Buffer[] = older ? [older.digests] : [];
-  const slugPairs: number[] = [];
-  const intents: Buffer[] = [];
-  let height = from;
-  for (const entry of entries) {
-    if (entry.height !== height) throw new Error(`the past of epoch ${epoch.epoch} has entry ${entry.height} where ${height} was due`);
+  const builder = new PastBuilder(epoch, older);
+  for (const entry of entries) builder.add(entry);
+  return builder.finish();
+}
+
+/** The same, one entry at a time (an archive is read as a stream, never held whole). */
+export class PastBuilder {
+  private readonly digests: Buffer[] = [];
+  private readonly slugPairs: number[] = [];
+  private readonly intents: Buffer[] = [];
+  private height: number;
+
+  constructor(
+    private readonly epoch: Omit<PastEpoch, 'to'>,
+    private readonly older?: Past,
+  ) {
+    const from = older ? pastEnd(older) : 0;
+    if (epoch.from !== from) throw new Error(`epoch ${epoch.epoch} starts at height ${epoch.from}, the past ends at ${from}`);
+    if (older) this.digests.push(older.digests);
+    this.height = from;
+  }
+
+  add(entry: Entry): void {
+    const height = this.height;
+    if (entry.height !== height) throw new Error(`the past of epoch ${this.epoch.epoch} has entry ${entry.height} where ${height} was due`);
     const digest = digestOfCid(entry.cid);
     if (!digest) throw new Error(`entry ${entry.height} has no sha2-256 content id: ${entry.cid}`);
-    digests.push(digest);
-    slugPairs.push(slugNumberOfDigest(digest), height);
+    this.digests.push(digest);
+    this.slugPairs.push(slugNumberOfDigest(digest), height);
     if (entry.intent) {
       const rec = Buffer.alloc(intentBytes);
       keyHash(entry.principal, entry.intent.intent).copy(rec, 0);
       fingerprintHash(entry.intent.fingerprint).copy(rec, 8);
       rec[15] = entry.receipt.status === 'refused' ? 1 : 0;
       rec.writeUInt32BE(height, 16);
-      intents.push(rec);
+      this.intents.push(rec);
     }
-    height++;
+    this.height++;
   }
-  const newSlugs = sortedPairs(slugPairs);
-  intents.sort((a, b) => a.compare(b, 0, 8, 0, 8));
-  return {
-    epochs: [...(older?.epochs ?? []), { ...epoch, to: height }],
-    digests: Buffer.concat(digests),
-    slugs: older ? mergePairs(older.slugs, newSlugs) : newSlugs,
-    intents: older ? mergeIntents(older.intents, Buffer.concat(intents)) : Buffer.concat(intents),
-  };
+
+  finish(): Past {
+    const { older } = this;
+    const slugs = sortedPairs(this.slugPairs);
+    this.intents.sort((a, b) => a.compare(b, 0, 8, 0, 8));
+    const intents = Buffer.concat(this.intents);
+    return {
+      epochs: [...(older?.epochs ?? []), { ...this.epoch, to: this.height }],
+      digests: Buffer.concat(this.digests),
+      slugs: older ? mergePairs(older.slugs, slugs) : slugs,
+      intents: older ? mergeIntents(older.intents, intents) : intents,
+    };
+  }
 }
 
 const slugNumberOfDigest = (d: Uint8Array) => (d[0]! << 13) | (d[1]! << 5) | (d[2]! >> 3);
