@@ -7,10 +7,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Command } from '../../../src/cards/kernel/commands.js';
-import { carryWorld, presentDigest, presentMaps } from '../../../src/cards/kernel/carry.js';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { carryEntry, carryWorld, presentDigest, presentMaps } from '../../../src/cards/kernel/carry.js';
+import { EntryC } from '../../../src/cards/kernel/entry.js';
+import { evolve } from '../../../src/cards/kernel/evolve.js';
 import type { Entry } from '../../../src/cards/kernel/entry.js';
 import type { Answer } from '../../../src/cards/kernel/outcome.js';
-import { cidText } from '../../../src/cards/kernel/content-id.js';
+import { cidText, contentId } from '../../../src/cards/kernel/content-id.js';
 import {
   decodePast,
   digestOfCid,
@@ -25,7 +28,7 @@ import {
   type Past,
 } from '../../../src/cards/kernel/past.js';
 import { decodeSnapshot, encodeSnapshot } from '../../../src/commands/world-snapshot.js';
-import { layered, type World } from '../../../src/cards/kernel/world.js';
+import { blankWorld, layered, type World } from '../../../src/cards/kernel/world.js';
 import { Harness, ann } from './harness.js';
 import { play, randomCommand } from './random-play.js';
 import { rng } from './random.js';
@@ -175,6 +178,35 @@ test('the past round-trips through its plain form and the snapshot; it is small'
   torn.digests = torn.digests.slice(0, 40);
   assert.throws(() => decodePast(torn), /does not add up/);
   assert.ok(pastBytes(past0) <= 60 * H, `${pastBytes(past0)} bytes for ${H} entries`);
+});
+
+test('the carry entry: a new epoch replayed alone from it is the carried world, and decides alike', () => {
+  const entry = carryEntry(h.world, past0, 1, { file: archive, sha256: 'f'.repeat(64), height: H, digest: presentDigest(h.world) }, h.clock);
+  // what a store hands back: JSON, decoded by the entry codec; its content id is its body's
+  const stored = EntryC.decode(JSON.parse(JSON.stringify(entry)));
+  assert.ok(isRight(stored));
+  const back = (stored as { right: Entry }).right;
+  const { cid, slug, ...body } = back;
+  assert.equal(contentId(body), { cid, slug });
+  assert.is(back.height, H);
+  const alone = evolve(blankWorld(), back);
+  const live = evolve(layered(h.world), back);
+  for (const w of [alone, live]) {
+    assert.is(w.height, H + 1);
+    for (const name of presentMaps) assert.equal([...w[name]], [...carried[name]], name);
+    assertSamePast(w.past!, past0);
+    assert.equal([...w.receipts.keys()], [entry.cid], 'only the carry entry’s own receipt');
+    assert.is(w.intents.size, 0);
+  }
+  assert.is(snapshot(alone), snapshot(live));
+  // a journal gap is still a gap, and only a carry may begin a blank world at a height
+  assert.throws(() => evolve(blankWorld(), h.journal[5]!), /does not follow/);
+  assert.throws(() => evolve(layered(h.world), { ...back, height: H + 3 }), /does not follow/);
+  assert.throws(() => carryEntry(h.world, past0, 1, { file: archive, sha256: '', height: H - 1, digest: '' }, h.clock), /needs a past and an archive/);
+  // pre-carry promises hold on the replayed epoch
+  const { command, entry: first } = firsts[firsts.length - 1]!;
+  const o = decideOn(alone, command);
+  assert.is(o.kind === 'repeat' && o.receipt.carried?.cid, first.cid);
 });
 
 function assertSamePast(a: Past, b: Past): void {
