@@ -29,6 +29,7 @@ import { layered, type World } from '../cards/kernel/world.js';
 import { type Pin, WorldHistory } from '../cards/kernel/history.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
+import { currentEpoch } from '../events/epochs.js';
 import { decodeWorldEntry, encodedEntryEvent, entryEvent, worldStream } from '../events/world.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
@@ -118,7 +119,10 @@ const emptyBatch = (): Batch => ({ entries: [], events: [], sizes: [], bytes: 0,
 
 export class WorldService {
   readonly world: string;
-  readonly stream: string;
+  /** The journal stream of the current epoch (`world-<world>`, or `…@<start>` after a carry). */
+  stream: string;
+  /** Height of the current epoch's first entry: an entry's stream revision is its height minus this. */
+  private start = 0;
   /** The committed world; never changed while the speculative layer lies over it. */
   private base: World = initialState();
   /** Committed entries not yet folded into `base`. */
@@ -164,9 +168,13 @@ export class WorldService {
 
   /** Loads the snapshot (when it fits the journal), replays the rest, founds an empty world. */
   async open(): Promise<void> {
+    const epoch = await currentEpoch(this.o.events, this.world);
+    this.stream = epoch.stream;
+    this.start = epoch.start;
     const snap = this.snapshots.load(this.world);
-    if (snap && snap.world.height > 0) {
-      const at = await this.o.events.readStream(this.stream, { fromRevision: BigInt(snap.world.height - 1), maxCount: 1 });
+    // a snapshot of an epoch before the current one does not fit its journal
+    if (snap && snap.world.height > this.start) {
+      const at = await this.o.events.readStream(this.stream, { fromRevision: this.revisionOf(snap.world.height - 1), maxCount: 1 });
       const same = at[0] !== undefined && decodeWorldEntry(at[0]).cid === snap.lastCid;
       if (same) {
         this.base = snap.world;
@@ -176,7 +184,9 @@ export class WorldService {
       }
     }
     await this.catchUp();
-    if (this.base.height === 0) await this.found();
+    if (this.base.height === 0 && this.start === 0) await this.found();
+    if (this.base.height <= this.start && this.start > 0)
+      throw new Error(`${this.stream} holds no carry entry: the epoch pointer names an epoch that was never begun`);
     if (this.base.height - this.snapshotHeight >= Math.min(this.snapshotEvery, 5_000)) this.snapshot();
     this.spec = layered(this.base);
   }
@@ -351,7 +361,7 @@ export class WorldService {
     const out = this.takeNext();
     this.inflight.push(out);
     const first = out.entries[0]!.height;
-    const expected = first === 0 ? ('noStream' as const) : BigInt(first - 1);
+    const expected = first === 0 ? ('noStream' as const) : this.revisionOf(first - 1);
     const issued = performance.now();
     const took = () => {
       if (this.appendMs.length >= 1024) this.appendMs.shift();
@@ -415,7 +425,8 @@ export class WorldService {
 
   /** The durable entry at `height` of this world's journal (its stream revision is its height). */
   private async entryAt(height: number): Promise<Entry | undefined> {
-    const [event] = await this.o.events.readStream(this.stream, { fromRevision: BigInt(height), maxCount: 1 });
+    if (height < this.start) return undefined; // before a carry: the past answers for it, not this journal
+    const [event] = await this.o.events.readStream(this.stream, { fromRevision: this.revisionOf(height), maxCount: 1 });
     return event ? decodeWorldEntry(event) : undefined;
   }
 
@@ -513,7 +524,11 @@ export class WorldService {
   /** Reads the stream after the committed height into the base. */
   private async catchUp(): Promise<void> {
     for (;;) {
-      const page = await this.o.events.readStream(this.stream, { fromRevision: BigInt(this.base.height), maxCount: 2048 });
+      // a blank world reads an epoch from its carry entry, at revision 0
+      const page = await this.o.events.readStream(this.stream, {
+        fromRevision: this.base.height < this.start ? 0n : this.revisionOf(this.base.height),
+        maxCount: 2048,
+      });
       for (const recorded of page) {
         const entry = decodeWorldEntry(recorded);
         if (entry.height === 0 && entry.from?.through) {
@@ -528,6 +543,11 @@ export class WorldService {
       }
       if (page.length < 2048) return;
     }
+  }
+
+  /** Where the entry at `height` lies in the current epoch's stream. */
+  private revisionOf(height: number): bigint {
+    return BigInt(height - this.start);
   }
 
   private async found(): Promise<void> {

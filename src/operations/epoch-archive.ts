@@ -46,7 +46,7 @@ export class ArchiveInvalid extends Error {
 export async function writeArchive(
   file: string,
   entries: AsyncIterable<Entry> | Iterable<Entry>,
-  meta: { town: string; epoch: number; from: number; digest: string },
+  meta: { town: string; epoch: number; from: number; digest: string | (() => string) },
 ): Promise<Trailer> {
   const temp = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(temp, 'w');
@@ -71,7 +71,9 @@ export async function writeArchive(
       height++;
     }
     flush();
-    const trailer: Trailer = { format: 'town-epoch-archive-1', ...meta, height, count: height - meta.from, sha256: hash.digest('hex') };
+    // the digest may be known only once every entry has passed (a carry folds them as they do)
+    const digest = typeof meta.digest === 'string' ? meta.digest : meta.digest();
+    const trailer: Trailer = { format: 'town-epoch-archive-1', ...meta, digest, height, count: height - meta.from, sha256: hash.digest('hex') };
     fs.writeSync(fd, `${JSON.stringify({ trailer })}\n`);
     fs.fsyncSync(fd);
     fs.closeSync(fd);

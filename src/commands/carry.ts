@@ -1,0 +1,100 @@
+/**
+ * A carry of a world's journal into a new epoch, on a store no world service writes to (the
+ * operator's, with the town stopped). In order, each step safe to be killed after:
+ *
+ * 1. read the current epoch whole, folding it into its world and writing it to the archive
+ *    (`<dir>/<world>-epoch-<n>.ndjson`, renamed into place once synced), then verify the archive
+ *    as a reader would, building the past from it;
+ * 2. append the carry entry as the first event of `world-<world>@<height>` (expected: no
+ *    stream). Found there already (a carry killed after this step): the epoch ended at the same
+ *    height, so it is the same world; it is kept when it names the same archive bytes;
+ * 3. move the epoch pointer (expected: the revision it was read at).
+ *
+ * Until step 3 the old epoch is the journal, whole; after it the new one is. Turns the old epoch
+ * took after a killed carry move its height, so the next carry lands on another stream.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { carryEntry, presentDigest } from '../cards/kernel/carry.js';
+import type { Entry } from '../cards/kernel/entry.js';
+import { evolve } from '../cards/kernel/evolve.js';
+import { pastEnd } from '../cards/kernel/past.js';
+import { blankWorld, type World } from '../cards/kernel/world.js';
+import { currentEpoch, epochBegunEvent, epochPointerStream } from '../events/epochs.js';
+import { decodeWorldEntry, entryEvent, epochStream } from '../events/world.js';
+import { pastOfArchive, writeArchive } from '../operations/epoch-archive.js';
+import { type EventStore, WrongExpectedVersion } from '../stores/event-store.js';
+
+export interface CarryOptions {
+  events: EventStore;
+  world: string;
+  /** Where archives are kept (the town's `<TOWN_DATA>/archive`). */
+  archiveDir: string;
+  clock: () => number;
+  /** Told as each step is done (the kill test waits on these). */
+  onStep?: (step: 'archived' | 'journaled' | 'pointed') => void | Promise<void>;
+}
+
+export interface Carried {
+  epoch: number;
+  /** The height of the carry entry: the first of the new epoch. */
+  height: number;
+  archive: string;
+  sha256: string;
+  /** Entries the old epoch held. */
+  entries: number;
+  entry: Entry;
+}
+
+export async function carry(o: CarryOptions): Promise<Carried> {
+  const { events, world: name } = o;
+  const current = await currentEpoch(events, name);
+  if ((await events.streamRevision(current.stream)) === undefined) throw new Error(`${current.stream} is empty: there is nothing to carry`);
+  fs.mkdirSync(o.archiveDir, { recursive: true });
+  const file = `${name.replaceAll('/', '_')}-epoch-${current.epoch}.ndjson`;
+  const full = path.join(o.archiveDir, file);
+
+  // 1. the epoch into its world and its archive, in one read
+  let world: World = blankWorld();
+  async function* epochEntries(): AsyncGenerator<Entry> {
+    for (let revision = 0n; ; ) {
+      const page = await events.readStream(current.stream, { fromRevision: revision, maxCount: 2048 });
+      for (const recorded of page) {
+        const entry = decodeWorldEntry(recorded);
+        world = evolve(world, entry);
+        yield entry;
+      }
+      if (page.length < 2048) return;
+      revision += BigInt(page.length);
+    }
+  }
+  const trailer = await writeArchive(full, epochEntries(), { town: name, epoch: current.epoch, from: current.start, digest: () => presentDigest(world) });
+  const digest = trailer.digest;
+  // read back and checked as any reader of the archive would, and the past built from it
+  const { past } = await pastOfArchive(full, file, world.past);
+  if (pastEnd(past) !== world.height) throw new Error(`the archive ends at ${pastEnd(past)} and the journal at ${world.height}`);
+  await o.onStep?.('archived');
+
+  // 2. the carry entry, first of the new epoch
+  const archive = { file, sha256: trailer.sha256, height: world.height, digest };
+  let entry = carryEntry(world, past, current.epoch + 1, archive, o.clock());
+  const stream = epochStream(name, world.height);
+  try {
+    await events.append(stream, [entryEvent(name, entry)], 'noStream');
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersion)) throw error;
+    const [first] = await events.readStream(stream, { maxCount: 1 });
+    const found = first ? decodeWorldEntry(first) : undefined;
+    if (found?.carried?.archive.sha256 !== trailer.sha256 || found.carried.epoch !== current.epoch + 1) {
+      throw new Error(`${stream} already begins with another carry than this one: look before carrying again`);
+    }
+    entry = found;
+  }
+  await o.onStep?.('journaled');
+
+  // 3. the pointer: from now on the new epoch is the journal
+  const begun = { epoch: current.epoch + 1, start: world.height, archive: file, sha256: trailer.sha256 };
+  await events.append(epochPointerStream(name), [epochBegunEvent(name, begun)], current.revision ?? 'noStream');
+  await o.onStep?.('pointed');
+  return { epoch: begun.epoch, height: world.height, archive: file, sha256: trailer.sha256, entries: trailer.count, entry };
+}

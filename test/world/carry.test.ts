@@ -1,0 +1,124 @@
+/**
+ * A carry on a stored town (the embedded store): the old epoch archived and verifiable, the new
+ * epoch begun by its carry entry, and a world service opened on it reads every card as before,
+ * keeps the promises of the old epoch (a pre-carry intent repeats as the pointer, another request
+ * under it is `duplicateIdentity`), journals on at increasing heights, and carries again.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { presentDigest, presentMaps } from '../../src/cards/kernel/carry.js';
+import type { Command } from '../../src/cards/kernel/commands.js';
+import { carry } from '../../src/commands/carry.js';
+import type { WorldCommand } from '../../src/commands/world-service.js';
+import { currentEpoch } from '../../src/events/epochs.js';
+import { decodeWorldEntry, epochStream, TOWN_WORLD, worldStream } from '../../src/events/world.js';
+import { verifyArchive } from '../../src/operations/epoch-archive.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openService, playedTown, storeTown } from './carry-town.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-'));
+const archiveDir = path.join(dir, 'archive');
+const h = playedTown();
+const H = h.world.height;
+let now = h.clock + 60_000;
+const clock = () => now;
+type Turn = Extract<Command, { kind: 'turn' }>;
+const firsts = h.decided.flatMap((d) =>
+  d.command.kind === 'turn' && d.outcome.kind === 'journal'
+    ? d.outcome.entries.filter((e) => e.intent?.intent === (d.command as Turn).intent).map((entry) => ({ command: d.command as Turn, entry }))
+    : [],
+);
+
+test('carry a stored town: archived, begun, and read the same by a world service', async () => {
+  const events = await openEmbeddedEventStore({ dataDir: dir });
+  try {
+    await storeTown(events, h);
+    const before = await openService(events, h, clock);
+    assert.is(before.height, H);
+    const digest = presentDigest(before.committed);
+    await before.close();
+
+    const done = await carry({ events, world: TOWN_WORLD, archiveDir, clock });
+    assert.equal({ epoch: done.epoch, height: done.height, entries: done.entries }, { epoch: 1, height: H, entries: H });
+    const trailer = await verifyArchive(path.join(archiveDir, done.archive));
+    assert.equal({ height: trailer.height, digest: trailer.digest, sha256: trailer.sha256 }, { height: H, digest, sha256: done.sha256 });
+    assert.equal(await currentEpoch(events, TOWN_WORLD), { epoch: 1, start: H, stream: epochStream(TOWN_WORLD, H), revision: 0n });
+    const [first] = await events.readStream(epochStream(TOWN_WORLD, H));
+    assert.is(decodeWorldEntry(first!).kind, 'carry');
+    // the old epoch is left as it was (its archive is the copy to keep; deleting it is the operator's)
+    assert.is(await events.streamRevision(worldStream(TOWN_WORLD)), BigInt(H - 1));
+
+    const after = await openService(events, h, clock);
+    assert.is(after.stats.replayed, 1, 'the new epoch alone is replayed');
+    assert.is(after.height, H + 1);
+    for (const name of presentMaps) assert.equal([...after.committed[name]], [...h.world[name]], name);
+    assert.is(after.committed.receipts.size, 1);
+
+    // the old epoch's promises
+    for (const { command, entry } of firsts.slice(-200)) {
+      const repeat = await after.submit(command as WorldCommand);
+      assert.is(repeat.outcome.kind, 'repeat');
+      const r = (repeat.outcome as { receipt: { cid?: string; carried?: unknown; line: string } }).receipt;
+      assert.is(r.cid, entry.cid);
+      assert.equal(r.carried, { archive: done.archive, epoch: 0, height: entry.height, cid: entry.cid });
+      const other = await after.submit({
+        ...command,
+        method: command.method === 'douse' ? 'light' : 'douse',
+        fields: undefined,
+        spell: undefined,
+        argument: undefined,
+      });
+      assert.is(other.outcome.kind === 'refused' && other.outcome.receipt.class, 'duplicateIdentity');
+    }
+    // new turns journal on, at heights after the carry's
+    now += 3_600_000;
+    const fresh = await after.submit({ kind: 'arrive', principal: 'guest:town.test:newcomer', name: 'newcomer' });
+    assert.is(fresh.outcome.kind, 'journal');
+    assert.is((fresh.outcome as { receipt: { height?: number } }).receipt.height, H + 1);
+    const height = after.height;
+    const cards = [...after.committed.cards];
+    await after.close();
+    const [second] = await events.readStream(epochStream(TOWN_WORLD, H), { fromRevision: 1n });
+    assert.is(decodeWorldEntry(second!).height, H + 1);
+
+    // reopened: the new epoch, replayed (or snapshot-free) to the same height
+    const again = await openService(events, h, clock);
+    assert.is(again.height, height);
+    assert.equal([...again.committed.cards], cards);
+
+    // a second carry: one past covers both epochs
+    await again.close();
+    const twice = await carry({ events, world: TOWN_WORLD, archiveDir, clock });
+    assert.equal({ epoch: twice.epoch, height: twice.height, entries: twice.entries }, { epoch: 2, height, entries: height - H });
+    const third = await openService(events, h, clock);
+    assert.is(third.height, height + 1);
+    const { command, entry } = firsts[0]!;
+    const old = await third.submit(command as WorldCommand);
+    assert.is(old.outcome.kind === 'repeat' && old.outcome.receipt.carried?.epoch, 0);
+    assert.is(old.outcome.kind === 'repeat' && old.outcome.receipt.cid, entry.cid);
+    await third.close();
+  } finally {
+    await events.close();
+  }
+});
+
+test('nothing to carry: an empty store is refused, nothing written', async () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-empty-'));
+  const events = await openEmbeddedEventStore({ dataDir: empty });
+  try {
+    await carry({ events, world: TOWN_WORLD, archiveDir: path.join(empty, 'archive'), clock }).then(
+      () => assert.unreachable('carried nothing'),
+      (e: unknown) => assert.match(String(e), /nothing to carry/),
+    );
+    assert.is(fs.existsSync(path.join(empty, 'archive')), false);
+  } finally {
+    await events.close();
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+test.run();
