@@ -53,6 +53,8 @@ export async function carry(o: CarryOptions): Promise<Carried> {
   fs.mkdirSync(o.archiveDir, { recursive: true });
   const file = `${name.replaceAll('/', '_')}-epoch-${current.epoch}.ndjson`;
   const full = path.join(o.archiveDir, file);
+  // what a carry killed while writing this archive left behind
+  for (const f of fs.readdirSync(o.archiveDir)) if (f.startsWith(`${file}.`) && f.endsWith('.tmp')) fs.rmSync(path.join(o.archiveDir, f), { force: true });
 
   // 1. the epoch into its world and its archive, in one read
   let world: World = blankWorld();
