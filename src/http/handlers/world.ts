@@ -110,7 +110,7 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const { service, fresh } = deps;
   const town: WorldAt = {
     service,
-    reads: { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock },
+    reads: { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock, past: () => service.committed.past },
   };
   const at = (ctx: TownContext & { state: { caller: Caller } }) => worldAt(deps, town, ctx.state.caller, ctx.state.scratch);
 
@@ -228,7 +228,11 @@ export async function worldAt(deps: Pick<WorldDeps, 'scratches'>, town: WorldAt,
   const s = await deps.scratches.world(caller, scratch);
   // A fork reading through to the town has documents only for the cards it made: its cards are read from its state.
   const state = s.service.readsThrough ? () => s.service.committed : undefined;
-  return { service: s.service, reads: { ...town.reads, world: s.id, label: s.world, ...(state ? { state } : {}) }, scratch };
+  return {
+    service: s.service,
+    reads: { ...town.reads, world: s.id, label: s.world, past: () => s.service.committed.past, ...(state ? { state } : {}) },
+    scratch,
+  };
 }
 
 /** `me.turns` (spec 2.7): turns the guest may still start before the clock hour turns. */

@@ -1,0 +1,82 @@
+/**
+ * A town carried while stopped, then served again: receipts from before the carry answer a
+ * pointer and a message (`GET receipt/{slug}`, `receipt?intent=`, `?full=1`, by content id),
+ * a repeated pre-carry turn answers the pointer, another request under its intent is
+ * `duplicateIdentity`, cards read as before, and receipts after the carry are whole (read from
+ * the new epoch's journal).
+ */
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { carry } from '../../src/commands/carry.js';
+import { TOWN_WORLD } from '../../src/events/world.js';
+import { openEventStore } from '../../src/stores/open-event-store.js';
+import { startTestTown } from './support.js';
+
+test('pre-carry receipts are pointers, post-carry ones whole; the town keeps its promises', async () => {
+  const t = await startTestTown();
+  try {
+    const ann = await t.guest('ann');
+    const first = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
+    assert.is(first.status, 200, first.text);
+    const slug = first.json.receipt.slug as string;
+    const height = first.json.receipt.height as number;
+    const full = await t.get(`/AGENTS.md/receipt/${slug}?full=1`, ann.token);
+    const cid = full.json.cid as string;
+    const lampBefore = await t.get('/AGENTS.md/world/lamp', ann.token);
+
+    let archive = '';
+    let carriedAt = 0;
+    await t.restart({}, async () => {
+      const events = await openEventStore({ url: undefined, dataDir: t.dir });
+      try {
+        const done = await carry({ events, world: TOWN_WORLD, archiveDir: path.join(t.dir, 'archive'), clock: t.clock });
+        archive = done.archive;
+        carriedAt = done.height;
+      } finally {
+        await events.close();
+      }
+    });
+    const pointer = { archive, epoch: 0, height, cid };
+
+    for (const p of [
+      `/AGENTS.md/receipt/${slug}`,
+      `/AGENTS.md/receipt/${slug}?full=1`,
+      `/AGENTS.md/receipt/${cid}`,
+      '/AGENTS.md/receipt?intent=before',
+      '/AGENTS.md/receipt?intent=before&full=1',
+    ]) {
+      const r = await t.get(p, ann.token);
+      assert.is(r.status, 200, `${p}: ${r.text}`);
+      assert.equal(r.json.carried, pointer, p);
+      assert.is(r.json.height, height);
+      assert.ok(String(r.json.message).includes(archive), r.json.message);
+      assert.is(r.json.entry, undefined, `${p}: no whole entry from before a carry`);
+    }
+    const repeat = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
+    assert.is(repeat.status, 200, repeat.text);
+    assert.is(repeat.json.repeated, true);
+    assert.equal(repeat.json.receipt, { slug, height });
+    assert.ok(String(repeat.json.line).includes(archive), repeat.json.line);
+    const other = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 2 } });
+    assert.is(other.json.class, 'duplicateIdentity', other.text);
+
+    const lampAfter = await t.get('/AGENTS.md/world/lamp', ann.token);
+    assert.is(lampAfter.status, 200);
+    assert.equal(lampAfter.json, lampBefore.json);
+
+    const next = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'after', fields: { measures: 1 } });
+    assert.is(next.status, 200, next.text);
+    assert.is(next.json.receipt.height, carriedAt + 1, 'heights go on after the carry entry');
+    const whole = await t.get(`/AGENTS.md/receipt/${next.json.receipt.slug}?full=1`, ann.token);
+    assert.is(whole.status, 200, whole.text);
+    assert.is(whole.json.carried, undefined);
+    assert.is(whole.json.entry?.height, carriedAt + 1, whole.text.slice(0, 400));
+    const unknown = await t.get('/AGENTS.md/receipt?intent=never', ann.token);
+    assert.is(unknown.status, 404);
+  } finally {
+    await t.close();
+  }
+});
+
+test.run();
