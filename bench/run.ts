@@ -13,6 +13,7 @@ const benches: Record<string, string> = {
   scratch: './scratch.js',
   repository: './repository.js',
   mcp: './mcp.js',
+  carry: './carry.js',
 };
 
 async function main(): Promise<void> {

@@ -16,8 +16,8 @@ export function playedTown(steps = 3500, seed = 11): Harness {
 }
 
 export async function storeTown(events: EventStore, h: Harness): Promise<void> {
-  for (let i = 0; i < h.journal.length; i += 256) {
-    const chunk = h.journal.slice(i, i + 256);
+  for (let i = 0; i < h.journal.length; i += 64) {
+    const chunk = h.journal.slice(i, i + 64);
     await events.append(
       worldStream(TOWN_WORLD),
       chunk.map((e) => entryEvent(TOWN_WORLD, e)),

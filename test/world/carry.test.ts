@@ -17,6 +17,7 @@ import { currentEpoch } from '../../src/events/epochs.js';
 import { decodeWorldEntry, epochStream, TOWN_WORLD, worldStream } from '../../src/events/world.js';
 import { verifyArchive } from '../../src/operations/epoch-archive.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { MaxAppendSizeExceeded } from '../../src/stores/event-store.js';
 import { openService, playedTown, storeTown } from './carry-town.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-'));
@@ -117,6 +118,25 @@ test('nothing to carry: an empty store is refused, nothing written', async () =>
   } finally {
     await events.close();
     fs.rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test('a carry entry over the append size of the store is refused, and the old epoch stays the journal', async () => {
+  const small = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-small-'));
+  const events = await openEmbeddedEventStore({ dataDir: small, maxAppendSize: 256 * 1024 });
+  try {
+    await storeTown(events, h);
+    await carry({ events, world: TOWN_WORLD, archiveDir: path.join(small, 'archive'), clock }).then(
+      () => assert.unreachable('carried'),
+      (e: unknown) => assert.instance(e, MaxAppendSizeExceeded),
+    );
+    assert.is((await currentEpoch(events, TOWN_WORLD)).epoch, 0);
+    const service = await openService(events, h, clock);
+    assert.is(service.height, H);
+    await service.close();
+  } finally {
+    await events.close();
+    fs.rmSync(small, { recursive: true, force: true });
   }
 });
 
