@@ -3,15 +3,32 @@
  * pointer and a message (`GET receipt/{slug}`, `receipt?intent=`, `?full=1`, by content id),
  * a repeated pre-carry turn answers the pointer, another request under its intent is
  * `duplicateIdentity`, cards read as before, and receipts after the carry are whole (read from
- * the new epoch's journal).
+ * the new epoch's journal). The live read models equal a rebuild's (the old epoch's stream kept),
+ * and a town started from the rebuilt snapshot still keeps the old epoch's promises.
  */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { carry } from '../../src/commands/carry.js';
 import { TOWN_WORLD } from '../../src/events/world.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
+import { libraryPrograms } from '../../src/cards/kernel/library.js';
+import { digestProjection } from '../../src/projections/digest.js';
+import { allProjections, projectionNames } from '../../src/projections/index.js';
 import { startTestTown } from './support.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Runs a CLI of ours as `npm run <name>` does, with its exit code. */
+function cli(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [file, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 test('pre-carry receipts are pointers, post-carry ones whole; the town keeps its promises', async () => {
   const t = await startTestTown();
@@ -74,7 +91,36 @@ test('pre-carry receipts are pointers, post-carry ones whole; the town keeps its
     assert.is(whole.json.entry?.height, carriedAt + 1, whole.text.slice(0, 400));
     const unknown = await t.get('/AGENTS.md/receipt?intent=never', ann.token);
     assert.is(unknown.status, 404);
+
+    // read models across the carry: the live ones equal a rebuild's, digest for digest
+    const head = (await t.town.events.headPosition())!;
+    for (const p of t.town.projectors) assert.ok(await p.waitFor(head, 30_000), `the live projectors caught up (${p.names.join(', ')})`);
+    const projections = allProjections(libraryPrograms());
+    const live: string[] = [];
+    for (const name of projectionNames) {
+      const d = await digestProjection(t.town.reads, projections[name]);
+      live.push(`digest ${name} ${d.documents} ${d.sha256}`);
+    }
+    await t.town.close();
+    const env = { ...process.env, TOWN_DATA: t.dir, TOWN_PROJECTORS: 'inline' };
+    const rebuilt = await cli(path.join(root, 'dist/src/cli/rebuild.js'), [], env);
+    assert.is(rebuilt.code, 0, rebuilt.stderr);
+    const lines = rebuilt.stdout.trim().split('\n');
+    assert.equal(lines.filter((l) => l.startsWith('digest ')).sort(), live.sort(), 'rebuilt digests equal the live ones');
+    assert.ok(
+      lines.some((l) => l.startsWith(`snapshot of town at height ${carriedAt + 2} written`)),
+      lines.join('\n'),
+    );
+
+    // started from the rebuilt snapshot (the carried past in it): the promises hold
+    await t.restart();
+    assert.is(t.town.world.stats.replayed, 0, 'started from the snapshot');
+    assert.equal((await t.get(`/AGENTS.md/receipt/${slug}`, ann.token)).json.carried, pointer);
+    const again = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
+    assert.is(again.json.repeated, true, again.text);
+    assert.ok(String(again.json.line).includes(archive));
   } finally {
+    await t.restart().catch(() => {});
     await t.close();
   }
 });
