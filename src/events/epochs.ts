@@ -46,3 +46,18 @@ export async function currentEpoch(events: EventStore, world: string): Promise<C
 export function epochBegunEvent(world: string, begun: EpochBegun): EventData {
   return { id: uuidOf(`${world}\nepoch\n${begun.epoch}\n${begun.start}`), type: epochBegunType, data: begun };
 }
+
+/**
+ * The epoch whose journal holds the entries just before `height` (a world replayed to `height`
+ * reads that stream): the latest begun at a height under `height`, else epoch 0.
+ */
+export async function epochBefore(events: EventStore, world: string, height: number): Promise<{ epoch: number; start: number; stream: string }> {
+  let found = { epoch: 0, start: 0, stream: epochStream(world, 0) };
+  for (const recorded of await events.readStream(epochPointerStream(world))) {
+    const begun = EpochBegunC.decode(recorded.data);
+    if (isLeft(begun)) continue;
+    const { epoch, start } = begun.right;
+    if (start < height && start >= found.start) found = { epoch, start, stream: epochStream(world, start) };
+  }
+  return found;
+}
