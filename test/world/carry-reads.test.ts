@@ -70,6 +70,11 @@ test('pre-carry receipts are pointers, post-carry ones whole; the town keeps its
       assert.ok(String(r.json.message).includes(archive), r.json.message);
       assert.is(r.json.entry, undefined, `${p}: no whole entry from before a carry`);
     }
+    // the chronicle shows a line from before the carry as archived
+    const chronicle = await t.request('GET', '/history?day=1');
+    assert.is(chronicle.status, 200);
+    assert.ok(chronicle.text.includes(`#${height}</span> <span class="carried"`), 'the pre-carry line is marked');
+    assert.ok(chronicle.text.includes(`archived in ${archive}`));
     const repeat = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
     assert.is(repeat.status, 200, repeat.text);
     assert.is(repeat.json.repeated, true);
