@@ -25,12 +25,13 @@ import type { KernelOptions } from '../cards/kernel/options.js';
 import { answerOf, needsFirst, type Answer, type Outcome } from '../cards/kernel/outcome.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { refusedBody } from '../cards/kernel/receipt.js';
-import { layered, type World } from '../cards/kernel/world.js';
+import { blankWorld, layered, type World } from '../cards/kernel/world.js';
 import { type Pin, WorldHistory } from '../cards/kernel/history.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
 import { currentEpoch } from '../events/epochs.js';
-import { decodeWorldEntry, encodedEntryEvent, entryEvent, worldStream } from '../events/world.js';
+import { decodeWorldEntry, encodedEntryEvent, entryEvent, epochStream, worldStream } from '../events/world.js';
+import { carry, type Carried } from './carry.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
 import { eventSize } from '../stores/event-store-checks.js';
@@ -140,6 +141,8 @@ export class WorldService {
   private snapshotHeight = 0;
   private closed = false;
   private closing = false;
+  /** A carry is under way: commands wait for it in `queued` (decided in the new epoch). */
+  private carrying = false;
   private readonly snapshots: SnapshotStore;
   private readonly snapshotEvery: number;
   private readonly maxAttempts: number;
@@ -229,9 +232,48 @@ export class WorldService {
     if (this.closed) return Promise.reject(new Error('the world service is closed'));
     return new Promise<Decided>((resolve, reject) => {
       const w: Waiter = { command, attempts: 0, resolve, reject };
-      if (this.recovering || this.failing) this.queued.push(w);
+      if (this.recovering || this.failing || this.carrying) this.queued.push(w);
       else this.decideNow(w);
     });
+  }
+
+  /**
+   * Carries the world into a new epoch while it runs (commands/carry.ts): commands arriving from
+   * now on wait; what was decided before is made durable; then the carry runs on the store, and
+   * the world goes on from the carry entry with the commands that waited, decided in the new
+   * epoch. No turn is decided in both: each is in the old epoch's journal before the carry entry
+   * or in the new one after it. Refused while a fork reads through to a height of this world.
+   */
+  async carry(archiveDir: string): Promise<Carried> {
+    if (this.closed || this.closing) throw new Error('the world service is closed');
+    if (this.carrying) throw new Error('a carry of this world is under way already');
+    if (this.history.held > 0) throw new Error(`scratch worlds read through to ${this.history.held} height(s) of ${this.world}: carry once they have expired`);
+    this.carrying = true;
+    try {
+      while (this.inflight.length || this.recovering || this.failing || this.next.entries.length || this.next.waiters.length) {
+        await (this.recovering ?? new Promise((r) => setTimeout(r, 5)));
+        this.kick();
+      }
+      await Promise.all([...this.reading]);
+      this.rebase();
+      const done = await carry({ events: this.o.events, world: this.world, archiveDir, clock: this.o.clock });
+      const [recorded] = await this.o.events.readStream(epochStream(this.world, done.height), { maxCount: 1 });
+      this.stream = epochStream(this.world, done.height);
+      this.start = done.height;
+      this.base = evolve(blankWorld(), done.entry);
+      this.acked = [];
+      this.spec = layered(this.base);
+      this.lastCid = done.entry.cid;
+      if (recorded && (this.lastPosition === undefined || recorded.position > this.lastPosition)) this.lastPosition = recorded.position;
+      this.snapshotHeight = 0;
+      this.snapshot();
+      return done;
+    } finally {
+      this.carrying = false;
+      const queued = this.queued;
+      this.queued = [];
+      for (const w of queued) this.decideNow(w);
+    }
   }
 
   /** Waits for what is in flight, writes a snapshot, and refuses further commands. */

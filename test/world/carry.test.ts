@@ -121,6 +121,68 @@ test('nothing to carry: an empty store is refused, nothing written', async () =>
   }
 });
 
+test('a carry under load: every command is decided in one epoch, never both, and none is lost', async () => {
+  const busy = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-busy-'));
+  const events = await openEmbeddedEventStore({ dataDir: busy, maxAppendSize: 4 << 20 });
+  try {
+    await storeTown(events, h);
+    const service = await openService(events, h, clock);
+    now += 3_600_000;
+    const arrive = (i: number): WorldCommand => ({ kind: 'arrive', principal: `guest:town.test:load${i}`, name: `load${i}` });
+    const early = Array.from({ length: 40 }, (_, i) => service.submit(arrive(i)));
+    const carrying = service.carry(path.join(busy, 'archive'));
+    const late = Array.from({ length: 40 }, (_, i) => service.submit(i % 4 ? arrive(40 + i) : (firsts[i]!.command as WorldCommand)));
+    const done = await carrying;
+    const answers = await Promise.all([...early, ...late]);
+    const heights = answers.flatMap((a) => (a.outcome.kind === 'journal' ? [(a.outcome.receipt as { height: number }).height] : []));
+    assert.is(heights.length, 70, 'every arrival journaled');
+    assert.is(new Set(heights).size, heights.length, 'no height twice');
+    assert.ok(!heights.includes(done.height), 'none at the carry entry');
+    // those asked before the carry are in the old epoch; those after, in the new one
+    for (const a of answers.slice(0, 40)) assert.ok((a.outcome as { receipt: { height: number } }).receipt.height < done.height);
+    for (const a of answers.slice(40)) {
+      if (a.outcome.kind === 'journal') assert.ok(a.outcome.receipt.height! > done.height);
+      else assert.is(a.outcome.kind === 'repeat' && a.outcome.receipt.carried?.epoch, 0, 'a pre-carry repeat is the pointer');
+    }
+    await service.submit(arrive(999));
+    const height = service.height;
+    const cards = [...service.committed.cards];
+    const avatars = [...service.committed.avatars];
+    await service.close();
+    const again = await openService(events, h, clock);
+    assert.is(again.height, height);
+    assert.equal([...again.committed.cards], cards);
+    assert.equal([...again.committed.avatars], avatars);
+    assert.is(again.stats.replayed, height - done.height, 'the new epoch alone (no snapshot kept here)');
+    await again.close();
+  } finally {
+    await events.close();
+    fs.rmSync(busy, { recursive: true, force: true });
+  }
+});
+
+test('a carry waits for no fork: a scratch world reading through to the town refuses it', async () => {
+  const held = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-held-'));
+  const events = await openEmbeddedEventStore({ dataDir: held, maxAppendSize: 4 << 20 });
+  try {
+    await storeTown(events, h);
+    const service = await openService(events, h, clock);
+    const pin = service.pin()!;
+    await service.carry(path.join(held, 'archive')).then(
+      () => assert.unreachable('carried under a fork'),
+      (e: unknown) => assert.match(String(e), /scratch worlds read through/),
+    );
+    pin.release();
+    assert.is((await currentEpoch(events, TOWN_WORLD)).epoch, 0);
+    const done = await service.carry(path.join(held, 'archive'));
+    assert.is(done.epoch, 1);
+    await service.close();
+  } finally {
+    await events.close();
+    fs.rmSync(held, { recursive: true, force: true });
+  }
+});
+
 test('a carry entry over the append size of the store is refused, and the old epoch stays the journal', async () => {
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-small-'));
   const events = await openEmbeddedEventStore({ dataDir: small, maxAppendSize: 256 * 1024 });
