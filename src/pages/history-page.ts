@@ -4,13 +4,11 @@
  * `?from=N&to=M` narrows the days paged through; `?page=N` is the N-th day of the range counting
  * back from its newest (page 1). Lines about cards the reader may not see are left out.
  */
-import { carriedLine } from '../cards/kernel/outcome.js';
-import { pastAt } from '../cards/kernel/past.js';
 import type { Caller } from '../contract/caller.js';
 import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg, shortName } from './layout.js';
-import { visibleIdSet } from './reads.js';
+import { carriedMark, visibleIdSet } from './reads.js';
 
 const dayMs = 86_400_000;
 /** The most lines one day's page shows (the newest of the day). */
@@ -46,16 +44,10 @@ export async function historyPage(r: WorldReads, caller: Caller | undefined, q: 
     docs.map((d) => d.object),
   );
   const shown = docs.filter((d) => d.object === '' || seen.has(d.object));
-  const past = r.past?.();
-  // a line from before a carry: its receipt is a pointer into the archive now (spec 4.2)
-  const carried = (d: ReceiptDoc) => {
-    const p = past && pastAt(past, d.height);
-    return p ? ` <span class="carried" title="${e(carriedLine(p.pointer))}">archived in ${e(p.pointer.archive)}</span>` : '';
-  };
   const rows = shown.map(
     (d) =>
       `<li class="${e(d.status)}"><time datetime="${e(new Date(d.clock).toISOString())}">${e(new Date(d.clock).toISOString().slice(11, 16))}</time>` +
-      ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span>${carried(d)}</li>`,
+      ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span>${carriedMark(r, d.height)}</li>`,
   );
   const range = q.from !== undefined || q.to !== undefined ? `from=${from}&to=${to}&` : '';
   const nav: string[] = [];

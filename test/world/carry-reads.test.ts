@@ -75,6 +75,13 @@ test('pre-carry receipts are pointers, post-carry ones whole; the town keeps its
     assert.is(chronicle.status, 200);
     assert.ok(chronicle.text.includes(`#${height}</span> <span class="carried"`), 'the pre-carry line is marked');
     assert.ok(chronicle.text.includes(`archived in ${archive}`));
+    // and so do the card's page (its newest receipts) and the guest's book
+    const cardPage = await t.request('GET', '/o/lamp?show=receipts');
+    assert.is(cardPage.status, 200);
+    assert.ok(cardPage.text.includes(`<code>${slug}</code> <span class="carried"`), 'the lamp page marks the pre-carry receipt');
+    const book = await t.request('GET', '/o/ann.town.test/book');
+    assert.is(book.status, 200, book.text.slice(0, 300));
+    assert.ok(book.text.includes(`<code class="slug">${slug}</code> <span class="carried"`), 'the book marks it');
     const repeat = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'before', fields: { measures: 1 } });
     assert.is(repeat.status, 200, repeat.text);
     assert.is(repeat.json.repeated, true);
