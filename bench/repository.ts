@@ -8,7 +8,7 @@
  *     200 operations, frames) over a journal of `--entries` (20,000) entries, in units of 1,000
  *     (a projector catching up) and of 50 (a live town's units), beside the bare signature rates.
  *
- *   npm run bench -- repository [--seconds=4] [--rounds=3] [--entries=20000]
+ *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000]
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +33,8 @@ function child(args: string[], env: NodeJS.ProcessEnv = {}): { proc: ChildProces
   const proc = fork(servers, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
-    execArgv: ['--max-old-space-size=4096'],
+    // BENCH_PROF=<dir>: a CPU profile of every child and thread (the repository's thread among them).
+    execArgv: ['--max-old-space-size=4096', ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [])],
   });
   const first = new Promise<any>((resolve, reject) => {
     proc.once('message', resolve);
@@ -103,6 +104,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
   const seconds = flag(args, 'seconds', 4);
   const rounds = Math.max(1, flag(args, 'rounds', 3));
   const entries = flag(args, 'entries', 20_000);
+  const warm = flag(args, 'warm', 1);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'town-bench-repo-'));
   const out: Record<string, number> = {};
   const children: ChildProcess[] = [];
@@ -113,24 +115,31 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     children.push(on.proc, off.proc);
     const towns = { on: await on.first, off: await off.first };
     const url = (port: number) => `http://127.0.0.1:${port}/AGENTS.md/world/lamp/fill`;
-    await load(url(towns.on.port), 1, towns.on.tokens, 'warm');
-    await load(url(towns.off.port), 1, towns.off.tokens, 'warm');
+    // Warm both (the JIT takes seconds of load to compile a turn's path: docs/performance.md, Session 5).
+    await load(url(towns.on.port), warm, towns.on.tokens, 'warm');
+    await load(url(towns.off.port), warm, towns.off.tokens, 'warm');
     await drained(on.proc);
-    const rows: { on: Awaited<ReturnType<typeof load>>; off: Awaited<ReturnType<typeof load>>; drain: number }[] = [];
+    const rows: { on: Awaited<ReturnType<typeof load>>; off: Awaited<ReturnType<typeof load>>; drain: number; onCpu: number; offCpu: number }[] = [];
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always meets the machine as the other left it.
       const first = round % 2 === 0 ? 'on' : 'off';
       const runs: Partial<Record<'on' | 'off', Awaited<ReturnType<typeof load>>>> = {};
       let drain = 0;
+      const cpu: Partial<Record<'on' | 'off', number>> = {};
       for (const which of first === 'on' ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+        const proc = which === 'on' ? on.proc : off.proc;
+        const before = await ask(proc);
         runs[which] = await load(url(towns[which].port), seconds, towns[which].tokens, `r${round}`);
         // The repository signs what the load journaled before the next load starts.
         if (which === 'on') drain = await drained(on.proc);
+        // CPU per turn, every thread, the repository's signing of the load's entries included.
+        const after = await ask(proc);
+        cpu[which] = (after.cpuUs - before.cpuUs) / Math.max(1, after.height - before.height);
         await new Promise((r) => setTimeout(r, 1000));
       }
-      rows.push({ on: runs.on!, off: runs.off!, drain });
+      rows.push({ on: runs.on!, off: runs.off!, drain, onCpu: cpu.on!, offCpu: cpu.off! });
       console.log(
-        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms (repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
+        `round ${round + 1}: on ${Math.round(runs.on!.rps)} turns/s p99 ${runs.on!.p99} ms ${Math.round(cpu.on!)} µs CPU/turn (repository caught up ${drain.toFixed(1)} s after) | off ${Math.round(runs.off!.rps)} turns/s p99 ${runs.off!.p99} ms ${Math.round(cpu.off!)} µs CPU/turn | non-2xx ${runs.on!.non2xx}/${runs.off!.non2xx}`,
       );
     }
     const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
@@ -143,11 +152,18 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       onP99: m((r) => r.on.p99),
       offP99: m((r) => r.off.p99),
       drainSeconds: m((r) => r.drain),
+      onCpuUsPerTurn: m((r) => r.onCpu),
+      offCpuUsPerTurn: m((r) => r.offCpu),
+      repositoryCpuUsPerEntry: m((r) => r.onCpu - r.offCpu),
     });
+    console.log(
+      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds); CPU per turn ${Math.round(out.onCpuUsPerTurn!)} µs against ${Math.round(out.offCpuUsPerTurn!)} µs (the repository ~${Math.round(out.repositoryCpuUsPerEntry!)} µs an entry)`,
+    );
     on.proc.disconnect();
     off.proc.disconnect();
 
-    // 2. Signing throughput over a journal.
+    // 2. Signing throughput over a journal (--entries=0: not measured).
+    if (entries <= 0) return out;
     const dir = path.join(root, 'journal');
     const gen = child(['--generate', dir, String(entries), '0']);
     children.push(gen.proc);
@@ -176,12 +192,11 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     console.log(
       `signatures alone: K-256 ${out.k256SignsPerS}/s (a commit), ed25519 ${out.ed25519NodeSignsPerS}/s by node:crypto (a receipt), ${out.ed25519TweetnaclSignsPerS}/s by tweetnacl`,
     );
-    console.log(
-      `turns with the repository ${Math.round(out.onTurnsPerS!)}/s (p99 ${out.onP99} ms) against ${Math.round(out.offTurnsPerS!)}/s (p99 ${out.offP99} ms) without: ratio ${(out.onOffRatio! * 100).toFixed(1)} % (median of ${rounds} rounds)`,
-    );
     return out;
   } finally {
     for (const c of children) if (c.connected) c.disconnect();
+    // Each town writes its stores' state as it exits: remove their directories after.
+    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
     fs.rmSync(root, { recursive: true, force: true });
   }
 }

@@ -34,7 +34,7 @@ async function openBenchTown(dir: string, repository = process.env.BENCH_REPOSIT
     origin: 'http://bench.test',
     limiters: createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] }),
     // A line per request, as `npm start` logs (to /dev/null, asynchronously, as to a pipe); BENCH_LOG=off: none.
-    ...(process.env.BENCH_LOG !== 'off' ? { log: townLog({ destination: pino.destination({ dest: '/dev/null', sync: false }) }) } : {}),
+    ...(process.env.BENCH_LOG !== 'off' ? { log: townLog({ destination: pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }) }) } : {}),
   });
 }
 
@@ -131,6 +131,7 @@ async function serveTown(dir: string, guests: number): Promise<void> {
         batches: town.world.stats.batches,
         entries: town.world.stats.entries,
         startMs: town.startMs,
+        startSteps: town.startSteps,
         appendP50: percentile(town.world.appendMs, 50),
         appendP99: percentile(town.world.appendMs, 99),
         cpuUs: cpuUs(),

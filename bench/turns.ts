@@ -382,6 +382,11 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     console.log(
       `  start to serving on ${g.height.toLocaleString('en')} entries: ${Math.round(warm.ms)} ms from the snapshot, ${Math.round(cold.ms)} ms from the journal alone (process spawn included; openTown ${Math.round(warmStats.startMs)} / ${Math.round(coldStats.startMs)} ms)`,
     );
+    const steps = (s: Record<string, number>) =>
+      Object.entries(s ?? {})
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+    console.log(`  openTown's steps (ms): from the snapshot ${steps(warmStats.startSteps)}; from the journal alone ${steps(coldStats.startSteps)}`);
     console.log(
       `  server memory with ${coldStats.cards.toLocaleString('en')} cards: rss ${Math.round(coldStats.rssMb)} MB, heap ${Math.round(coldStats.heapMb)} MB, peak ${Math.round(out.bigPeakRssMb!)} MB (started from the journal alone: everything decoded, as after a long run); from the snapshot: rss ${Math.round(warmStats.rssMb)} MB, heap ${Math.round(warmStats.heapMb)} MB`,
     );

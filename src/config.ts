@@ -35,6 +35,7 @@ export const environmentNames = [
   'TOWN_METRICS_PORT',
   'TOWN_READY_LAG_SECONDS',
   'TOWN_LEASE_MS',
+  'TOWN_CATALOGUE',
 ] as const;
 
 export interface Settings {
@@ -79,6 +80,19 @@ export interface Settings {
   metricsPort?: number;
   /** TOWN_READY_LAG_SECONDS: how far behind the journal a read model may be while /ready says 200. */
   readyLagSeconds?: number;
+  /**
+   * TOWN_CATALOGUE: which catalogue shape the town serves (spec 9): `current` (default) or
+   * `earlier`, for agents written against the earlier shape (docs/earlier-shape.md).
+   */
+  catalogue?: CatalogueShape;
+}
+
+/** The two catalogue shapes of spec 9. */
+export type CatalogueShape = 'current' | 'earlier';
+
+function catalogueOf(text: string): CatalogueShape {
+  if (text === 'current' || text === 'earlier') return text;
+  throw new Error(`TOWN_CATALOGUE must be current or earlier, not ${text}`);
 }
 
 function portOf(text: string, name: string): number {
@@ -116,6 +130,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     // With MongoDB, projectors are separate workers (`npm run projector -- <name>`) unless asked.
     inProcessProjectors: env.TOWN_PROJECTORS === 'inline' || (!mongoUrl && env.TOWN_PROJECTORS !== 'workers'),
     signing: env.TOWN_SIGNING !== 'off',
+    ...(env.TOWN_CATALOGUE ? { catalogue: catalogueOf(env.TOWN_CATALOGUE) } : {}),
     ...(env.TOWN_FIREHOSE_PORT !== undefined && env.TOWN_FIREHOSE_PORT !== '' ? { firehosePort: portOf(env.TOWN_FIREHOSE_PORT, 'TOWN_FIREHOSE_PORT') } : {}),
     ...operationsFromEnv(env),
   };

@@ -13,8 +13,7 @@ import { settingsFromEnv } from './config.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
 import { serveControl } from './cli/control.js';
-import { runOperator } from './cli/operator.js';
-import { openerQuiet } from './commands/opener.js';
+import { townControl } from './cli/town-control.js';
 import { ThreadProjector } from './projections/thread.js';
 import { townLog } from './operations/log.js';
 import { startingApp } from './operations/starting.js';
@@ -24,7 +23,7 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const given = settingsFromEnv();
-  const log = townLog({ level: given.logLevel });
+  const log = townLog({ level: given.logLevel, inBlocks: true });
   const running = await startServer(startingApp(), { port: given.port, host: given.listenHost });
   // PORT=0 picks a free port; the default origin, and with it the host in every principal and
   // did, names the port listened on rather than port 0.
@@ -57,11 +56,7 @@ async function main(): Promise<void> {
   }
 
   // The embedded journal is this process's alone: the operator's commands come in over a socket.
-  const control = settings.eventStoreUrl
-    ? undefined
-    : await serveControl(settings.dataDir, (command, args, io) =>
-        runOperator(command, args, { store: town.events, clock: Date.now, quiet: openerQuiet(town.world, Date.now), ...io }),
-      );
+  const control = settings.eventStoreUrl ? undefined : await serveControl(settings.dataDir, townControl(town, settings));
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {

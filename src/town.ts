@@ -26,6 +26,9 @@ import { identityHandlers } from './http/handlers/identity.js';
 import { turnsLeft, worldHandlers } from './http/handlers/world.js';
 import { feedHandlers } from './http/handlers/feed.js';
 import { scratchHandlers } from './http/handlers/scratch.js';
+import { earlierHandlers } from './http/handlers/earlier.js';
+import { earlierIdentityHandlers } from './http/handlers/earlier-identity.js';
+import { IdentityService } from './identity/service.js';
 import { ScratchWorlds } from './commands/scratch-service.js';
 import { mcpHandlers } from './http/handlers/mcp.js';
 import { type McpRoom, mcpRoom } from './mcp/room.js';
@@ -54,6 +57,7 @@ import { loadRepositoryKeys } from './repository/keys.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from './projections/projector.js';
 import { ThreadProjector } from './projections/thread.js';
 import { rebuildStale } from './projections/versions.js';
+import { rebuildLive, type LiveRebuildOptions, type LiveRebuildResult } from './projections/live-rebuild.js';
 import { inProcessWaits, ReadYourWrites, workerWaits } from './queries/fresh.js';
 import { TOWN_WORLD } from './events/world.js';
 import { operationsHandlers } from './http/handlers/operations.js';
@@ -91,6 +95,14 @@ export interface Town {
   startMs: number;
   /** Metrics, readiness and who may read /metrics (src/operations). */
   operations: Operations;
+  /**
+   * Rebuilds every read model into a new generation while the town serves, then switches to it
+   * (projections/live-rebuild.ts). Refused when the projectors run as workers: they are not
+   * this process's to suspend.
+   */
+  rebuildLive(options?: Pick<LiveRebuildOptions, 'onProgress' | 'onStep' | 'batch' | 'switchLag'>): Promise<LiveRebuildResult>;
+  /** Milliseconds each step of the start took, in order (for the bench and the operator). */
+  startSteps: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -138,6 +150,13 @@ export interface TownOptions {
 
 export async function openTown(options: TownOptions): Promise<Town> {
   const started = performance.now();
+  const startSteps: Record<string, number> = {};
+  let stepStarted = started;
+  const step = (name: string) => {
+    const now = performance.now();
+    startSteps[name] = Math.round(now - stepStarted);
+    stepStarted = now;
+  };
   const { settings } = options;
   const clock = options.clock ?? Date.now;
   const events = await openEventStore({
@@ -159,8 +178,10 @@ export async function openTown(options: TownOptions): Promise<Town> {
       open,
       secret: loadSecret(settings.dataDir),
       secure: url.protocol === 'https:',
+      ...(settings.catalogue === 'earlier' ? { catalogue: 'earlier' as const } : {}),
     };
     const firstInvitation = await ensureFirstInvitation(events, clock);
+    step('stores');
     const limiters = options.limiters ?? defaultLimiters(clock);
 
     const metrics = new TownMetrics();
@@ -184,29 +205,31 @@ export async function openTown(options: TownOptions): Promise<Town> {
       appendsInFlight: 1,
       onDecided: turnCounter(metrics, 'town'),
     });
-    await world.open();
-    closers.push(() => world.close());
-    const appends = watchAppends(metrics, world);
-    closers.push(async () => appends());
-
     const projectors: ProjectorHandle[] = [];
     const signing = settings.signing !== false;
-    if (settings.inProcessProjectors) {
+    /**
+     * The projectors start on threads of their own (loading their modules there, catching up from
+     * their checkpoints) while this thread replays the world: a start waits for the longer of the
+     * two, not for both one after the other. Resolves once their threads are spawned, to a
+     * promise of their start.
+     */
+    const startProjectors = async (): Promise<{ started: Promise<void> }> => {
+      if (!settings.inProcessProjectors) return { started: Promise.resolve() };
       const all = allProjections(programs, signing ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
       const projections = Object.values(all);
       // Read models built by another version of their fold are rebuilt from the journal (with
       // the progress bar on stderr) before a projector resumes them or a read is served.
-      await rebuildStale(events, reads, projections);
+      await rebuildStale(events, reads!, projections);
       // Indexes first, from this thread: its read store then knows them for its queries.
-      await ensureIndexes(reads, Object.values(all));
+      await ensureIndexes(reads!, Object.values(all));
       const modules = programs.libraryModules;
       const threaded = modules && options.projectorThread !== false;
       // The repository folds on a projector of its own: it signs commits, which must not hold up
       // the read models a caller's next read waits for (docs/decisions.md, "Repository: off the turn's path").
       const groups: { names: ProjectionName[]; repository: boolean }[] = [{ names: projectionNames.filter((n) => n !== 'repository'), repository: false }];
       if (options.repository !== false) groups.push({ names: ['repository'], repository: true });
-      for (const group of groups) {
-        const projector: ProjectorHandle = threaded
+      const made = groups.map((group) =>
+        threaded
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
@@ -219,15 +242,32 @@ export async function openTown(options: TownOptions): Promise<Town> {
             })
           : new Projector(
               events,
-              reads,
+              reads!,
               group.names.map((n) => all[n]),
               { batch: 1000, ...(group.repository ? { lingerMs: repositoryLingerMs } : {}), ...reportTo(`projector ${group.names.join(',')} stopped`) },
-            );
-        await projector.start();
-        projectors.push(projector);
-        closers.push(() => projector.stop());
-      }
-    }
+            ),
+      );
+      // Their threads start side by side; each one started is stopped at close (or when another fails).
+      const starts = Promise.allSettled(made.map((projector) => projector.start()));
+      return {
+        started: starts.then((settled) => {
+          settled.forEach((s, i) => s.status === 'fulfilled' && projectors.push(made[i]!));
+          const failed = settled.find((s) => s.status === 'rejected');
+          if (failed) throw (failed as PromiseRejectedResult).reason;
+        }),
+      };
+    };
+    const { started: projecting } = await startProjectors();
+    step('versions');
+    const [opened, projected] = await Promise.allSettled([world.open().then(() => step('world')), projecting]);
+    // The projectors stop before the world (closers run newest first).
+    if (opened.status === 'fulfilled') closers.push(() => world.close());
+    for (const projector of projectors) closers.push(() => projector.stop());
+    if (opened.status === 'rejected') throw opened.reason;
+    if (projected.status === 'rejected') throw projected.reason;
+    step('projectors');
+    const appends = watchAppends(metrics, world);
+    closers.push(async () => appends());
     const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(reads), options.readYourWritesMs ?? 2000);
 
     const arrivals: ArrivalReactor = await startArrivals({
@@ -241,6 +281,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...reportTo('arrivals stopped'),
     });
     closers.push(() => arrivals.close());
+    step('arrivals');
 
     // The firehose listens beside the HTTP port; it hears the repository projector's commits.
     let firehose: Town['firehose'];
@@ -323,6 +364,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
         scratches: (principal) => scratches.list({ principal, name: principal.slice(principal.lastIndexOf(':') + 1) }),
       }),
       ...scratchHandlers({ scratches, town: world, events, fresh }),
+      ...earlierHandlers({ scratches, fresh, secret: config.secret }),
+      ...earlierIdentityHandlers({ identity: new IdentityService({ store: events, config, clock }), feed, reads, fresh, config }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
       ...pagesHandlers({ ...deps, config }),
@@ -368,6 +411,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       townOpen: () => open,
       logger: logger ?? stderrLogger,
       limits: options.mcp,
+      ...(config.catalogue ? { shape: config.catalogue } : {}),
     });
     closers.push(() => mcp.close());
     const handlers: RoomTable = { ...rooms, ...mcpHandlers(mcp, config) };
@@ -388,6 +432,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     metrics.gauge('town_mcp_sessions', 'MCP sessions open on this front', () => mcp.sessions.size);
     const hose = firehoseServer;
     if (hose) metrics.gauge('town_firehose_subscribers', 'WebSocket subscribers of the firehose', () => hose.subscribed);
+    step('rooms');
     const readStore = reads;
     let closing: Promise<void> | undefined;
     return {
@@ -404,6 +449,15 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...(firehose ? { firehose } : {}),
       startMs: performance.now() - started,
       operations,
+      rebuildLive: async (o = {}) => {
+        if (!projectors.length)
+          throw new Error('the read models are folded by workers: a live rebuild needs the town to fold them itself (TOWN_PROJECTORS=inline)');
+        // Projections of their own: the running projectors' keep state between units.
+        const all = allProjections(programs, settings.signing !== false ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
+        const names = new Set(projectors.flatMap((p) => p.names));
+        return rebuildLive({ ...o, events, reads: readStore, projections: Object.values(all).filter((p) => names.has(p.name)), projectors });
+      },
+      startSteps,
       close: () =>
         (closing ??= (async () => {
           // Newest first: the reactor and the projectors stop before the world and the stores.

@@ -29,6 +29,10 @@ async function main(argv: string[]): Promise<number> {
   const poll = flags.find((f) => f.startsWith('--poll='));
   const pollMs = poll ? Number(poll.slice('--poll='.length)) : undefined;
   if (pollMs !== undefined && !(pollMs > 0)) throw new Error('--poll=<ms> takes a positive number');
+  // Events folded and committed together (default 1,000): smaller units hold less in memory.
+  const batchFlag = flags.find((f) => f.startsWith('--batch='));
+  const batch = batchFlag ? Number(batchFlag.slice('--batch='.length)) : undefined;
+  if (batch !== undefined && !(Number.isInteger(batch) && batch > 0)) throw new Error('--batch=<events> takes a positive whole number');
   const settings = settingsFromEnv();
   const log = townLog({ level: settings.logLevel, base: { worker: `projector ${names.join(',')}` } });
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
@@ -45,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
     names,
     ...(settings.signing !== false ? { repository: { keys: () => loadRepositoryKeys(settings.dataDir) } } : {}),
     ...(pollMs !== undefined ? { pollMs } : {}),
+    ...(batch !== undefined ? { batch } : {}),
     onError: (e) => (failed = e),
     // One worker per projection: a second one waits here and takes over when the first dies.
     lease: {

@@ -75,7 +75,16 @@ const cardFamily: Family = {
 async function families(command: string | undefined): Promise<Family[]> {
   if (command !== undefined && cardCommands.has(command)) return [cardFamily];
   const { operatorCommands, operatorUsage, runOperator } = await import('./operator.js');
-  return [{ commands: operatorCommands, usage: operatorUsage, run: runOperator }, cardFamily];
+  const { archiveCommands, archiveUsage } = await import('./archive-commands.js');
+  return [
+    { commands: operatorCommands, usage: operatorUsage, run: runOperator },
+    {
+      commands: archiveCommands,
+      usage: archiveUsage,
+      offline: async (command, args) => (await import('./archive.js')).runArchive(command, args, callerCwd()),
+    },
+    cardFamily,
+  ];
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -79,9 +79,16 @@ export class LazyMap<K, V> extends KeyedMap<K, V> {
     yield* [...this.raw.keys()];
   }
 
-  /** Every pair as JSON text of the value, decoding nothing that is still text. */
-  *rawEntries(): Generator<[K, string]> {
-    for (const [k, v] of [...Map.prototype.entries.call(this)] as [K, V][]) yield [k, JSON.stringify(v)];
-    for (const [k, start] of [...this.raw]) yield [k, this.textAt(start)];
+  /**
+   * The pairs as they stand, copied out, decoding nothing: the decoded ones as keys and values,
+   * the rest as keys and their text (read from the source, which never changes).
+   */
+  frozen(): { keys: K[]; values: V[]; raw: { keys: K[]; text: (i: number) => string } } {
+    const starts = [...this.raw.values()];
+    return {
+      keys: [...Map.prototype.keys.call(this)] as K[],
+      values: [...Map.prototype.values.call(this)] as V[],
+      raw: { keys: [...this.raw.keys()], text: (i) => this.textAt(starts[i]!) },
+    };
   }
 }

@@ -14,8 +14,17 @@ export interface ReactorCheckpoint {
   close(): Promise<void>;
 }
 
-export async function reactorCheckpoint(reads: ReadStore, name: string): Promise<ReactorCheckpoint> {
-  const from = await reads.checkpoint(name);
+/** Where a reactor's checkpoint is kept in the read store (generation 0). */
+export const reactorCheckpointKey = (name: string) => `reactor.${name}`;
+
+export async function reactorCheckpoint(store: ReadStore, name: string): Promise<ReactorCheckpoint> {
+  // Not a read model: kept in generation 0 whatever generation the read models are in, so a
+  // live rebuild's switch (which folds read models only) leaves the reactor where it was, and
+  // under `reactor.<name>`, which no projection's drop (by its name as a prefix: `feed` would
+  // take `feed-answers`) reaches. A checkpoint kept under the bare name before is read once.
+  const reads = store.at(0);
+  const key = reactorCheckpointKey(name);
+  const from = (await reads.checkpoint(key)) ?? (await reads.checkpoint(name));
   let last: bigint | undefined;
   let saving: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -23,7 +32,7 @@ export async function reactorCheckpoint(reads: ReadStore, name: string): Promise
     timer = undefined;
     const at = last;
     if (at === undefined) return;
-    saving = saving.then(() => reads.unit(async (unit) => unit.setCheckpoint(name, at))).catch(() => {});
+    saving = saving.then(() => reads.unit(async (unit) => unit.setCheckpoint(key, at))).catch(() => {});
   };
   return {
     from,

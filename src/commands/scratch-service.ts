@@ -57,6 +57,8 @@ export interface OpenScratch {
 }
 
 const lifetimeMs = limits.scratchLifetimeSeconds * 1000;
+/** The scratch world that is a guest's heap in the earlier catalogue shape. */
+export const heapName = 'heap';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The town as a fork reads through to it, held while the fork is open. */
@@ -136,6 +138,24 @@ export class ScratchWorlds {
     const w = open.find((x) => x.name === name);
     if (!w) throw unknownWorld(name);
     return { world: `scratch/${name}`, name, id: w.world, service: await this.service(w.world) };
+  }
+
+  /**
+   * The guest's private heap (spec 9, the earlier catalogue shape): its scratch world named
+   * `heap`, opened empty on first use and again after it expires. The earlier shape has no other
+   * scratch worlds, so the heap never meets the limit of two.
+   */
+  async heap(guest: Guest): Promise<OpenScratch> {
+    const open = await this.openWorlds(guest);
+    if (!open.some((x) => x.name === heapName)) {
+      try {
+        await this.open(guest, heapName);
+      } catch (error) {
+        // Two first calls at once: the other opened it.
+        if (!(error instanceof TownError) || error.cls !== 'hostRequest') throw error;
+      }
+    }
+    return this.world(guest, heapName);
   }
 
   /** `me.scratches`: the guest's open worlds, each with its last turn and when it expires. */

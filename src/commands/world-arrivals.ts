@@ -1,7 +1,8 @@
 /**
  * The host's reactions to identity events: when a guest is admitted (its invitation or arrival
  * proof is spent: InvitationSpent / ProofSpent, the commit point of an admission), the host
- * makes the guest's avatar in the town's entrance; and the town's open/invited mode (which turns
+ * makes the guest's avatar in the town's entrance (likewise for a verified handle challenge of
+ * the earlier catalogue shape: HandleVerified); and the town's open/invited mode (which turns
  * the hourly turn quota on and off) is followed as TownModeSet events land.
  *
  * It follows `$all` from a checkpoint kept in the read store (`arrivals`). Arriving is
@@ -25,10 +26,15 @@ export interface ArrivalReactor {
 }
 
 /** The streams whose events this reactor acts on; the world's own entries pass it by. */
-const reactedStreams = ['invitation-', 'proof-', streams.townConfig];
+const reactedStreams = ['invitation-', 'proof-', 'handle-challenge-', streams.townConfig];
 
 function admittedName(event: RecordedEvent): string | undefined {
-  if ((event.type === 'InvitationSpent' && event.stream.startsWith('invitation-')) || (event.type === 'ProofSpent' && event.stream.startsWith('proof-'))) {
+  if (
+    (event.type === 'InvitationSpent' && event.stream.startsWith('invitation-')) ||
+    (event.type === 'ProofSpent' && event.stream.startsWith('proof-')) ||
+    // The earlier catalogue shape's admission: a handle challenge verified (spec 9).
+    (event.type === 'HandleVerified' && event.stream.startsWith('handle-challenge-'))
+  ) {
     const name = (event.data as { name?: unknown } | null)?.name;
     return typeof name === 'string' ? name : undefined;
   }

@@ -29,7 +29,14 @@ export interface Snapshot {
 
 export interface SnapshotStore {
   load(world: string): Snapshot | undefined;
+  /** Writes the snapshot now, in one go. */
   save(world: string, snapshot: Snapshot): void;
+  /**
+   * Writes the snapshot a block at a time, giving the event loop back between blocks, so a
+   * snapshot of a large world (seconds of encoding) never stalls the requests being served. The
+   * snapshot must be one nobody changes while it is written (`frozenSnapshot`).
+   */
+  saveInSteps(world: string, snapshot: FrozenSnapshot): Promise<void>;
 }
 
 const fileName = (world: string) => `${encodeURIComponent(world)}.snapshot`;
@@ -44,36 +51,69 @@ interface Header {
   maps: string[];
 }
 
-/** The snapshot as lines (no line holds a raw newline: JSON escapes them). */
-export function* encodeSnapshot(s: Snapshot): Generator<string> {
+/** One Map of a World as it stood: its pairs, and for a LazyMap the pairs still kept as text. */
+interface FrozenMap {
+  name: string;
+  keys: unknown[];
+  values: unknown[];
+  raw?: { keys: unknown[]; text: (i: number) => string };
+}
+
+/**
+ * A snapshot taken as the World stands now, that later changes to the World do not reach: its
+ * plain fields and each Map's keys and values, copied out (the values themselves are shared:
+ * evolve replaces a World's values, never edits them). Copying out is a few milliseconds where
+ * encoding is seconds, so a live world is frozen at once and encoded later, bit by bit.
+ */
+export interface FrozenSnapshot {
+  format: string;
+  lastCid: string;
+  height: number;
+  plain: Record<string, unknown>;
+  maps: FrozenMap[];
+}
+
+export function frozenSnapshot(s: Snapshot): FrozenSnapshot {
   const plain: Record<string, unknown> = {};
-  const maps: string[] = [];
-  for (const [k, v] of Object.entries(s.world)) {
-    if (v instanceof Map) maps.push(k);
-    // a carried past is three binary tables: base64 (a few MB for a long past, one line)
-    else if (k === 'past') plain[k] = v === undefined ? undefined : encodePast(v as Past);
-    else plain[k] = v;
+  const maps: FrozenMap[] = [];
+  for (const [name, v] of Object.entries(s.world)) {
+    if (!(v instanceof Map)) {
+      // a carried past is three binary tables, never edited (a carry makes a new one): kept by
+      // reference here, written as base64 (a few MB for a long past, one line) when encoded
+      plain[name] = v;
+      continue;
+    }
+    if (v instanceof LazyMap) {
+      const { keys, values, raw } = v.frozen();
+      maps.push({ name, keys, values, raw });
+    } else maps.push({ name, keys: [...v.keys()], values: [...v.values()] });
   }
-  yield JSON.stringify({ format: s.format, lastCid: s.lastCid, plain, maps } satisfies Header);
-  for (const name of maps) {
-    const map = (s.world as unknown as Record<string, Map<unknown, unknown>>)[name]!;
+  return { format: s.format, lastCid: s.lastCid, height: s.world.height, plain, maps };
+}
+
+/** The snapshot as lines (no line holds a raw newline: JSON escapes them). */
+export function encodeSnapshot(s: Snapshot): Generator<string> {
+  return encodeFrozen(frozenSnapshot(s));
+}
+
+function* encodeFrozen(s: FrozenSnapshot): Generator<string> {
+  const plain = s.plain.past === undefined ? s.plain : { ...s.plain, past: encodePast(s.plain.past as Past) };
+  yield JSON.stringify({ format: s.format, lastCid: s.lastCid, plain, maps: s.maps.map((m) => m.name) } satisfies Header);
+  for (const { name, keys, values, raw } of s.maps) {
     if (lazyMaps.has(name)) {
       yield JSON.stringify({ map: name, lazy: true });
       // `<key as JSON>\t<value as JSON>`: JSON text never holds a raw tab, so the first splits.
-      const pairs = map instanceof LazyMap ? map.rawEntries() : [...map].map(([k, v]) => [k, JSON.stringify(v)] as const);
-      for (const [k, v] of pairs) yield `${JSON.stringify(k)}\t${v}`;
+      for (let i = 0; i < keys.length; i++) yield `${JSON.stringify(keys[i])}\t${JSON.stringify(values[i])}`;
+      if (raw) for (let i = 0; i < raw.keys.length; i++) yield `${JSON.stringify(raw.keys[i])}\t${raw.text(i)}`;
       continue;
     }
     yield JSON.stringify({ map: name });
-    let pairs: unknown[] = [];
-    for (const pair of map) {
-      pairs.push(pair);
-      if (pairs.length >= chunk) {
-        yield JSON.stringify(pairs);
-        pairs = [];
-      }
+    for (let i = 0; i < keys.length; i += chunk) {
+      const pairs: unknown[] = [];
+      for (let j = i; j < Math.min(i + chunk, keys.length); j++) pairs.push([keys[j], values[j]]);
+      yield JSON.stringify(pairs);
     }
-    if (pairs.length) yield JSON.stringify(pairs);
+    if (raw) throw new Error(`the snapshot keeps ${name} decoded, and it still holds text`);
   }
 }
 
@@ -144,31 +184,58 @@ export function fileSnapshots(dataDir: string): SnapshotStore {
       }
     },
     save(world, snapshot) {
-      fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, fileName(world));
       const temp = `${file}.${process.pid}.tmp`;
+      fs.mkdirSync(dir, { recursive: true });
       const fd = fs.openSync(temp, 'w');
       try {
-        // Written in blocks of lines: one write per line would be a syscall per receipt.
-        let block: string[] = [];
-        let size = 0;
-        for (const line of encodeSnapshot(snapshot)) {
-          block.push(line);
-          size += line.length;
-          if (size > 1 << 20) {
-            fs.writeSync(fd, `${block.join('\n')}\n`);
-            block = [];
-            size = 0;
-          }
-        }
-        if (block.length) fs.writeSync(fd, `${block.join('\n')}\n`);
+        const lines = encodeSnapshot(snapshot);
+        while (writeBlock(fd, lines));
       } finally {
         fs.closeSync(fd);
+      }
+      fs.renameSync(temp, file);
+    },
+    async saveInSteps(world, snapshot) {
+      const file = path.join(dir, fileName(world));
+      // A name of its own: a `save` (at close) may write the same world's file meanwhile.
+      const temp = `${file}.${process.pid}.steps.tmp`;
+      fs.mkdirSync(dir, { recursive: true });
+      const fd = fs.openSync(temp, 'w');
+      try {
+        const lines = encodeFrozen(snapshot);
+        while (writeBlock(fd, lines)) await new Promise<void>((r) => setImmediate(r));
+        fs.closeSync(fd);
+      } catch (error) {
+        fs.closeSync(fd);
+        fs.rmSync(temp, { force: true });
+        throw error;
       }
       fs.renameSync(temp, file);
     },
   };
 }
 
+/**
+ * Writes the next block of lines (about a megabyte: one write per line would be a syscall per
+ * receipt); false once the lines are done.
+ */
+function writeBlock(fd: number, lines: Iterator<string>): boolean {
+  const out: string[] = [];
+  let size = 0;
+  for (;;) {
+    const next = lines.next();
+    if (next.done) break;
+    out.push(next.value);
+    size += next.value.length;
+    if (size > 1 << 20) {
+      fs.writeSync(fd, `${out.join('\n')}\n`);
+      return true;
+    }
+  }
+  if (out.length) fs.writeSync(fd, `${out.join('\n')}\n`);
+  return false;
+}
+
 /** No snapshots (EventStoreDB deployments without a local data directory, and some tests). */
-export const noSnapshots: SnapshotStore = { load: () => undefined, save: () => {} };
+export const noSnapshots: SnapshotStore = { load: () => undefined, save: () => {}, saveInSteps: async () => {} };

@@ -41,7 +41,21 @@ export const errorClasses = {
   unspellable: { http: 400, status: 'error', when: 'the object name is one no spell can address' },
   uriTooLong: { http: 414, status: 'error', when: 'request line over 65536 bytes' },
 } as const;
-export type ErrorClass = keyof typeof errorClasses;
+
+/**
+ * Classes only the earlier catalogue shape has (spec 9; src/contract/earlier.ts): thrown by its
+ * codecs, shown only in its catalogue.
+ */
+export const earlierOnlyErrorClasses = {
+  badModules: { http: 400, status: 'error', when: '`modules` is not a list of at most 16 objects' },
+} as const;
+
+export type ErrorClass = keyof typeof errorClasses | keyof typeof earlierOnlyErrorClasses;
+
+/** The row of any class a TownError may name. */
+export function errorClassOf(cls: ErrorClass): { http: number; status: string; when: string } {
+  return cls in errorClasses ? errorClasses[cls as keyof typeof errorClasses] : earlierOnlyErrorClasses[cls as keyof typeof earlierOnlyErrorClasses];
+}
 
 export type HintKind = 'receipt' | 'source' | 'self' | 'world';
 

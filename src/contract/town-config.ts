@@ -10,4 +10,6 @@ export interface TownConfig {
   secret: Uint8Array;
   /** Served over https (cookies get Secure). */
   secure: boolean;
+  /** The catalogue shape served (spec 9); absent: the current one. */
+  catalogue?: 'current' | 'earlier';
 }

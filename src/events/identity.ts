@@ -43,8 +43,11 @@ export const InvitationRevoked = event('InvitationRevoked', t.type({ at }));
 export const InvitationEvent = t.union([InvitationIssued, InvitationSpent, InvitationRevoked]);
 export type InvitationEvent = t.TypeOf<typeof InvitationEvent>;
 
-/** What a name claim spends: an invitation (by code hash) or an arrival proof (by challenge id). */
-export const ClaimSource = t.union([t.type({ invitation: t.string }), t.type({ proof: t.string })]);
+/**
+ * What a name claim spends: an invitation (by code hash), an arrival proof (by challenge id), or
+ * (the earlier catalogue shape, spec 9) a handle challenge verified by a post (by challenge id).
+ */
+export const ClaimSource = t.union([t.type({ invitation: t.string }), t.type({ proof: t.string }), t.type({ challenge: t.string })]);
 export type ClaimSource = t.TypeOf<typeof ClaimSource>;
 
 export const GuestClaimed = event(
@@ -99,6 +102,35 @@ export const CredentialRevoked = event(
 export const CredentialEvent = t.union([CredentialIssued, CredentialRevoked]);
 export type CredentialEvent = t.TypeOf<typeof CredentialEvent>;
 
+/**
+ * A handle challenge of the earlier catalogue shape (spec 9; `handle-challenge-<id>`): issued
+ * for a guest name with the credential it will activate (by hash), then verified once by a post
+ * of the town's feed that says exactly its text.
+ */
+export const HandleChallenged = event(
+  'HandleChallenged',
+  t.type({
+    name: t.string,
+    credentialHash: t.string,
+    text: t.string,
+    expires: t.number,
+    at,
+  }),
+);
+export const HandleVerified = event(
+  'HandleVerified',
+  t.type({
+    name: t.string,
+    /** The post's at:// URI. */
+    uri: t.string,
+    /** The name claim this verification made or found (GuestClaimed's claimId). */
+    claimId: t.string,
+    at,
+  }),
+);
+export const HandleChallengeEvent = t.union([HandleChallenged, HandleVerified]);
+export type HandleChallengeEvent = t.TypeOf<typeof HandleChallengeEvent>;
+
 export const SessionStarted = event(
   'SessionStarted',
   t.type({
@@ -124,6 +156,7 @@ export const streams = {
   invitation: (codeHash: string) => `invitation-${codeHash}`,
   guest: (name: string) => `guest-${name}`,
   proof: (challengeId: string) => `proof-${challengeId}`,
+  handleChallenge: (challengeId: string) => `handle-challenge-${challengeId}`,
   credential: (hash: string) => `credential-${hash}`,
   session: (hash: string) => `session-${hash}`,
   townConfig: 'town-config',

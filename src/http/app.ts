@@ -23,6 +23,7 @@ import { authenticate } from './front/authenticate.js';
 import { type BodyReader, decodeBody, decodeQuery } from './front/decode.js';
 import { errorText, type Logger, replyFailure, stderrLogger } from './front/failure.js';
 import { givenRequestId, FrontObserver, type Observation } from './front/observe.js';
+import { earlierFailure, earlierReply } from './front/earlier-reply.js';
 import { frontHandlers } from './front/own-routes.js';
 import { spendRate } from './front/rate.js';
 import { finishReply, jsonReply } from './front/reply.js';
@@ -31,7 +32,7 @@ import type { AnyHandler, TownContext, TownState } from './handler.js';
 import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';
 import { notBuilt, type SomeHandlers } from './route-types.js';
-import { type Route, routesFor } from './routes.js';
+import { heapPrefix, heapWorld, type Route, routesFor } from './routes.js';
 import type { RouteMeter } from '../operations/metrics.js';
 
 export type { Logger } from './front/failure.js';
@@ -94,7 +95,8 @@ export function createApp(options: AppOptions): TownApp {
   const limiters = options.limiters ?? defaultLimiters(clock);
   const workers = options.workers ?? limits.workers;
   const townOpen = options.townOpen ?? (() => config.open);
-  const table = routesFor(true);
+  const table = routesFor(true, config.catalogue);
+  const earlierShape = config.catalogue === 'earlier';
   const observer = new FrontObserver(options.observation ?? {});
 
   // Each row's handler as the front calls it: a room's (typed by its row in route-types.ts) or
@@ -132,7 +134,7 @@ export function createApp(options: AppOptions): TownApp {
       name: r.base ?? r.name,
       handler: handlerOf(r.base ?? r.name),
       read: r.method === 'POST' ? readBody(r) : undefined,
-      inScratch: r.path.startsWith('/AGENTS.md/scratch/:name'),
+      inScratch: r.path.startsWith('/AGENTS.md/scratch/:name') || (r.base !== undefined && r.path.startsWith(heapPrefix)),
       meter: observer.meter(r.name),
       stream: r.reply === 'sse',
     });
@@ -185,7 +187,7 @@ export function createApp(options: AppOptions): TownApp {
       if (!measured) finishReply(ctx as TownContext);
     } catch (err) {
       observer.failed(err);
-      await replyFailure(ctx as TownContext, err, entry?.route, logger, authenticator);
+      await replyFailure(ctx as TownContext, earlierShape ? earlierFailure(err) : err, entry?.route, logger, authenticator);
     }
     observer.answered(ctx as TownContext, entry ? entry.meter : observer.unmatched, started, entry?.stream === true);
   });
@@ -221,7 +223,7 @@ export function createApp(options: AppOptions): TownApp {
         hintHref: '/AGENTS.md/api',
       });
     }
-    if (inScratch) state.scratch = (ctx.params as Record<string, string> | undefined)?.name;
+    if (inScratch) state.scratch = r.path.startsWith(heapPrefix) ? heapWorld : (ctx.params as Record<string, string> | undefined)?.name;
 
     if (!(await authenticate(ctx, r, authenticator))) return false;
     spendRate(ctx, r, limiters);
@@ -240,7 +242,7 @@ export function createApp(options: AppOptions): TownApp {
     if (typeof out !== 'object' || out === null || Array.isArray(out)) {
       throw new Error(`handler ${r.name} returned ${Array.isArray(out) ? 'a list' : typeof out}; handlers return objects`);
     }
-    jsonReply(ctx, out as Record<string, unknown>);
+    jsonReply(ctx, earlierShape ? earlierReply(out as Record<string, unknown>) : (out as Record<string, unknown>));
     return true;
   }
 

@@ -4,6 +4,7 @@
  * from what the front does.
  */
 import { badSpellClauses, errorClasses, refusalClasses, xrpcErrors } from '../contract/errors.js';
+import { earlierCatalogue } from './earlier-catalogue.js';
 import { limitTable, limits } from '../contract/limits.js';
 import type { TownConfig } from '../contract/town-config.js';
 import { links, replyLinks } from './links.js';
@@ -58,6 +59,7 @@ export function catalogueRoutes(table: readonly Route[], built: (r: Route) => bo
 }
 
 export function buildCatalogue(config: TownConfig, table: readonly Route[], built: (r: Route) => boolean, self: string) {
+  if (config.catalogue === 'earlier') return earlierCatalogue(config, table, built, self);
   const mcp = table.find((r) => r.name === 'mcp');
   return {
     _links: replyLinks(self, links({ guide: '/AGENTS.md', examples: '/AGENTS.md/examples' })),

@@ -4,7 +4,7 @@
  * (spec 7.3); a browser on a page gets src/pages/error-page.ts instead. The same bytes are also written
  * straight to a socket by the wire guard (wire.ts), below koa.
  */
-import { errorClasses, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
+import { errorClassOf, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
 import { TownError } from '../contract/town-error.js';
 import { XrpcFailure } from '../contract/xrpc-failure.js';
 import { securityHeaderLines } from './front/security.js';
@@ -23,7 +23,7 @@ const reserved = new Set(['status', 'class', 'message', 'hint', '_links']);
 
 /** Spec 2.10. The host's extra fields are kept, but never over the envelope's own. */
 export function envelope(err: TownError, self: string): Rendered {
-  const spec = errorClasses[err.cls];
+  const spec = errorClassOf(err.cls);
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(err.extra.fields ?? {})) if (!reserved.has(k)) extra[k] = v;
   const own: Links = err.extra.hintHref ? { hint: { href: err.extra.hintHref } } : {};
@@ -63,7 +63,7 @@ export function xrpcError(err: TownError | XrpcFailure, self: string): Rendered 
   const name = xrpcNameOf[err.cls];
   // Classes with no 7.3 counterpart keep their HTTP status under a name in the AT Protocol style.
   const error = name ?? (err.cls === 'internal' ? 'InternalServerError' : err.cls[0].toUpperCase() + err.cls.slice(1));
-  const status = name ? xrpcErrors[name].http : errorClasses[err.cls].http;
+  const status = name ? xrpcErrors[name].http : errorClassOf(err.cls).http;
   return { status, headers: { ...err.extra.headers }, body: { error, message: err.message, _links: replyLinks(self) } };
 }
 

@@ -3,12 +3,17 @@
  * catalogue (catalogue.ts) are both generated from it, so what the catalogue lists is exactly
  * what the front answers. Rooms plug in by handler name (handler.ts); a route with no handler
  * answers 501 and the catalogue marks it `built: false`.
+ *
+ * Both catalogue shapes of spec 9 are served from it (`routesFor(open, shape)`): rows say which
+ * shapes they belong to, and the earlier shape's own rows follow the current ones. Over 500
+ * lines because it is the one table, read as a whole.
  */
 import type * as t from 'io-ts';
 import { acceptReasons, arriveReasons } from '../contract/errors.js';
 import { limits } from '../contract/limits.js';
 import * as b from '../contract/bodies.js';
 import { FieldsType } from '../contract/codec.js';
+import * as earlier from '../contract/earlier.js';
 
 export type Auth = 'none' | 'bearer' | 'cookie' | 'optional';
 /**
@@ -57,7 +62,19 @@ export interface Route {
    * the MCP tools.
    */
   operator?: true;
+  /**
+   * The catalogue shapes of spec 9 the row belongs to; absent: both. A row of one shape only is
+   * absent (unknownRoute) from a town serving the other.
+   */
+  shapes?: readonly CatalogueShape[];
 }
+
+/** The catalogue shapes of spec 9 (TOWN_CATALOGUE). */
+export type CatalogueShape = 'current' | 'earlier';
+/** Rows of the current shape only (spec 9: absent from the earlier). */
+const currentOnly = { shapes: ['current'] } as const;
+/** Rows of the earlier shape only. */
+const earlierOnly = { shapes: ['earlier'] } as const;
 
 type Decl = Omit<Route, 'bodyLimit' | 'rate' | 'reply'> & Partial<Pick<Route, 'bodyLimit' | 'rate' | 'reply'>>;
 
@@ -97,6 +114,7 @@ export const routes = [
   }),
   route({
     name: 'accept',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/accept',
     ...identityCall,
@@ -106,6 +124,7 @@ export const routes = [
   }),
   route({
     name: 'arriveChallenge',
+    ...currentOnly,
     method: 'GET',
     path: '/AGENTS.md/arrive',
     ...identityCall,
@@ -114,6 +133,7 @@ export const routes = [
   }),
   route({
     name: 'arrive',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/arrive',
     ...identityCall,
@@ -170,6 +190,7 @@ export const routes = [
   }),
   route({
     name: 'receipt',
+    ...currentOnly,
     method: 'GET',
     path: '/AGENTS.md/receipt/:slug',
     auth: 'bearer',
@@ -179,6 +200,7 @@ export const routes = [
   }),
   route({
     name: 'receiptByIntent',
+    ...currentOnly,
     method: 'GET',
     path: '/AGENTS.md/receipt',
     auth: 'bearer',
@@ -208,6 +230,7 @@ export const routes = [
   // 4.3 scratch
   route({
     name: 'scratch',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/scratch',
     auth: 'bearer',
@@ -216,6 +239,7 @@ export const routes = [
   }),
   route({
     name: 'scratchObjects',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/scratch/:name/objects',
     auth: 'bearer',
@@ -224,6 +248,7 @@ export const routes = [
   }),
   route({
     name: 'repl',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/scratch/:name/repl',
     auth: 'bearer',
@@ -232,6 +257,7 @@ export const routes = [
   }),
   route({
     name: 'check',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/scratch/:name/check',
     auth: 'bearer',
@@ -241,6 +267,7 @@ export const routes = [
   }),
   route({
     name: 'cite',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/scratch/:name/cite',
     auth: 'bearer',
@@ -259,6 +286,7 @@ export const routes = [
   route({ name: 'revoke', method: 'POST', path: '/AGENTS.md/revoke', auth: 'bearer', does: 'revoke this credential; it answers 401 from then on' }),
   route({
     name: 'feed',
+    ...currentOnly,
     method: 'GET',
     path: '/AGENTS.md/feed',
     auth: 'bearer',
@@ -267,6 +295,7 @@ export const routes = [
   }),
   route({
     name: 'feedPost',
+    ...currentOnly,
     method: 'POST',
     path: '/AGENTS.md/feed',
     auth: 'bearer',
@@ -284,6 +313,7 @@ export const routes = [
   }),
   route({
     name: 'xrpcProcedure',
+    ...currentOnly,
     method: 'POST',
     path: '/xrpc/:nsid',
     auth: 'optional',
@@ -303,6 +333,7 @@ export const routes = [
   route({ name: 'home', method: 'GET', path: '/', ...page, does: 'HTML home' }),
   route({
     name: 'feedPage',
+    ...currentOnly,
     method: 'GET',
     path: '/feed',
     ...page,
@@ -311,6 +342,7 @@ export const routes = [
   }),
   route({
     name: 'feedPagePost',
+    ...currentOnly,
     method: 'POST',
     path: '/feed',
     auth: 'cookie',
@@ -351,7 +383,15 @@ export const routes = [
     does: 'HTML card page: paint, the exact card, wants, doors; law, source and receipts on demand (a `/` in the id is written %2F)',
   }),
   route({ name: 'book', method: 'GET', path: '/o/:handle/book', ...page, query: b.PageQuery, does: "a resident's commonplace book" }),
-  route({ name: 'town', method: 'GET', path: '/town', ...page, query: b.TownQuery, does: 'every room and door you can see; `open` unfolds one' }),
+  route({
+    name: 'town',
+    ...currentOnly,
+    method: 'GET',
+    path: '/town',
+    ...page,
+    query: b.TownQuery,
+    does: 'every room and door you can see; `open` unfolds one',
+  }),
   route({
     name: 'inspect',
     method: 'GET',
@@ -359,13 +399,13 @@ export const routes = [
     ...page,
     does: "a card's inspector: source, kind chain, spells as forms, law, rules, fields, receipts",
   }),
-  route({ name: 'kinds', method: 'GET', path: '/kinds', ...page, does: 'every kind you can see, each linking to its inspector' }),
-  route({ name: 'library', method: 'GET', path: '/library', ...page, does: "the library's pages" }),
-  route({ name: 'libraryPage', method: 'GET', path: '/library/:name', ...page, does: 'one library page verbatim' }),
+  route({ name: 'kinds', ...currentOnly, method: 'GET', path: '/kinds', ...page, does: 'every kind you can see, each linking to its inspector' }),
+  route({ name: 'library', ...currentOnly, method: 'GET', path: '/library', ...page, does: "the library's pages" }),
+  route({ name: 'libraryPage', ...currentOnly, method: 'GET', path: '/library/:name', ...page, does: 'one library page verbatim' }),
   route({ name: 'lib', method: 'GET', path: '/lib', ...page, does: 'every module the town holds that you may read' }),
   route({ name: 'libModule', method: 'GET', path: '/lib/:name', ...page, query: b.LibQuery, does: 'one module; `cid` another text of it' }),
-  route({ name: 'history', method: 'GET', path: '/history', ...page, query: b.HistoryQuery, does: 'the chronicle, a day a page' }),
-  route({ name: 'map', method: 'GET', path: '/map', ...page, query: b.MapQuery, does: 'the door map' }),
+  route({ name: 'history', ...currentOnly, method: 'GET', path: '/history', ...page, query: b.HistoryQuery, does: 'the chronicle, a day a page' }),
+  route({ name: 'map', ...currentOnly, method: 'GET', path: '/map', ...page, query: b.MapQuery, does: 'the door map' }),
   route({
     name: 'playHome',
     method: 'GET',
@@ -399,6 +439,7 @@ export const routes = [
   route({ name: 'static', method: 'GET', path: '/static/:file', auth: 'none', reply: 'text', does: 'the stylesheet and the script that enhances pages' }),
   route({
     name: 'liveObject',
+    ...currentOnly,
     method: 'GET',
     path: '/live/:object',
     auth: 'cookie',
@@ -409,6 +450,7 @@ export const routes = [
   }),
   route({
     name: 'live',
+    ...currentOnly,
     method: 'GET',
     path: '/live',
     auth: 'cookie',
@@ -475,8 +517,89 @@ export const routes = [
   }),
 ] as const;
 
+/**
+ * Spec 9: the rows only the earlier catalogue shape has (TOWN_CATALOGUE=earlier). They are rows
+ * of the same table, kept apart so that `routes` lists the current shape's rows exactly; the
+ * earlier table (routesFor) is the rows of both shapes, these, and their heap variants.
+ */
+export const earlierOnlyRoutes = [
+  route({
+    name: 'challenge',
+    method: 'POST',
+    path: '/AGENTS.md/challenge',
+    ...identityCall,
+    ...earlierOnly,
+    body: earlier.ChallengeBody,
+    does: 'a challenge text to post exactly as the whole of a public post from that handle, and the credential verifying it activates (shown once)',
+  }),
+  route({
+    name: 'challengePost',
+    method: 'POST',
+    path: '/AGENTS.md/challenge/post',
+    ...identityCall,
+    ...earlierOnly,
+    body: earlier.ChallengePostBody,
+    does: "post a challenge text to the town's feed from its handle, with the challenge's credential (Authorization: Bearer) while the handle is free, or the handle's own; answers the post's at:// uri (not in the spec: where a guest makes its public post)",
+  }),
+  route({
+    name: 'verify',
+    method: 'POST',
+    path: '/AGENTS.md/verify',
+    ...identityCall,
+    ...earlierOnly,
+    body: earlier.VerifyBody,
+    does: "verify a challenge within 15 minutes with the at:// uri of the post that says it; the challenge's credential then speaks for you",
+  }),
+  route({
+    name: 'receiptEarlier',
+    method: 'GET',
+    path: '/AGENTS.md/receipt/:intent',
+    auth: 'bearer',
+    ...earlierOnly,
+    scratch: true,
+    query: b.FullQuery,
+    does: "a receipt by your own intent, or anyone's by its spoken name",
+  }),
+  route({
+    name: 'heapObjects',
+    method: 'POST',
+    path: '/AGENTS.md/heap/objects',
+    auth: 'bearer',
+    ...earlierOnly,
+    body: earlier.HeapObjectsBody,
+    does: 'create a card in your private heap, visible to nobody else',
+  }),
+  route({
+    name: 'replEarlier',
+    method: 'POST',
+    path: '/AGENTS.md/repl',
+    auth: 'bearer',
+    ...earlierOnly,
+    body: earlier.EarlierReplBody,
+    does: 'compile and run an entry in your heap: a plain entry answers its value; an Activity runs as your turn and answers its plan and a checkpoint, which a later call resumes with `checkpoint` and `response`',
+  }),
+  route({
+    name: 'checkEarlier',
+    method: 'POST',
+    path: '/AGENTS.md/check',
+    auth: 'bearer',
+    ...earlierOnly,
+    body: earlier.EarlierCheckBody,
+    query: b.FullQuery,
+    does: 'check modules against the library; a refusal names stage, line and span',
+  }),
+  route({
+    name: 'cardPageQuery',
+    method: 'GET',
+    path: '/o',
+    ...page,
+    ...earlierOnly,
+    does: '`?object=<id>`: a redirect to the card page /o/{object}',
+  }),
+] as const;
+
 /** One row of the table, with its literal types. */
-export type RouteRow = (typeof routes)[number];
+export type RouteRow = (typeof routes)[number] | (typeof earlierOnlyRoutes)[number];
 /** The name of a route of the table: the key its handler is bound by. */
 export type RouteName = RouteRow['name'];
 /** The routes that also run under /AGENTS.md/scratch/{name}/… */
@@ -492,14 +615,56 @@ export const scratchRoutes: readonly Route[] = (routes as readonly Route[])
   .map((r) => ({ ...r, name: `scratch.${r.name}`, path: scratchPrefix + r.path.slice('/AGENTS.md'.length), scratch: undefined, base: r.name }));
 
 /** Every route the front answers on a town of this kind (an invited town has no arrive routes). */
-export function routesFor(open: boolean): Route[] {
-  return [...(routes as readonly Route[]), ...scratchRoutes].filter((r) => open || !r.openOnly);
+export function routesFor(open: boolean, shape: CatalogueShape = 'current'): Route[] {
+  if (shape === 'earlier') return earlierRoutes;
+  return [...currentRows, ...scratchRoutes].filter((r) => open || !r.openOnly);
 }
+
+const currentRows: readonly Route[] = routes;
+
+export const heapPrefix = '/AGENTS.md/heap';
+/**
+ * The world name a heap route carries in `ctx.state.scratch` (spec 9: one private heap per guest,
+ * kept as a scratch world). A `/` no scratch name may hold keeps it apart from those names.
+ */
+export const heapWorld = '/heap';
+
+/**
+ * The earlier shape's bodies where they differ from the current rows' (spec 9): the turn body
+ * without `if` and `try`; and every body at most 65536 bytes.
+ */
+const earlierBodies: Partial<Record<string, t.Type<any, any, unknown>>> = { turn: earlier.EarlierTurnBody };
+
+function asEarlier(r: Route): Route {
+  const body = earlierBodies[r.name] ?? r.body;
+  return {
+    ...r,
+    bodyLimit: Math.min(r.bodyLimit, earlier.earlierLimits.bodyBytes),
+    // The earlier shape has no page rate limit.
+    rate: r.rate === 'page' ? 'none' : r.rate,
+    ...(body ? { body } : {}),
+  };
+}
+
+const earlierRows = [...(routes as readonly Route[]), ...(earlierOnlyRoutes as readonly Route[])]
+  .filter((r) => !r.shapes || r.shapes.includes('earlier'))
+  .map(asEarlier);
+/** The heap variants (spec 9): `heap.world` reaches the `world` handler at /AGENTS.md/heap/world. */
+export const heapRoutes: readonly Route[] = earlierRows
+  .filter((r) => r.scratch)
+  .map((r) => ({ ...r, name: `heap.${r.name}`, path: heapPrefix + r.path.slice('/AGENTS.md'.length), scratch: undefined, base: r.name }));
+/** The earlier shape's table: its rows of the one table, then their heap variants. */
+const earlierRoutes: Route[] = [...earlierRows, ...heapRoutes];
 
 export function routeNamed(name: RouteName | ScratchRouteName): Route | undefined;
 export function routeNamed(name: string): Route | undefined;
 export function routeNamed(name: string): Route | undefined {
-  return (routes as readonly Route[]).find((r) => r.name === name) ?? scratchRoutes.find((r) => r.name === name);
+  return (
+    (routes as readonly Route[]).find((r) => r.name === name) ??
+    scratchRoutes.find((r) => r.name === name) ??
+    (earlierOnlyRoutes as readonly Route[]).find((r) => r.name === name) ??
+    heapRoutes.find((r) => r.name === name)
+  );
 }
 
 /** The catalogue form of a path: `/AGENTS.md/world/{object}`, plus required query fields. */

@@ -8,6 +8,7 @@ import * as t from 'io-ts';
 import { TypedDataC } from '../cards/typed.js';
 import type { ErrorClass } from '../contract/errors.js';
 import { moduleTooLargeMessage } from '../contract/bodies.js';
+import { badModulesMessage } from '../contract/earlier.js';
 import { CheckedType, FieldsType, unknownField } from '../contract/codec.js';
 
 export type Shape = string | Shape[] | { [key: string]: Shape };
@@ -58,6 +59,8 @@ export function rulesOf(codec: t.Type<any, any, any>): string[] {
  * module limit is `moduleTooLarge`; anything else is `hostRequest`, with the first failing field.
  */
 export function explain(errors: t.Errors, where: 'body' | 'query', root: t.Type<any, any, any>): { cls: ErrorClass; message: string } {
+  const bad = errors.find((e) => e.message === badModulesMessage);
+  if (bad) return { cls: 'badModules', message: `${where} ${pathOf(bad.context).text}: \`modules\` must be a list of at most 16 objects {name, source}` };
   const big = errors.find((e) => e.message === moduleTooLargeMessage);
   if (big) return { cls: 'moduleTooLarge', message: `${where} ${pathOf(big.context).text}: a module is over the module limit` };
   const e = errors[0];

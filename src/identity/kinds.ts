@@ -7,8 +7,18 @@ import { credentialDecider } from '../commands/credential.js';
 import { guestDecider } from '../commands/guest.js';
 import { invitationDecider } from '../commands/invitation.js';
 import { sessionDecider } from '../commands/session.js';
+import { handleChallengeDecider } from './handle-challenge.js';
 import { foundingDecider, townModeDecider } from '../commands/town-mode.js';
-import { CredentialEvent, GuestEvent, InvitationEvent, ProofEvent, SessionEvent, TownConfigEvent, TownFoundingEvent } from '../events/identity.js';
+import {
+  CredentialEvent,
+  GuestEvent,
+  HandleChallengeEvent,
+  InvitationEvent,
+  ProofEvent,
+  SessionEvent,
+  TownConfigEvent,
+  TownFoundingEvent,
+} from '../events/identity.js';
 
 export const invitationKind = { codec: InvitationEvent, decider: invitationDecider };
 export const guestKind = { codec: GuestEvent, decider: guestDecider };
@@ -17,3 +27,4 @@ export const credentialKind = { codec: CredentialEvent, decider: credentialDecid
 export const sessionKind = { codec: SessionEvent, decider: sessionDecider };
 export const townModeKind = { codec: TownConfigEvent, decider: townModeDecider };
 export const foundingKind = { codec: TownFoundingEvent, decider: foundingDecider };
+export const handleChallengeKind = { codec: HandleChallengeEvent, decider: handleChallengeDecider };

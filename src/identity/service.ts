@@ -24,8 +24,9 @@ import type { Clock } from '../contract/clock.js';
 import type { TownConfig } from '../contract/town-config.js';
 import type { EventStore, ExpectedRevision } from '../stores/event-store.js';
 import { issueChallenge, parseChallenge, type Challenge } from './challenge.js';
-import { credentialKind, guestKind, invitationKind, proofKind, sessionKind } from './kinds.js';
-import { identityOf, type GuestIdentity } from './names.js';
+import { credentialKind, handleChallengeKind, guestKind, invitationKind, proofKind, sessionKind } from './kinds.js';
+import { challengeIdOf, challengePoster, decideVerify, nameOfHandle, type PostFacts } from './handle-challenge.js';
+import { handleOf, identityOf, type GuestIdentity } from './names.js';
 import { identityRefusal } from './refusals.js';
 import { credentialPrefix, invitationPrefix, newCredential, newSessionId, secretHash, sha256Hex } from './secrets.js';
 import { appendDecided, fold, handleCommand, lost, lostRace, retrying, type Folded } from './streams.js';
@@ -158,6 +159,77 @@ export class IdentityService {
     });
   }
 
+  /**
+   * Spec 9 `POST challenge {handle}` (the earlier catalogue shape): a challenge text to post and
+   * the credential a verification will activate (shown once; it speaks for no one until then).
+   */
+  async challengeHandle(handle: unknown): Promise<{ challenge: string; credential: string; handle: string; expires: string }> {
+    const host = this.options.config.host;
+    const name = nameOfHandle(host, handle);
+    if (name === undefined) throw identityRefusal('invalid_handle');
+    const id = Buffer.from(this.random(16)).toString('hex').slice(0, 26);
+    const credential = newCredential(this.random);
+    const handled = await handleCommand(this.store, streams.handleChallenge(id), handleChallengeKind, {
+      type: 'issue',
+      host,
+      id,
+      name,
+      credentialHash: sha256Hex(credential),
+      now: this.clock(),
+    });
+    if (!handled.ok || handled.state.kind !== 'issued') throw new Error('a fresh challenge id collided');
+    return { challenge: handled.state.text, credential, handle: handleOf(host, name), expires: new Date(handled.state.expires).toISOString() };
+  }
+
+  /**
+   * Whether `credential` may post `text` now, as the challenge it names allows (challengePoster):
+   * the guest name to post as, or undefined.
+   */
+  async challengePostAs(text: string, credential: unknown): Promise<string | undefined> {
+    const id = challengeIdOf(text);
+    const credentialHash = secretHash(credential, credentialPrefix);
+    if (id === undefined || credentialHash === undefined) return undefined;
+    const challenge = (await fold(this.store, streams.handleChallenge(id), handleChallengeKind)).state;
+    if (challenge.kind !== 'issued') return undefined;
+    const guest = (await fold(this.store, streams.guest(challenge.name), guestKind)).state;
+    const active = activeCredential((await fold(this.store, streams.credential(credentialHash), credentialKind)).state);
+    return challengePoster(challenge, guest, { credentialHash, ...(active ? { activeName: active.name } : {}) }, this.clock());
+  }
+
+  /**
+   * Spec 9 `POST verify {handle, uri}`: the post `uri` names (read by `postAt`) says exactly the
+   * challenge's text, from the handle, within 15 minutes; the name is claimed (when free) and the
+   * challenge's credential speaks for the guest from now on.
+   */
+  async verifyHandle(handle: unknown, uri: unknown, postAt: (uri: string) => Promise<PostFacts | undefined>): Promise<GuestIdentity> {
+    const host = this.options.config.host;
+    const name = nameOfHandle(host, handle);
+    if (name === undefined) throw identityRefusal('invalid_handle');
+    const post = typeof uri === 'string' ? await postAt(uri) : undefined;
+    if (post === undefined) throw identityRefusal('post_unknown');
+    const id = challengeIdOf(post.text);
+    if (id === undefined) throw identityRefusal('post_text');
+    const challengeStream = streams.handleChallenge(id);
+    return retrying(challengeStream, async () => {
+      const now = this.clock();
+      const challenge = await fold(this.store, challengeStream, handleChallengeKind);
+      const guest = await fold(this.store, streams.guest(name), guestKind);
+      if (await this.releaseIfAbandoned(guest, now)) return lost;
+      const decision = decideVerify({ challenge: challenge.state, guest: guest.state }, { host, id, name, post, claimId: randomUUID(), now });
+      if (!decision.ok) throw identityRefusal(decision.reason);
+      try {
+        await appendDecided(this.store, streams.guest(name), decision.guest, guest.expected);
+        await appendDecided(this.store, streams.credential(decision.credentialHash), decision.credential, 'noStream');
+        await appendDecided(this.store, challengeStream, decision.challenge, challenge.expected);
+      } catch (error) {
+        if (!lostRace(error)) throw error;
+        // A claim made here whose verification lost its race lapses as abandoned (guest.ts).
+        return lost;
+      }
+      return identityOf(host, name);
+    });
+  }
+
   /** POST revoke: the credential, and every session signed in with it, answer 401 from now on. */
   async revoke(credentialHash: string): Promise<void> {
     const now = this.clock();
@@ -243,11 +315,18 @@ export class IdentityService {
   private async releaseIfAbandoned(guest: Folded<GuestState>, now: number): Promise<boolean> {
     if (!claimMayBeAbandoned(guest.state, now)) return false;
     const { claim } = guest.state;
+    const source = claim.source;
     const confirmedBy =
-      'invitation' in claim.source
-        ? (await fold(this.store, streams.invitation(claim.source.invitation), invitationKind)).state
-        : (await fold(this.store, streams.proof(claim.source.proof), proofKind)).state;
-    if (confirmedBy.kind === 'spent' && confirmedBy.claimId === claim.claimId) return false;
+      'invitation' in source
+        ? (await fold(this.store, streams.invitation(source.invitation), invitationKind)).state
+        : 'proof' in source
+          ? (await fold(this.store, streams.proof(source.proof), proofKind)).state
+          : undefined;
+    if (confirmedBy && confirmedBy.kind === 'spent' && confirmedBy.claimId === claim.claimId) return false;
+    if ('challenge' in source) {
+      const challenge = (await fold(this.store, streams.handleChallenge(source.challenge), handleChallengeKind)).state;
+      if (challenge.kind === 'verified' && challenge.claimId === claim.claimId) return false;
+    }
     await handleCommand(this.store, streams.guest(claim.name), guestKind, { type: 'release', claimId: claim.claimId, why: 'abandoned', now });
     return true;
   }

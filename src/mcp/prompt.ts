@@ -46,8 +46,7 @@ export function instructions(tools: readonly TownTool[]): string {
  * The prompt's text: the tools, each with its route, then the guide from "See who you are" on (the
  * client already holds a credential: getting one is the HTTP agent's business).
  */
-export function promptText(open: boolean, built: (route: string) => boolean, tools: readonly TownTool[]): string {
-  const guide = guideText(open, built);
+export function promptText(open: boolean, built: (route: string) => boolean, tools: readonly TownTool[], guide = guideText(open, built)): string {
   const from = guide.indexOf('\n## 3.');
   const rest = from < 0 ? guide : guide.slice(from + 1);
   const list = tools.map((t) => `- \`${t.tool.name}\` (${t.route.method} ${hrefTemplate(t.route)}): ${t.route.does}`).join('\n');

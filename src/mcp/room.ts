@@ -5,6 +5,7 @@
  * bearer credential, spent its rate budget and read the body before the room sees a request;
  * the room finds the request's session (sessions.ts) and lets the SDK's transport answer.
  */
+import { earlierGuideText } from '../http/earlier-guide.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +15,8 @@ import { limits } from '../contract/limits.js';
 import type { Logger } from '../http/front/failure.js';
 import { projectRoot } from '../http/guide.js';
 import type { AnyHandler, TownContext } from '../http/handler.js';
-import { type Route, routes } from '../http/routes.js';
+import { earlierReply } from '../http/front/earlier-reply.js';
+import { type CatalogueShape, type Route, routesFor } from '../http/routes.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { CheckpointWaits } from '../queries/fresh.js';
 import { CardWatch, type WatchedWorld } from './card-watch.js';
@@ -44,6 +46,8 @@ export interface McpRoomDeps {
   townOpen: () => boolean;
   logger: Logger;
   limits?: Partial<McpLimits>;
+  /** The catalogue shape the town serves (spec 9): its tools are that shape's routes. */
+  shape?: CatalogueShape;
 }
 
 export interface McpRoom {
@@ -69,7 +73,9 @@ function packageVersion(): string {
 export function mcpRoom(deps: McpRoomDeps): McpRoom {
   const handlerOf = (name: string) => (typeof deps.handlers[name] === 'function' ? (deps.handlers[name] as AnyHandler) : undefined);
   const built = (r: Route) => handlerOf(r.name) !== undefined;
-  const tools = agentTools(routes as readonly Route[], built, handlerOf('scratch') !== undefined);
+  const shape = deps.shape ?? 'current';
+  // The earlier shape's heap tails are not tool arguments: its tools act on the town.
+  const tools = agentTools(routesFor(true, shape), built, shape === 'current' && handlerOf('scratch') !== undefined);
   const prompts = new Map<boolean, string>();
   const town: TownMcp = {
     tools: new Map(tools.map((t) => [t.tool.name, t])),
@@ -77,7 +83,12 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     handler(name) {
       const h = handlerOf(name);
       if (!h) throw new Error(`route ${name} has no handler`);
-      return h;
+      if (shape !== 'earlier') return h;
+      // The earlier shape's refusal names, as its HTTP replies have them (src/http/front/earlier-reply.ts).
+      return async (ctx) => {
+        const out = await h(ctx);
+        return out && typeof out === 'object' && !Array.isArray(out) ? earlierReply(out as Record<string, unknown>) : out;
+      };
     },
     watch: new CardWatch(deps.world, deps.waits),
     logger: deps.logger,
@@ -85,7 +96,9 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     prompt() {
       const open = deps.townOpen();
       let text = prompts.get(open);
-      if (text === undefined) prompts.set(open, (text = promptText(open, (name) => handlerOf(name) !== undefined, tools)));
+      // A town of the earlier shape (spec 9) gives that shape's guide.
+      const guide = shape === 'earlier' ? earlierGuideText() : undefined;
+      if (text === undefined) prompts.set(open, (text = promptText(open, (name) => handlerOf(name) !== undefined, tools, guide)));
       return text;
     },
     version: packageVersion(),

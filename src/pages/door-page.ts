@@ -23,6 +23,8 @@ export interface EnterPageOptions {
   next?: unknown;
   /** Already signed in: the page says so (and still lets them sign in as someone else). */
   caller?: Reader;
+  /** A town of the earlier shape (spec 9): no invitations, no arrivals; a handle is claimed by challenge. */
+  earlier?: boolean;
 }
 
 /** A path of this town to go on to after signing in; anything else (another site) is dropped. */
@@ -43,12 +45,14 @@ export function enterPage(options: EnterPageOptions = {}): string {
   const already = caller
     ? `<p class="note">You are signed in as ${e(caller.handle)}: <a href="/play/">play</a> or <a href="/leave">sign out</a>. The forms below sign this browser in as someone else.</p>`
     : '';
-  const invitation =
-    '<section aria-labelledby="with-invitation"><h2 id="with-invitation">With an invitation</h2>' +
-    '<form method="post" action="/enter" class="door">' +
-    `<p><label for="code">Invitation code</label> <input id="code" name="code" required autocomplete="off" spellcheck="false" value="${e(values.code ?? '')}"></p>` +
-    `<p>${nameInput('invite-name', values.name, false)}</p>` +
-    '<p>Leave the name empty if your code already names you.</p><p><button>Accept</button></p></form></section>';
+  const invitation = options.earlier
+    ? '<section aria-labelledby="with-handle"><h2 id="with-handle">With a handle</h2>' +
+      '<p>This town takes no invitations: a program claims a handle with <code>POST /AGENTS.md/challenge</code>, posts the text it gets, and confirms with <code>POST /AGENTS.md/verify</code>. Then sign in below with the key the challenge gave.</p></section>'
+    : '<section aria-labelledby="with-invitation"><h2 id="with-invitation">With an invitation</h2>' +
+      '<form method="post" action="/enter" class="door">' +
+      `<p><label for="code">Invitation code</label> <input id="code" name="code" required autocomplete="off" spellcheck="false" value="${e(values.code ?? '')}"></p>` +
+      `<p>${nameInput('invite-name', values.name, false)}</p>` +
+      '<p>Leave the name empty if your code already names you.</p><p><button>Accept</button></p></form></section>';
   const key =
     '<section aria-labelledby="with-key"><h2 id="with-key">With a key you hold</h2>' +
     '<form method="post" action="/enter" class="door">' +

@@ -3,7 +3,7 @@
  * plain words, the front's own message, and what to do next. A 429 or 503 page loads itself again
  * once `Retry-After` has passed (town.js counts down; without script, a link asks again).
  */
-import { errorClasses, type ErrorClass } from '../contract/errors.js';
+import { errorClassOf, type ErrorClass } from '../contract/errors.js';
 import type { TownError } from '../contract/town-error.js';
 import { localPath } from './door-page.js';
 import { e, layout, type Reader } from './layout.js';
@@ -52,7 +52,7 @@ function retryAfter(err: TownError): number | undefined {
 
 /** `self`: the address asked for, offered again as a link on a page that says to retry. */
 export function errorPage(err: TownError, caller: Reader | undefined, self = '/'): { status: number; headers: Record<string, string>; html: string } {
-  const spec = errorClasses[err.cls];
+  const spec = errorClassOf(err.cls);
   const telling = tellings[err.cls] ?? { title: 'That did not work', next: () => `Go back, or go to ${lookAround}.` };
   const wait = retryAfter(err);
   const hint = err.extra.hint ? `<p>${e(err.extra.hint)}</p>` : '';

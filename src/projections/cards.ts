@@ -120,7 +120,8 @@ export function packageDoc(pkg: Package, programs: Programs): PackageDoc {
 
 export const spellNames = (pkg: PackageDoc | undefined): string[] => (pkg?.methods ?? []).filter((m) => m.kind !== 'view').map((m) => m.name);
 
-function cardDoc(world: string, card: Card, height: number, pkg: PackageDoc | undefined): CardDoc {
+/** A card's document as the projection writes it (and a fork reading through builds it at read time). */
+export function cardDoc(world: string, card: Card, height: number, pkg: PackageDoc | undefined): CardDoc {
   return {
     _id: worldKey(world, card.id),
     world,

@@ -29,11 +29,12 @@ export async function digestProjection(reads: ReadStore, projection: Projection,
   const omitted = new Set(projection.digestOmits ?? []);
   for (const name of projection.collections.filter((c) => !omitted.has(c)).sort()) {
     hash.update(`\u0000${name}\u0000`);
+    const skipped = projection.digestOmitsFields?.[name];
     let after: string | undefined;
     for (;;) {
       const docs = await reads.collection(name).find(after === undefined ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: page });
       for (const doc of docs) {
-        hash.update(canonicalJson(doc));
+        hash.update(canonicalJson(skipped ? withoutFields(doc, skipped) : doc));
         hash.update('\n');
       }
       documents += docs.length;
@@ -42,4 +43,10 @@ export async function digestProjection(reads: ReadStore, projection: Projection,
     }
   }
   return { projection: projection.name, documents, sha256: hash.digest('hex') };
+}
+
+function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out = { ...doc };
+  for (const field of fields) delete out[field];
+  return out;
 }

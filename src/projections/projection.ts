@@ -24,6 +24,8 @@ export interface Projection {
    * journal arrived (how many entries one unit folded), not on what it holds.
    */
   digestOmits?: string[];
+  /** Fields of a collection's documents left out of its digest, for the same reason (by collection). */
+  digestOmitsFields?: Record<string, string[]>;
   indexes?: { collection: string; spec: IndexSpec }[];
   /** Event types it folds; others are skipped without a call (but still checkpointed). */
   handles(type: string): boolean;

@@ -53,6 +53,16 @@ export interface ProjectorHandle {
   checkpointOf(name: string): bigint | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Stops folding after the unit in hand, keeping the read-your-writes waits and listeners
+   * (a live rebuild's switch, live-rebuild.ts): reads are served meanwhile from what is folded.
+   */
+  suspend(): Promise<void>;
+  /**
+   * Folds again from the checkpoints the read store holds now (after a switch, the new
+   * generation's), and tells the waits and listeners where that is.
+   */
+  resume(): Promise<void>;
   whenCaughtUp(): Promise<void>;
   onAdvance(listener: (position: bigint) => void): () => void;
   waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
@@ -76,6 +86,13 @@ export abstract class ProjectorBase implements ProjectorHandle {
   abstract readonly names: string[];
   abstract start(): Promise<void>;
   abstract stop(): Promise<void>;
+  abstract suspend(): Promise<void>;
+  abstract resume(): Promise<void>;
+
+  /** After a resume: the waits the new checkpoint satisfies end, listeners hear where it is. */
+  protected resumedAt(): void {
+    if (this.watch.position !== undefined) this.watch.advance(this.watch.position);
+  }
 
   /** The last position every projection of this projector has folded and committed. */
   get checkpoint(): bigint | undefined {
@@ -172,6 +189,19 @@ export class Projector extends ProjectorBase {
   }
 
   private killed = false;
+
+  async suspend(): Promise<void> {
+    await this.subscription?.close();
+    this.subscription = undefined;
+    await this.flush();
+    this.buffer = [];
+  }
+
+  async resume(): Promise<void> {
+    this.failed = undefined;
+    await this.start();
+    this.resumedAt();
+  }
 
   private lowest(): bigint | undefined {
     let low: bigint | undefined;

@@ -69,13 +69,7 @@ export async function rebuildProjections(
     if (!pending.length) return;
     const chunk = pending;
     pending = [];
-    const last = chunk[chunk.length - 1]!.position;
-    await reads.unit(async (unit) => {
-      for (const projection of projections) {
-        await applyEvents(projection, chunk, unit);
-        unit.setCheckpoint(projection.name, last);
-      }
-    });
+    const last = await foldChunk(reads, projections, chunk);
     count += chunk.length;
     first ??= chunk[0]!.position;
     const seconds = (now() - started) / 1000;
@@ -152,4 +146,16 @@ export function progressLine(p: Progress, width = 30): string {
   const filled = Math.round(share * width);
   const eta = p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`;
   return `${p.projection.padEnd(10)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}% ${Math.round(p.eventsPerSecond).toLocaleString('en')} ev/s ETA ${eta}`;
+}
+
+/** Folds a chunk of events into every projection in one unit, each checkpoint at its last event. */
+export async function foldChunk(reads: ReadStore, projections: readonly Projection[], chunk: RecordedEvent[]): Promise<bigint> {
+  const last = chunk[chunk.length - 1]!.position;
+  await reads.unit(async (unit) => {
+    for (const projection of projections) {
+      await applyEvents(projection, chunk, unit);
+      unit.setCheckpoint(projection.name, last);
+    }
+  });
+  return last;
 }

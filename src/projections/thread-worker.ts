@@ -12,6 +12,8 @@ import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type SubscribeHandlers } from
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
+import type { Projector } from './projector.js';
+import type { ReadStore } from '../stores/read-store.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 
 const port = parentPort;
@@ -42,9 +44,15 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
     chain = chain
       .then(async () => {
         try {
-          while (reader && handlers && cursor < target) {
+          reading: while (reader && handlers && cursor < target) {
+            const h = handlers;
             const { events, next } = reader.read(cursor, target, readMax);
-            for (const event of events) await handlers.onEvent(event);
+            for (const event of events) {
+              // Suspended (a live rebuild) or stopped while folding: the rest is read again, from
+              // the checkpoint, by the projector that resumes.
+              if (handlers !== h) break reading;
+              await h.onEvent(event);
+            }
             cursor = next;
           }
         } finally {
@@ -64,7 +72,11 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
   const events: EventStore = {
     maxAppendSize: DEFAULT_MAX_APPEND_SIZE,
     subscribeToAll(after, h) {
+      // A projector started again (after a suspend) reads from where it says, told anew.
       handlers = h;
+      caughtUp = false;
+      reader?.close();
+      reader = undefined;
       post({ subscribe: { after } });
       return {
         close: async () => {
@@ -103,7 +115,11 @@ function forwardedEvents(): { events: EventStore; deliver(m: ToThread): void; dr
       })
       .catch(failed);
   };
-  return { events, deliver, drained: () => chain, close: () => reader?.close() };
+  const close = () => {
+    reader?.close();
+    reader = undefined;
+  };
+  return { events, deliver, drained: () => chain, close };
 }
 
 /**
@@ -122,46 +138,90 @@ function niceThread(nice: number): void {
 async function run(): Promise<void> {
   if (data.nice !== undefined) niceThread(data.nice);
   const feed = forwardedEvents();
-  const reads = await openReadStore(data.readStore);
   const programs = libraryPrograms({ modules: new Map(data.libraryModules.map((m) => [m.name, m])) });
+  const signing = data.signing;
+  /**
+   * Opens the read store as it stands (at its current generation) and folds from its
+   * checkpoints: at start, and again on `resume` after a live rebuild switched generations.
+   */
+  const fold = async () => {
+    const reads = await openReadStore(data.readStore);
+    try {
+      // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
+      const projector = await startWorker({
+        events: feed.events,
+        reads,
+        programs,
+        names: data.names,
+        batch: data.batch,
+        ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
+        ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
+        onError: failed,
+        stale: 'refuse',
+        lease: { holder: data.leaseHolder },
+      });
+      if (!projector) {
+        await reads.close();
+        return undefined;
+      }
+      projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
+      void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
+      post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });
+      return { projector, reads };
+    } catch (error) {
+      await reads.close();
+      throw error;
+    }
+  };
+  let folding: Promise<{ projector: Projector; reads: ReadStore } | undefined> | undefined;
+  /**
+   * Closes the read store after the projector commits: at a stop, everything it was given
+   * (`drain`); at a suspend, only what it holds, so the pause does not wait for a backlog (the
+   * resumed projector reads it from its checkpoint).
+   */
+  const halt = async (drain: boolean) => {
+    const running = await folding?.catch(() => undefined);
+    folding = undefined;
+    if (drain) await feed.drained();
+    await running?.projector.stop();
+    await feed.drained();
+    feed.close();
+    await running?.reads.close();
+  };
   let stopping = false;
   // Listening before the projector subscribes: the first events may come before it has started.
   port!.on('message', (m: ToThread) => {
+    if ('suspend' in m) {
+      // Suspended either way: a failure to close is told, and resume opens the store anew.
+      halt(false).then(
+        () => post({ suspended: true }),
+        (error) => {
+          failed(error);
+          post({ suspended: true });
+        },
+      );
+      return;
+    }
+    if ('resume' in m) {
+      folding = fold();
+      folding.catch(failed);
+      return;
+    }
     if (!('stop' in m)) return feed.deliver(m);
     if (stopping) return;
     stopping = true;
-    void (async () => {
-      const projector = await starting.catch(() => undefined);
-      await feed.drained();
-      await projector?.stop();
-      feed.close();
-      await reads.close();
-      post({ stopped: true });
-      port!.close();
-    })().catch((error) => {
-      failed(error);
-      port!.close();
-    });
+    void halt(true)
+      .then(() => {
+        post({ stopped: true });
+        port!.close();
+      })
+      .catch((error) => {
+        failed(error);
+        port!.close();
+      });
   });
-  const signing = data.signing;
-  // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
-  const starting = startWorker({
-    events: feed.events,
-    reads,
-    programs,
-    names: data.names,
-    batch: data.batch,
-    ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
-    ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
-    onError: failed,
-    stale: 'refuse',
-    lease: { holder: data.leaseHolder },
-  });
-  const projector = await starting;
-  if (!projector) return;
-  projector.onAdvance((position) => post({ advanced: { position, folded: projector.folded } }));
-  void projector.whenCaughtUp().then(() => post({ caughtUp: true }));
-  post({ started: { checkpoints: data.names.map((n) => [n, projector.checkpointOf(n)]) } });
+  folding = fold();
+  await folding;
 }
 
 run().catch((error) => {

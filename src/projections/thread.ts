@@ -52,6 +52,10 @@ export type ToThread =
   | { events: RecordedEvent[] }
   | { caughtUp: true }
   | { feedFailed: string }
+  /** Fold nothing more: commit what was given, close the read store, answer `suspended`. */
+  | { suspend: true }
+  /** Open the read store again (at its generation now) and fold from its checkpoints. */
+  | { resume: true }
   | { stop: true };
 
 /** Messages from the projector thread. */
@@ -64,6 +68,7 @@ export type FromThread =
   | { advanced: { position: bigint; folded: number } }
   | { caughtUp: true }
   | { failed: string }
+  | { suspended: true }
   | { stopped: true };
 
 export interface ThreadProjectorOptions {
@@ -107,6 +112,11 @@ export class ThreadProjector extends ProjectorBase {
   private running = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private restartMs: number;
+  /** Suspended (suspend, resume): the thread folds nothing and is not restarted. */
+  private suspended = false;
+  private whenStarted: (() => void) | undefined;
+  private whenSuspended: (() => void) | undefined;
+  private resumeFailed: ((error: Error) => void) | undefined;
 
   constructor(private readonly o: ThreadProjectorOptions) {
     super();
@@ -156,7 +166,7 @@ export class ThreadProjector extends ProjectorBase {
           if (current()) {
             this.closeFeed();
             if (!started) reject(why ?? new Error(`the projector thread exited (${code}) before it started`));
-            else if (!this.stopped) this.fail(new Error(`the projector thread exited (${code})`));
+            else if (!this.stopped && (!this.suspended || this.resumeFailed)) this.fail(new Error(`the projector thread exited (${code})`));
           }
           exited();
         });
@@ -176,13 +186,14 @@ export class ThreadProjector extends ProjectorBase {
           this.failed = undefined;
           started = true;
           resolve();
+          this.whenStarted?.();
         } else this.onMessage(m);
       });
     });
   }
 
   private restartLater(): void {
-    if (!this.running || this.stopped || this.restartTimer) return;
+    if (!this.running || this.stopped || this.suspended || this.restartTimer) return;
     const old = this.worker;
     this.worker = undefined;
     void old?.terminate();
@@ -204,16 +215,21 @@ export class ThreadProjector extends ProjectorBase {
     }, wait);
   }
 
+  /** No restart, no new events: what was forwarded goes to the thread; the thread, if there is one. */
+  private async quietFeed(): Promise<Worker | undefined> {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    await this.subscription?.close();
+    this.subscription = undefined;
+    if (this.worker) this.post();
+    return this.worker;
+  }
+
   /** Stops the feed, lets the thread fold and commit what it was given, and ends it. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
-      clearTimeout(this.restartTimer);
-      this.restartTimer = undefined;
-      await this.subscription?.close();
-      this.subscription = undefined;
-      const worker = this.worker;
+      const worker = await this.quietFeed();
       if (!worker) return;
-      this.post();
       worker.postMessage({ stop: true } satisfies ToThread);
       // A thread that cannot finish its last unit in this long is cut off (its checkpoint is
       // never ahead of its data, so nothing is lost: the next start folds the rest again).
@@ -224,6 +240,45 @@ export class ThreadProjector extends ProjectorBase {
       for (const resolve of this.drained.splice(0)) resolve();
     })();
     return this.stopped;
+  }
+
+  /**
+   * The thread folds and commits what it was given and closes its read store, but stays up:
+   * resume() has it open the store again, which is quicker than starting a thread. The waits
+   * and listeners stay for resume().
+   */
+  async suspend(): Promise<void> {
+    if (this.stopped) throw new Error('the projector thread is stopped');
+    this.suspended = true;
+    const worker = await this.quietFeed();
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      this.whenSuspended = resolve;
+      worker.postMessage({ suspend: true } satisfies ToThread);
+      // A thread that ends meanwhile (a failure) is suspended too.
+      void this.exited?.then(resolve);
+    });
+    this.whenSuspended = undefined;
+  }
+
+  /** The thread opens the read store as it stands now and resumes from its checkpoints. */
+  async resume(): Promise<void> {
+    if (this.stopped) throw new Error('the projector thread is stopped');
+    const worker = this.worker;
+    if (worker) {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          this.whenStarted = resolve;
+          this.resumeFailed = reject;
+          worker.postMessage({ resume: true } satisfies ToThread);
+        });
+      } finally {
+        this.whenStarted = undefined;
+        this.resumeFailed = undefined;
+      }
+    } else await this.spawn();
+    this.suspended = false;
+    this.resumedAt();
   }
 
   private onMessage(m: FromThread): void {
@@ -239,6 +294,8 @@ export class ThreadProjector extends ProjectorBase {
       this.watch.advance(position);
     } else if ('caughtUp' in m) {
       this.watch.markCaughtUp();
+    } else if ('suspended' in m) {
+      this.whenSuspended?.();
     } else if ('failed' in m) {
       this.fail(new Error(m.failed));
     }
@@ -308,6 +365,14 @@ export class ThreadProjector extends ProjectorBase {
   private fail(error: Error): void {
     if (this.failed) return;
     this.failed = error;
+    // A thread that failed while resuming: the resume fails, and the thread is started again
+    // as after any failure (it opens the store at the generation it has now).
+    const resuming = this.resumeFailed;
+    if (resuming) {
+      this.resumeFailed = undefined;
+      this.suspended = false;
+      resuming(error);
+    }
     this.watch.giveUp();
     this.closeFeed();
     this.report(error);

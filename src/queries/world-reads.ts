@@ -9,7 +9,7 @@ import type { World } from '../cards/kernel/world.js';
 import type { Program } from '../cards/program.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { TownError } from '../contract/town-error.js';
-import { cardDocs, linesOnCard, packageDocs, readersOf, spellNames, type CardDoc, type PackageDoc } from '../projections/cards.js';
+import { cardDoc as projectedCardDoc, cardDocs, packageDocs, type CardDoc, type PackageDoc } from '../projections/cards.js';
 import { worldKey } from '../projections/entries.js';
 import type { ReadStore } from '../stores/read-store.js';
 import type { EventStore } from '../stores/event-store.js';
@@ -75,27 +75,8 @@ export function canRead(card: Pick<CardDoc, 'readers'>, principal: string): bool
  * made at: a fork's state does not keep the height of a card's last change, and no reply shows it).
  */
 export async function lazyCardDoc(r: WorldReads, card: Card): Promise<CardDoc> {
-  const pkg = await packageOf(r, card.pin);
-  return {
-    _id: worldKey(r.world, card.id),
-    world: r.world,
-    id: card.id,
-    kind: card.kind,
-    pin: card.pin,
-    pinSlug: card.pinSlug,
-    state: card.state,
-    version: card.version,
-    owner: card.owner,
-    maker: card.maker,
-    place: card.place,
-    visibility: card.visibility,
-    lent: card.lent,
-    readers: readersOf(card),
-    lines: card.lines.slice(-linesOnCard),
-    born: card.born,
-    height: card.born,
-    methods: spellNames(pkg),
-  };
+  // The document the cards projection would write for it, as of its birth height.
+  return projectedCardDoc(r.world, card, card.born, await packageOf(r, card.pin));
 }
 
 export async function cardDoc(r: WorldReads, id: string): Promise<CardDoc | null> {

@@ -7,14 +7,17 @@
  * While the projection folds a unit, the store reads through the unit (it sees the unit's own
  * writes) and gathers what the unit's commits add and drop, written once at the unit's end.
  */
-import { BlockMap, ReadableBlockstore } from '@atproto/repo';
+import { BlockMap, type CidSet, ReadableBlockstore } from '@atproto/repo';
 import type { Cid } from '@atproto/lex-data';
 import type { Collection, Doc } from '../stores/read-store.js';
+import { blockTexts, cidTexts } from './block-texts.js';
 
 export const blocksCollection = 'repository.blocks';
 
 export interface BlockDoc extends Doc {
   bytes: string;
+  /** The rev of the commit that added the block (what `getRepo` with `since` selects by). */
+  rev: string;
 }
 
 /** Bytes kept per store, at most. */
@@ -23,6 +26,8 @@ const cacheBytes = 64 * 1024 * 1024;
 export class DocBlockstore extends ReadableBlockstore {
   /** Net changes of the unit being folded: bytes added, or null for dropped. */
   private changes = new Map<string, Uint8Array | null>();
+  /** The rev of each block added in this unit. */
+  private revs = new Map<string, string>();
   private readonly cache = new Map<string, Uint8Array>();
   private cached = 0;
 
@@ -64,13 +69,15 @@ export class DocBlockstore extends ReadableBlockstore {
   }
 
   /** A commit's new blocks and the blocks it no longer needs. */
-  apply(added: BlockMap, removed: Iterable<Cid>): void {
-    for (const cid of removed) this.changes.set(cid.toString(), null);
-    added.forEach((bytes, cid) => {
-      const id = cid.toString();
+  apply(added: BlockMap, removed: CidSet, rev: string): void {
+    for (const id of cidTexts(removed)) this.changes.set(id, null);
+    // Not kept in the cache: the projection holds the tree it wrote in memory (its head's MST),
+    // and records are never read back while folding; caching them only filled the cache with
+    // blocks the next commits drop.
+    for (const [id, bytes] of blockTexts(added)) {
       this.changes.set(id, bytes);
-      this.keep(id, bytes);
-    });
+      this.revs.set(id, rev);
+    }
   }
 
   /** Writes the unit's changes through the collection in use; forgets them. */
@@ -78,10 +85,11 @@ export class DocBlockstore extends ReadableBlockstore {
     const put: BlockDoc[] = [];
     const gone: string[] = [];
     for (const [id, bytes] of this.changes) {
-      if (bytes) put.push({ _id: id, bytes: Buffer.from(bytes).toString('base64') });
+      if (bytes) put.push({ _id: id, bytes: Buffer.from(bytes).toString('base64'), rev: this.revs.get(id)! });
       else gone.push(id);
     }
     this.changes = new Map();
+    this.revs = new Map();
     if (put.length) await this.collection.putMany(put);
     for (let i = 0; i < gone.length; i += 500) await this.collection.deleteMany({ _id: { $in: gone.slice(i, i + 500) } });
   }
@@ -89,6 +97,7 @@ export class DocBlockstore extends ReadableBlockstore {
   /** Forgets the unit's changes (the unit failed). */
   discard(): void {
     this.changes = new Map();
+    this.revs = new Map();
   }
 
   private keep(id: string, bytes: Uint8Array): void {

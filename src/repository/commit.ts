@@ -5,23 +5,16 @@
  * instead of read off the wall clock (`Repo.formatCommit` takes `TID.nextStr()`): the projection
  * derives it from the journal, so a repository rebuilt from the journal reaches the same signed
  * head as the live one (docs/decisions.md, "Repository: the head is a function of the journal").
- * Otherwise this is `Repo.formatCommit` step for step, but for which keys it proves (provedKeys).
+ * Otherwise this is `Repo.formatCommit` step for step, but for which keys it proves (provedKeys),
+ * and that each record comes already encoded with its CID (the projection encoded it to learn
+ * its CID, and `formatCommit` would encode it again) and blocks move between the library's maps
+ * as text (block-texts.ts).
  */
 import type * as crypto from '@atproto/crypto';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { type Cid, cidForCbor } from '@atproto/lex-data';
-import {
-  BlockMap,
-  type CidSet,
-  type Commit,
-  type CommitData,
-  DataDiff,
-  MST,
-  type ReadableBlockstore,
-  type RecordWriteOp,
-  signCommit,
-  WriteOpAction,
-} from '@atproto/repo';
+import { BlockMap, type CidSet, type Commit, type CommitData, DataDiff, MST, type ReadableBlockstore, signCommit } from '@atproto/repo';
+import { blockTexts, cidTexts, mergeBlocks } from './block-texts.js';
 
 /** A repository as the projection holds it between commits. */
 export interface RepoHead {
@@ -31,14 +24,25 @@ export interface RepoHead {
   cid: Cid;
 }
 
+/** A record as a block: its DAG-CBOR bytes and their CID. */
+export interface Leaf {
+  cid: Cid;
+  bytes: Uint8Array;
+}
+
+/** One write of a commit: a record created or updated with its block, or deleted. */
+export type TreeWrite = { action: 'create' | 'update'; collection: string; rkey: string; leaf: Leaf } | { action: 'delete'; collection: string; rkey: string };
+
 export interface MadeCommit {
   head: RepoHead;
   data: CommitData;
   /** The root of the tree before this commit (a firehose frame's `prevData`). */
   prevData: Cid | undefined;
+  /** The CIDs this commit made, by their text: its records and the commit (for its CAR). */
+  cids: Map<string, Cid>;
 }
 
-const dataKey = (op: RecordWriteOp) => `${op.collection}/${op.rkey}`;
+const dataKey = (op: TreeWrite) => `${op.collection}/${op.rkey}`;
 
 /**
  * The keys whose covering proofs a commit carries (its `relevantBlocks`, for consumers that check
@@ -49,12 +53,12 @@ const dataKey = (op: RecordWriteOp) => `${op.collection}/${op.rkey}`;
  * proof is a walk that serialises the nodes it passes, and proving all 200 keys of a commit was
  * two thirds of what folding cost; other writes (updates) are proved one by one.
  */
-function provedKeys(writes: RecordWriteOp[]): string[] {
+function provedKeys(writes: TreeWrite[]): string[] {
   const keys: string[] = [];
   const runs = new Map<string, { first: string; last: string }>();
   for (const op of writes) {
     const key = dataKey(op);
-    if (op.action !== WriteOpAction.Create) {
+    if (op.action !== 'create') {
       keys.push(key);
       continue;
     }
@@ -77,32 +81,42 @@ export async function commitAt(
   storage: ReadableBlockstore,
   did: string,
   prev: RepoHead | undefined,
-  writes: RecordWriteOp[],
+  writes: TreeWrite[],
   keypair: crypto.Keypair,
   rev: string,
 ): Promise<MadeCommit> {
-  const leaves = new BlockMap();
+  const leaves = new Map<string, Leaf>();
   const before = prev ? prev.data : await MST.create(storage);
   let data = before;
   for (const write of writes) {
-    if (write.action === WriteOpAction.Create) data = await data.add(dataKey(write), await leaves.add(write.record));
-    else if (write.action === WriteOpAction.Update) data = await data.update(dataKey(write), await leaves.add(write.record));
-    else data = await data.delete(dataKey(write));
+    if (write.action === 'delete') {
+      data = await data.delete(dataKey(write));
+      continue;
+    }
+    leaves.set(write.leaf.cid.toString(), write.leaf);
+    data = write.action === 'create' ? await data.add(dataKey(write), write.leaf.cid) : await data.update(dataKey(write), write.leaf.cid);
   }
   const dataCid = await data.getPointer();
   const diff = await DataDiff.of(data, prev ? before : null);
   const newBlocks = diff.newMstBlocks;
   const removedCids: CidSet = diff.removedCids;
   const relevantBlocks = new BlockMap();
-  for (const proof of await Promise.all(provedKeys(writes).map((key) => data.getCoveringProof(key)))) relevantBlocks.addMap(proof);
-  const added = leaves.getMany(diff.newLeafCids.toList());
-  if (added.missing.length > 0) throw new Error(`missing leaf blocks: ${added.missing.join(', ')}`);
-  newBlocks.addMap(added.blocks);
-  relevantBlocks.addMap(added.blocks);
+  for (const proof of await Promise.all(provedKeys(writes).map((key) => data.getCoveringProof(key)))) mergeBlocks(relevantBlocks, proof);
+  const newTexts = blockTexts(newBlocks);
+  const relevantTexts = blockTexts(relevantBlocks);
+  for (const text of cidTexts(diff.newLeafCids)) {
+    const leaf = leaves.get(text);
+    if (!leaf) throw new Error(`missing leaf block: ${text}`);
+    newTexts.set(text, leaf.bytes);
+    relevantTexts.set(text, leaf.bytes);
+  }
 
   const commit = await signCommit({ did, version: 3, rev, prev: null, data: dataCid }, keypair);
   const commitBytes = cborEncode(commit);
   const commitCid = await cidForCbor(commitBytes);
+  const cids = new Map<string, Cid>();
+  for (const [text, leaf] of leaves) cids.set(text, leaf.cid);
+  cids.set(commitCid.toString(), commitCid);
   if (!prev || !commitCid.equals(prev.cid)) {
     newBlocks.set(commitCid, commitBytes);
     relevantBlocks.set(commitCid, commitBytes);
@@ -112,5 +126,6 @@ export async function commitAt(
     head: { did, data, commit, cid: commitCid },
     data: { cid: commitCid, rev, since: prev ? prev.commit.rev : null, prev: prev ? prev.cid : null, newBlocks, relevantBlocks, removedCids },
     prevData: prev ? prev.commit.data : undefined,
+    cids,
   };
 }

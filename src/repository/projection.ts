@@ -8,7 +8,8 @@
  *   repository.records   _id `<collection>/<rkey>`: every record (records.ts RecordDoc)
  *   repository.cards     _id `<card id>`: whether the card is visible to everyone
  *   repository.head      _id `head`: the did, the last height folded and the signed head
- *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records (block-store.ts)
+ *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records, each with the rev
+ *                        of the commit that added it (block-store.ts)
  *   repository.firehose  _id `<seq>` (16 digits): the newest frames, for subscribeRepos
  *   repository.accounts  _id `<did>`: each hosted account's record CIDs, to frame its commits
  *
@@ -17,14 +18,16 @@
  *
  * The head is a function of the journal: the commit's rev comes from the entries' clocks, and
  * K-256 signatures are deterministic (RFC 6979), so a rebuild signs the very head the live
- * projection signed and the digest covers it. The frames are not: how many entries one commit
- * covers depends on how the journal arrived, so the digest leaves them out (digestOmits).
+ * projection signed and the digest covers it. The frames are not, nor the rev each block keeps:
+ * how many entries one commit covers depends on how the journal arrived, so the digest leaves
+ * them out (digestOmits, digestOmitsFields).
  *
  * Idempotent: entries at or below the head's height are skipped.
  */
 import { TID } from '@atproto/common-web';
-import { type Cid, parseCid } from '@atproto/lex-data';
-import { blocksToCarFile, BlockMap, cidForRecord, def, MST, type RecordWriteOp, WriteOpAction } from '@atproto/repo';
+import { type Cid, cidForCbor, parseCid } from '@atproto/lex-data';
+import { encode as cborEncode } from '@atproto/lex-cbor';
+import { def, MST } from '@atproto/repo';
 import type { Entry } from '../cards/kernel/entry.js';
 import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
 import { DocBatch, worldProjection } from '../projections/entries.js';
@@ -32,7 +35,8 @@ import type { Projection } from '../projections/projection.js';
 import { readModel } from '../projections/read-model.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import { blocksCollection, DocBlockstore } from './block-store.js';
-import { commitAt, type RepoHead } from './commit.js';
+import { blockTexts, carOf } from './block-texts.js';
+import { commitAt, type Leaf, type RepoHead, type TreeWrite } from './commit.js';
 import { accountsCollection, hostedFrame } from './hosted-frames.js';
 import { HostedTrees } from './hosted-tree.js';
 import { hostedWrittenType } from '../events/hosted.js';
@@ -105,8 +109,8 @@ export const frameId = (seq: number) => String(seq).padStart(16, '0');
 interface PlannedOp {
   action: 'create' | 'update';
   doc: RecordDoc;
-  value: ReturnType<typeof recordValue>;
-  cid: Cid;
+  /** The record's value as a block (encoded once: its CID needs the bytes, and so does the commit). */
+  leaf: Leaf;
   prev?: string;
 }
 
@@ -132,9 +136,6 @@ function tickOf(before: number, entry: Entry, ops: number): number {
   const extra = Math.max(0, Math.ceil(ops / opsPerCommit) - 1);
   return Math.max(before + 1 + extra, entry.clock * 1000);
 }
-
-/** Collections are the town's NSIDs (records.ts), which @atproto/repo types as such. */
-type Nsid = `${string}.${string}.${string}`;
 
 const revOf = (tick: number) => TID.fromTime(tick, 0).toString();
 
@@ -195,26 +196,24 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
           if (doc.sealed === sealed) continue;
           const prev = doc.cid;
           const next: RecordDoc = { ...doc, sealed };
-          const value = recordValue(next);
-          const cid = await cidForRecord(value);
-          next.cid = cid.toString();
+          const leaf = await leafOf(recordValue(next));
+          next.cid = leaf.cid.toString();
           records.set(next);
           replaceMade(madeAbout, next);
-          ops.push({ action: 'update', doc: next, value, cid, prev });
+          ops.push({ action: 'update', doc: next, leaf, prev });
         }
       }
       const base = recordDocOf(entry, signing?.receipt.sign(receiptMessage(entry.cid)));
       const sealed = !isPublic(base.object);
-      const value = recordValue({ ...base, sealed });
-      const cid = await cidForRecord(value);
-      const doc: RecordDoc = { ...base, sealed, cid: cid.toString() };
+      const leaf = await leafOf(recordValue({ ...base, sealed }));
+      const doc: RecordDoc = { ...base, sealed, cid: leaf.cid.toString() };
       records.set(doc);
       if (doc.object) {
         const list = madeAbout.get(doc.object);
         if (list) list.push(doc);
         else madeAbout.set(doc.object, [doc]);
       }
-      ops.push({ action: 'create', doc, value, cid });
+      ops.push({ action: 'create', doc, leaf });
       tick = tickOf(tick, entry, ops.length);
       out.push({ entry, ops, tick });
     }
@@ -244,18 +243,13 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         const before = byPath.get(op.doc._id);
         byPath.set(op.doc._id, before?.action === 'create' ? { ...op, action: 'create', prev: undefined } : before ? { ...op, prev: before.prev } : op);
       }
-      const writes: RecordWriteOp[] = [...byPath.values()].map((op) =>
-        op.action === 'create'
-          ? { action: WriteOpAction.Create, collection: op.doc.collection as Nsid, rkey: op.doc.rkey, record: op.value }
-          : { action: WriteOpAction.Update, collection: op.doc.collection as Nsid, rkey: op.doc.rkey, record: op.value },
-      );
+      const writes: TreeWrite[] = [...byPath.values()].map((op) => ({ action: op.action, collection: op.doc.collection, rkey: op.doc.rkey, leaf: op.leaf }));
       const rev = revOf(tick);
       const result = await commitAt(storage!, state.did, head, writes, signing.commit, rev);
-      storage!.apply(result.data.newBlocks, result.data.removedCids);
+      storage!.apply(result.data.newBlocks, result.data.removedCids, rev);
       head = result.head;
-      const carBlocks = new BlockMap();
-      carBlocks.addMap(result.data.newBlocks);
-      carBlocks.addMap(result.data.relevantBlocks);
+      const carBlocks = new Map(blockTexts(result.data.newBlocks));
+      for (const [text, bytes] of blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
       made.push({
         _id: frameId(++seq),
         seq,
@@ -266,10 +260,10 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         ops: [...byPath.values()].map((op) => ({
           action: op.action,
           path: op.doc._id,
-          cid: op.cid.toString(),
+          cid: op.leaf.cid.toString(),
           ...(op.prev !== undefined ? { prev: op.prev } : {}),
         })),
-        blocks: Buffer.from(await blocksToCarFile(result.data.cid, carBlocks)).toString('base64'),
+        blocks: Buffer.from(await carOf(result.data.cid, carBlocks, result.cids)).toString('base64'),
         time: new Date(now()).toISOString(),
         height,
       });
@@ -326,10 +320,12 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       { collection: recordsCollection, spec: { keys: { object: 1 }, name: 'object' } },
       { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
       { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
+      { collection: blocksCollection, spec: { keys: { rev: 1 }, name: 'rev' } },
     ],
     // Bump when `fold` (or records.ts) changes what it writes.
     // 2: hosted accounts' commits framed (repository.accounts).
-    version: 2,
+    // 3: each block keeps the rev of the commit that added it (getRepo with `since`).
+    version: 3,
     fold: async (entries, unit) => {
       try {
         await fold(entries, unit);
@@ -361,7 +357,16 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     apply: (event, unit) => foldMixed([event], unit),
     applyBatch: foldMixed,
     digestOmits: [firehoseCollection],
+    // A block's rev is the rev of the commit that added it, and commits depend on how the journal
+    // arrived as frames do (a rebuild covers more entries a commit); the blocks themselves do not.
+    digestOmitsFields: { [blocksCollection]: ['rev'] },
   };
+}
+
+/** A record's value as a block: encoded once, as `cidForRecord` and the commit would each encode it. */
+async function leafOf(value: ReturnType<typeof recordValue>): Promise<Leaf> {
+  const bytes = cborEncode(value);
+  return { cid: await cidForCbor(bytes), bytes };
 }
 
 /** A signed head from its blocks (the tree is read lazily, as commits need it). */

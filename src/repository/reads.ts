@@ -1,7 +1,7 @@
 /**
  * What the /xrpc routes read of the repository: the head, records (by key, spoken name or content
- * id), pages of a collection, the whole repository as a CAR and a record with its proof as a
- * CAR. Everything comes from the repository's read model (projection.ts); CARs are written by
+ * id), pages of a collection, the whole repository (or what changed since a rev) as a CAR and a
+ * record with its proof as a CAR. Everything comes from the repository's read model (projection.ts); CARs are written by
  * @atproto/repo from the blocks of the signed head.
  *
  * A CAR is walked from the head as it stood when the read began; the projector may drop blocks
@@ -11,7 +11,8 @@ import { ipldToJson } from '@atproto/common-web';
 import { parseCid } from '@atproto/lex-data';
 import { concatBytesAsync, getFullRepo, getRecords, type RepoStorage } from '@atproto/repo';
 import type { ReadStore } from '../stores/read-store.js';
-import { blocksCollection, DocBlockstore } from './block-store.js';
+import { type BlockDoc, blocksCollection, DocBlockstore } from './block-store.js';
+import { carOf } from './block-texts.js';
 import { headCollection, type HeadDoc, recordsCollection } from './projection.js';
 import { type RecordDoc, recordValue } from './records.js';
 
@@ -78,13 +79,42 @@ export class RepositoryReads {
     return this.fromHead((commit) => concatBytesAsync(getFullRepo(this.storage(), commit)));
   }
 
+  /**
+   * What changed since rev `since`, as AT Protocol's `getRepo` with `since` answers: the signed
+   * head and every block of its tree that a commit after `since` added (each block keeps the rev
+   * of the commit that added it), a CAR that `verifyDiffCar` applies to the repository as it
+   * stood at `since`. Read between two looks at the head: if a commit landed meanwhile (it may
+   * have dropped blocks of the head read first), the read starts again.
+   */
+  async carSince(since: string): Promise<Uint8Array | undefined> {
+    const blocks = this.reads.collection(blocksCollection);
+    for (let attempt = 0; ; attempt++) {
+      const head = await this.head();
+      if (!head?.commit || !head.rev) return undefined;
+      const root = parseCid(head.commit);
+      const docs = (await blocks.find({ rev: { $gt: since, $lte: head.rev } })) as BlockDoc[];
+      const texts = new Map<string, Uint8Array>();
+      if (!docs.some((d) => d._id === head.commit)) {
+        // `since` at or after the head: the commit alone.
+        const commit = (await blocks.findOne({ _id: head.commit })) as BlockDoc | null;
+        if (commit) texts.set(commit._id, new Uint8Array(Buffer.from(commit.bytes, 'base64')));
+      }
+      for (const doc of docs) texts.set(doc._id, new Uint8Array(Buffer.from(doc.bytes, 'base64')));
+      if ((await this.head())?.commit === head.commit && texts.has(head.commit)) return carOf(root, texts, new Map([[head.commit, root]]));
+      if (attempt >= 3) throw new Error('the repository moved under every read of its changes');
+    }
+  }
+
   /** One record with the tree nodes that prove it, and the signed commit, as a CAR. */
   recordCar(collection: string, rkey: string): Promise<Uint8Array | undefined> {
-    return this.fromHead((commit) => concatBytesAsync(getRecords(this.blocks, commit, [{ collection: collection as never, rkey }])));
+    return this.fromHead((commit) => concatBytesAsync(getRecords(this.storage(), commit, [{ collection: collection as never, rkey }])));
   }
 
   private storage(): RepoStorage {
     // getFullRepo reads blocks only; the writing half of RepoStorage is the projection's.
+    // The store's collection as it is now: a live rebuild may have switched generations (the
+    // blocks' cache is by content id, good in any generation).
+    this.blocks.use(this.reads.collection(blocksCollection));
     return this.blocks as unknown as RepoStorage;
   }
 

@@ -176,7 +176,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       await ours(q, 'did');
       if (q.since !== undefined && !isValidTid(q.since)) fail('InvalidRequest', 'since is a rev (a TID)');
       await signedHead();
-      const car = await repo.fullCar();
+      const car = q.since !== undefined ? await repo.carSince(q.since) : await repo.fullCar();
       return car ? { car } : fail('RepoNotFound', 'the repository has no signed commit yet');
     },
 

@@ -33,6 +33,7 @@ import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
 import { buildIndex, UniqueKeys } from './embedded-read-indexes.js';
 import { commitOverlay, type StoredLease } from './embedded-read-commit.js';
 import { EmbeddedCollection, type CollectionHost } from './embedded-read-collection.js';
+import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
 
 export type { ReadStats } from './embedded-read-scan.js';
 
@@ -57,8 +58,13 @@ export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): 
   return new EmbeddedReadStore(new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages), options.gateWaitMs ?? 30_000);
 }
 
-export class EmbeddedReadStore implements ReadStore, CollectionHost {
+/** Where the current generation is kept in `meta`. */
+const generationKey: Key = ['generation'];
+
+export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames {
   private readonly gate = new UnitGate();
+  /** The current generation: what the store's own methods read and write. */
+  private current: GenerationView;
   private closed = false;
   private readonly committed: CommittedReads;
   private readonly unique: UniqueKeys;
@@ -87,6 +93,50 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       beforeWrite: (collection, id, next, overlay) => this.unique.check(collection, id, next, overlay),
       createIndex: (collection, spec) => buildIndex(this.lmdb, checkCollectionName(collection), spec),
     };
+    const stored = lmdb.meta.get(generationKey);
+    this.current = new GenerationView(this, typeof stored === 'number' ? stored : 0);
+  }
+
+  get root(): ReadStore {
+    return this;
+  }
+
+  get generation(): number {
+    return this.current.generation;
+  }
+
+  at(generation: number): ReadStore {
+    return generation === this.current.generation ? this.current : new GenerationView(this, generation);
+  }
+
+  async switchGeneration(generation: number): Promise<void> {
+    this.assertOpen();
+    checkGeneration(generation);
+    await this.gate.exclusive(async () => {
+      await this.lmdb.meta.put(generationKey, generation);
+      this.current = new GenerationView(this, generation);
+    });
+  }
+
+  collection(name: string): Collection {
+    this.assertOpen();
+    return this.current.collection(name);
+  }
+
+  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    return this.current.unit(work);
+  }
+
+  checkpoint(projection: string): Promise<bigint | undefined> {
+    return this.current.checkpoint(projection);
+  }
+
+  version(projection: string): Promise<number | undefined> {
+    return this.current.version(projection);
+  }
+
+  drop(prefix = ''): Promise<void> {
+    return this.current.drop(prefix);
   }
 
   /** What queries touched, so tests can tell an index lookup from a collection scan. */
@@ -94,12 +144,14 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     return this.committed.stats;
   }
 
-  collection(name: string): Collection {
+  // ---- names as stored (generation prefix included): what the generation views call ----
+
+  storedCollection(name: string): Collection {
     this.assertOpen();
     return new EmbeddedCollection(checkCollectionName(name), this);
   }
 
-  async unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+  async storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.gate.exclusive(() => this.runUnit(work));
   }
@@ -153,48 +205,62 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   }
 
   waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
-    checkProjectionName(projection);
-    return this.notices.wait(() => this.checkpoint(projection), projection, position, timeoutMs);
+    return this.current.waitForCheckpoint(projection, position, timeoutMs);
   }
 
-  async checkpoint(projection: string): Promise<bigint | undefined> {
+  /** Commits notify checkpoints by their names as stored, so the wait is on those too. */
+  storedWaitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+    checkProjectionName(projection);
+    return this.notices.wait(() => this.storedCheckpoint(projection), projection, position, timeoutMs);
+  }
+
+  async storedCheckpoint(projection: string): Promise<bigint | undefined> {
     this.assertOpen();
     const value = this.lmdb.meta.get(['checkpoint', checkProjectionName(projection)]);
     return typeof value === 'string' ? BigInt(value) : undefined;
   }
 
-  async version(projection: string): Promise<number | undefined> {
+  async storedVersion(projection: string): Promise<number | undefined> {
     this.assertOpen();
     const value = this.lmdb.meta.get(['version', checkProjectionName(projection)]);
     return typeof value === 'number' ? value : undefined;
   }
 
-  async drop(prefix = ''): Promise<void> {
+  async storedDrop(prefix: string, generation: number): Promise<void> {
     this.assertOpen();
     return this.gate.exclusive(async () => {
       const { lmdb } = this;
-      const doomed = [...lmdb.collections].filter((c) => c.startsWith(prefix));
-      // The checkpoints and versions of the projections named with the prefix.
-      const checkpoints: Key[] = [];
+      // The catalogue in meta, not this store's memory of it: another store on the directory
+      // (the projector thread's) may have made collections since this one opened.
+      const doomed = new Set([...lmdb.collections].filter((c) => c.startsWith(prefix) && generationOfName(c) === generation));
+      for (const key of lmdb.meta.getKeys({ start: ['collection', prefix], end: ['collection', MAX] })) {
+        if (typeof key[1] !== 'string' || !key[1].startsWith(prefix)) break;
+        if (generationOfName(key[1]) === generation) doomed.add(key[1]);
+      }
+      // Opened before the transaction (opening is a transaction of its own).
+      const dbs = [...doomed].map((collection) => [collection, lmdb.open(collection)] as const);
+      // The checkpoints and versions of the projections named with the prefix, and the doomed collections' index definitions.
+      const keys: Key[] = [];
       for (const kind of ['checkpoint', 'version']) {
         for (const key of lmdb.meta.getKeys({ start: [kind, prefix], end: [kind, MAX] })) {
-          if (typeof key[1] === 'string' && key[1].startsWith(prefix)) checkpoints.push(key);
-          else break;
+          if (typeof key[1] !== 'string' || !key[1].startsWith(prefix)) break;
+          if (generationOfName(key[1]) === generation) keys.push(key);
         }
+      }
+      for (const collection of doomed) {
+        for (const key of lmdb.meta.getKeys({ start: ['index', collection], end: ['index', collection, MAX] })) keys.push(key);
+        keys.push(['collection', collection]);
       }
       // One transaction; LMDB frees a dropped database's pages itself: no key passes through JS.
       lmdb.env.transactionSync(() => {
-        for (const collection of doomed) {
-          const dbs = lmdb.dbs.get(collection);
-          dbs?.docs.dropSync();
-          dbs?.idx.dropSync();
-          for (const def of lmdb.defs(collection)) lmdb.meta.removeSync(['index', collection, def.name]);
-          lmdb.meta.removeSync(['collection', collection]);
+        for (const [, db] of dbs) {
+          db.docs.dropSync();
+          db.idx.dropSync();
         }
-        for (const key of checkpoints) lmdb.meta.removeSync(key);
+        for (const key of keys) lmdb.meta.removeSync(key);
       });
       for (const collection of doomed) lmdb.forget(collection);
-      if (doomed.length) await lmdb.compactAfterDrop();
+      if (doomed.size) await lmdb.compactAfterDrop();
     }, this.waitFor('drop'));
   }
 

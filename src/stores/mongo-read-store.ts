@@ -70,6 +70,7 @@ import {
   equalityFields,
   filterId,
 } from './read-store-checks.js';
+import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
 import { checkFindOptions, Overlay, UnitGate, workInOverlay, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
 import { CheckpointNotices } from './checkpoint-notices.js';
 
@@ -98,7 +99,8 @@ export async function openMongoReadStore(options: MongoReadStoreOptions): Promis
       .command({ hello: 1 })
       .catch(() => db.admin().command({ isMaster: 1 }));
     const transactions = options.transactions !== 'never' && (typeof hello.setName === 'string' || hello.msg === 'isdbgrid');
-    return new MongoReadStore(client, db, transactions);
+    const stored = await db.collection<CheckpointDoc>(CHECKPOINTS_COLLECTION).findOne({ _id: generationId });
+    return new MongoReadStore(client, db, transactions, typeof stored?.generation === 'number' ? stored.generation : 0);
   } catch (error) {
     await client.close();
     throw error;
@@ -129,8 +131,16 @@ function toResult(r: { matchedCount: number; modifiedCount: number; upsertedCoun
   return out;
 }
 
-export class MongoReadStore implements ReadStore {
+/**
+ * The current generation's document in the checkpoints collection: no projection may be named
+ * so (a projection name with `#` would be a bug of ours, and drops pass this one over).
+ */
+const generationId = '#generation';
+
+export class MongoReadStore implements ReadStore, StoredNames {
   private readonly gate = new UnitGate();
+  /** The current generation: what the store's own methods read and write. */
+  private current: GenerationView;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
   private readonly leases: MongoCollection<LeaseDoc>;
   private readonly notices = new CheckpointNotices();
@@ -145,7 +155,9 @@ export class MongoReadStore implements ReadStore {
     private readonly db: Db,
     /** Whether units run as server transactions. */
     readonly transactions: boolean,
+    generation = 0,
   ) {
+    this.current = new GenerationView(this, generation);
     this.checkpoints = db.collection(CHECKPOINTS_COLLECTION);
     this.leases = db.collection(LEASES_COLLECTION);
     this.base = {
@@ -165,12 +177,56 @@ export class MongoReadStore implements ReadStore {
     return this.db.collection<Doc>(name);
   }
 
+  get root(): ReadStore {
+    return this;
+  }
+
+  get generation(): number {
+    return this.current.generation;
+  }
+
+  at(generation: number): ReadStore {
+    return generation === this.current.generation ? this.current : new GenerationView(this, generation);
+  }
+
+  async switchGeneration(generation: number): Promise<void> {
+    this.assertOpen();
+    checkGeneration(generation);
+    await this.gate.exclusive(async () => {
+      await this.checkpoints.updateOne({ _id: generationId }, { $set: { generation } }, { upsert: true, writeConcern: { w: 'majority' } });
+      this.current = new GenerationView(this, generation);
+    });
+  }
+
   collection(name: string): Collection {
+    this.assertOpen();
+    return this.current.collection(name);
+  }
+
+  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    return this.current.unit(work);
+  }
+
+  checkpoint(projection: string): Promise<bigint | undefined> {
+    return this.current.checkpoint(projection);
+  }
+
+  version(projection: string): Promise<number | undefined> {
+    return this.current.version(projection);
+  }
+
+  drop(prefix = ''): Promise<void> {
+    return this.current.drop(prefix);
+  }
+
+  // ---- names as stored (generation prefix included): what the generation views call ----
+
+  storedCollection(name: string): Collection {
     this.assertOpen();
     return new MongoDocs(checkCollectionName(name), this.raw(name), undefined);
   }
 
-  async unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+  async storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.gate.exclusive(() => (this.transactions ? this.transactionUnit(work) : this.bufferedUnit(work)));
   }
@@ -270,13 +326,13 @@ export class MongoReadStore implements ReadStore {
     return result;
   }
 
-  async checkpoint(projection: string): Promise<bigint | undefined> {
+  async storedCheckpoint(projection: string): Promise<bigint | undefined> {
     this.assertOpen();
     const doc = await this.checkpoints.findOne({ _id: checkProjectionName(projection) });
     return typeof doc?.position === 'string' ? BigInt(doc.position) : undefined;
   }
 
-  async version(projection: string): Promise<number | undefined> {
+  async storedVersion(projection: string): Promise<number | undefined> {
     this.assertOpen();
     const doc = await this.checkpoints.findOne({ _id: checkProjectionName(projection) });
     return typeof doc?.version === 'number' ? doc.version : undefined;
@@ -318,10 +374,15 @@ export class MongoReadStore implements ReadStore {
   }
 
   waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.current.waitForCheckpoint(projection, position, timeoutMs);
+  }
+
+  /** The change stream tells checkpoints by their names as stored, so the wait is on those too. */
+  storedWaitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
     this.assertOpen();
     checkProjectionName(projection);
     this.listen();
-    return this.notices.wait(() => this.checkpoint(projection), projection, position, timeoutMs);
+    return this.notices.wait(() => this.storedCheckpoint(projection), projection, position, timeoutMs);
   }
 
   /**
@@ -347,19 +408,24 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
-  async drop(prefix = ''): Promise<void> {
+  async storedDrop(prefix: string, generation: number): Promise<void> {
     this.assertOpen();
     const names = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     for (const name of names) {
       // Leases stay: their tokens must never repeat, or a fence could pass for an older worker.
       if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name.startsWith('system.')) continue;
+      if (generationOfName(name) !== generation) continue;
       try {
         await this.db.dropCollection(name);
       } catch (error) {
         if ((error as { code?: number }).code !== 26) throw error; // NamespaceNotFound: dropped meanwhile
       }
     }
-    await this.checkpoints.deleteMany({ _id: { $regex: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } });
+    const matching = await this.checkpoints
+      .find({ _id: { $regex: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } }, { projection: { _id: 1 } })
+      .toArray();
+    const doomed = matching.map((d) => d._id).filter((id) => id !== generationId && generationOfName(id) === generation);
+    if (doomed.length) await this.checkpoints.deleteMany({ _id: { $in: doomed } });
   }
 
   async close(): Promise<void> {
@@ -387,6 +453,8 @@ interface CheckpointDoc {
   /** The position as 20 zero-padded digits: compared as text, it orders as the number. */
   order?: string;
   version?: number;
+  /** Only on the `#generation` document: the current generation. */
+  generation?: number;
 }
 
 interface LeaseDoc {

@@ -129,8 +129,29 @@ export interface ReadStore {
    * in-process notice, a change stream), else polling with a backoff.
    */
   waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean>;
-  /** Drop every collection, checkpoint and version whose name starts with `prefix` (rebuilds). */
+  /**
+   * Drop every collection, checkpoint and version of this store's generation whose name starts
+   * with `prefix` (rebuilds); other generations keep theirs.
+   */
   drop(prefix?: string): Promise<void>;
+  /**
+   * The generation this store reads and writes (read-store-generations.ts): 0 until a live
+   * rebuild switched the store to another; a view's is the one it was opened at.
+   */
+  readonly generation: number;
+  /**
+   * The same store seen in generation `n`: its collections, checkpoints, versions and drops are
+   * those of `n` alone, beside the current generation's (a live rebuild folds the next one
+   * there). It shares the store's connection: closing it closes nothing.
+   */
+  at(generation: number): ReadStore;
+  /**
+   * Makes `n` the current generation, in one step and durably: every later collection,
+   * checkpoint, version, unit and drop of this store is of `n`, and a store opened on the same
+   * data later starts at `n`. Other processes and threads holding the store open keep the
+   * generation they opened until they open it again. Refused on a view.
+   */
+  switchGeneration(generation: number): Promise<void>;
   close(): Promise<void>;
 }
 

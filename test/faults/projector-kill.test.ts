@@ -61,7 +61,7 @@ function committed(dir: string): bigint | undefined {
  */
 function runWorker(env: NodeJS.ProcessEnv, dir: string, kill: number | undefined): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliOf('projector'), ...projections, '--until-caught-up'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliOf('projector'), ...projections, '--until-caught-up', '--batch=200'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let from: bigint | undefined;
     let poll: NodeJS.Timeout | undefined;

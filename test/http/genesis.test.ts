@@ -182,7 +182,8 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
     const posted = await turn(w, ann, 'postbox', 'post', { fields: { to: 'avatar-bob', text: 'hello', copies: 20 } });
     assert.is(posted.delivered.length, 16);
     // Reads are projections: a guest's read waits for the guest's own turns, so ann asks.
-    const waiting = await call(w, ann, 'GET', '/AGENTS.md/pending');
+    // (Bounded: a read waits two seconds at most for its projection; a slow machine may need more.)
+    const waiting = await until(w, ann, '/AGENTS.md/pending', (r) => r.count === 4);
     assert.is(waiting.count, 4);
     assert.ok(waiting.pending.every((s: { from: string; to: string; yours: boolean }) => s.from === 'postbox' && s.to === 'avatar-bob' && s.yours));
     const delivered = await call(w, bob, 'POST', '/AGENTS.md/deliver');

@@ -189,6 +189,9 @@ mcp('resources: the cards you may see, paged as GET world, read as the card repl
     entry: 'initial',
   });
   assert.is(made.outcome.kind, 'journal');
+  // Made straight in the world, not by a caller's turn: nothing waits for the read models, so wait here.
+  const head = (await t.town.events.headPosition())!;
+  for (const p of t.town.projectors) assert.ok(await p.waitFor(head, 30_000), `${p.names.join(',')} caught up`);
   const a = await connect(t, ann.token);
   const b = await connect(t, bob.token);
   try {

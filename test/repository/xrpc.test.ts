@@ -345,6 +345,54 @@ test('feed posts are records of town.feed.post: their uri resolves with getRecor
   assert.is(missing.error, 'RecordNotFound');
 });
 
+test('getRepo with since: the blocks of the commits after that rev, which @atproto/repo applies to the repository at that rev', async ({
+  t,
+  agent,
+  did,
+  commitKey,
+  ann,
+}) => {
+  const full = await agent.com.atproto.sync.getRepo({ did });
+  const before = await readCarWithRoot(full.data);
+  const storage = new MemoryBlockstore(before.blocks);
+  const commit = await storage.readObj(before.root, def.commit);
+  const repo = { storage, data: MST.load(storage, commit.data), commit, cid: before.root, did };
+  const since = commit.rev;
+
+  for (let i = 0; i < 3; i++) {
+    const r = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: `since-${i}`, fields: { measures: 1 } });
+    assert.is(r.status, 200, r.text);
+  }
+  await settled(t);
+  const latest = await agent.com.atproto.sync.getLatestCommit({ did });
+  const changes = await agent.com.atproto.sync.getRepo({ did, since });
+  const diff = await verifyDiffCar(repo as never, changes.data, did, commitKey);
+  assert.is(diff.commit.cid.toString(), latest.data.cid);
+  assert.is(diff.commit.rev, latest.data.rev);
+  assert.equal(
+    diff.writes.map((w) => [w.action, w.collection]),
+    [
+      ['create', 'town.world.turn'],
+      ['create', 'town.world.turn'],
+      ['create', 'town.world.turn'],
+    ],
+    'the three new turns, nothing older',
+  );
+  const car = await readCarWithRoot(changes.data);
+  assert.ok(car.blocks.size < before.blocks.size, `${car.blocks.size} blocks since, ${before.blocks.size} in the whole repository`);
+  for (const cid of car.blocks.cids()) assert.not.ok(before.blocks.has(cid), `${cid} was already in the repository at ${since}`);
+  // The whole repository is still there for a reader that asks without since.
+  assert.ok((await verifyRepoCar((await agent.com.atproto.sync.getRepo({ did })).data, did, commitKey)).creates.length >= 35);
+
+  // Since the head: the signed commit alone, no writes.
+  const none = await readCarWithRoot((await agent.com.atproto.sync.getRepo({ did, since: latest.data.rev })).data);
+  assert.is(none.root.toString(), latest.data.cid);
+  assert.equal(none.blocks.cids().map(String), [latest.data.cid]);
+  const bad = await failure(agent.com.atproto.sync.getRepo({ did, since: 'not-a-rev' }));
+  assert.is(bad.error, 'InvalidRequest');
+  assert.is(bad.status, 400);
+});
+
 test('rate limit without credential: RateLimitExceeded with Retry-After', async () => {
   const t = await startTestTown({ limiters: undefined });
   try {

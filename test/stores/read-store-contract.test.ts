@@ -12,6 +12,7 @@ import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
 import { openMongoReadStore } from '../../src/stores/mongo-read-store.js';
 import { readStoreContract, type ReadStoreUnderTest } from './read-store.contract.js';
 import { readStoreUnitsContract } from './read-store-units.contract.js';
+import { readStoreGenerationsContract } from './read-store-generations.contract.js';
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
@@ -35,6 +36,7 @@ async function embedded(): Promise<ReadStoreUnderTest> {
 
 readStoreContract('embedded', embedded).run();
 readStoreUnitsContract('embedded', embedded).run();
+readStoreGenerationsContract('embedded', embedded).run();
 
 const mongoUrl = process.env.MONGO_URL;
 if (mongoUrl) {
@@ -56,6 +58,7 @@ if (mongoUrl) {
     };
     readStoreContract(`mongo (transactions: ${transactions})`, mongo).run();
     readStoreUnitsContract(`mongo (transactions: ${transactions})`, mongo).run();
+    readStoreGenerationsContract(`mongo (transactions: ${transactions})`, mongo).run();
   }
 } else {
   console.log('read store contract: skipped mongo adapter (MONGO_URL not set)');

@@ -16,7 +16,7 @@ import { databaseFromUrl } from '../../src/stores/mongo-read-store.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
 import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
 import { jsonCopy, positionOrder } from '../../src/stores/read-store-checks.js';
-import { rejects } from './read-store.contract.js';
+import { ids, rejects } from './read-store.contract.js';
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
@@ -90,6 +90,29 @@ test('a collection another store instance made after this one opened is read', a
     await writer.close();
   }
   assert.equal(await reader.collection('late').find({}), [{ _id: 'x', v: 1 }]);
+});
+
+test('a drop drops what another store instance made after this one opened, in its generation only', async ({ store, dataDir }) => {
+  // The projector thread's store makes collections the serving thread's never saw; a live
+  // rebuild's drop of the old generation runs on the serving thread's.
+  const writer = await openEmbeddedReadStore({ dataDir });
+  try {
+    await writer.collection('cards.late').createIndex({ keys: { tag: 1 }, unique: true });
+    await writer.unit(async (u) => {
+      await u.collection('cards.late').insertOne({ _id: 'x', tag: 't' });
+      u.setCheckpoint('cards', 3n);
+    });
+    await writer.at(1).collection('cards.late').insertOne({ _id: 'y', tag: 't' });
+  } finally {
+    await writer.close();
+  }
+  await store.drop('cards');
+  assert.is(await store.collection('cards.late').count({}), 0);
+  assert.is(await store.checkpoint('cards'), undefined);
+  // The unique index went with it: a second document with the same tag is taken.
+  await store.collection('cards.late').insertOne({ _id: 'a', tag: 't' });
+  await store.collection('cards.late').insertOne({ _id: 'b', tag: 't' });
+  assert.equal(ids(await store.at(1).collection('cards.late').find({})), ['y']);
 });
 
 test('drop(prefix) drops a collection with its index entries and checkpoint; it comes back empty and works', async ({ store }) => {
@@ -501,7 +524,7 @@ leases('a lease held by a process that died does not hold up the next owner of t
         `const { openEmbeddedReadStore } = await import(${JSON.stringify(store)});
          const s = await openEmbeddedReadStore({ dataDir: ${JSON.stringify(dataDir)} });
          const l = await s.acquireLease('cards', 'crashed', 3600000);
-         console.log(l ? l.token : 'none');
+         process.stdout.write(String(l ? l.token : 'none')); // not console.log: under FORCE_COLOR it colours numbers
          process.exit(9); // killed: the lease is never released`,
       ],
       { encoding: 'utf8' },

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import { arrivalsCheckpoint } from '../../src/commands/world-arrivals.js';
+import { reactorCheckpointKey } from '../../src/commands/reactor-checkpoint.js';
 import { startTestTown } from './support.js';
 
 test('the arrivals checkpoint moves past the world entries it passes over', async () => {
@@ -20,7 +21,7 @@ test('the arrivals checkpoint moves past the world entries it passes over', asyn
     const head = (await t.town.events.headPosition())!;
     assert.ok(head > arrived + 10n, 'the turns were journaled after the arrival');
     await t.restart();
-    const checkpoint = await t.town.reads.checkpoint(arrivalsCheckpoint);
+    const checkpoint = await t.town.reads.at(0).checkpoint(reactorCheckpointKey(arrivalsCheckpoint));
     assert.ok(checkpoint !== undefined && checkpoint >= head, `checkpoint ${checkpoint} reaches the head ${head}, not the last arrival ${arrived}`);
   } finally {
     await t.close();

@@ -12,7 +12,10 @@ import { defaultOptions } from '../../src/cards/kernel/options.js';
 import { blankWorld, layered, type World } from '../../src/cards/kernel/world.js';
 import type { Entry } from '../../src/cards/kernel/entry.js';
 import { LazyMap } from '../../src/commands/lazy-map.js';
-import { decodeSnapshot, encodeSnapshot, snapshotFormat } from '../../src/commands/world-snapshot.js';
+import { decodeSnapshot, encodeSnapshot, fileSnapshots, frozenSnapshot, snapshotFormat } from '../../src/commands/world-snapshot.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const programs = libraryPrograms();
 const ann = 'guest:town.test:ann';
@@ -77,6 +80,39 @@ test('a snapshot read back is the same World, and evolves as it does', () => {
   assert.is(again.kind, 'repeat');
   // A snapshot of a snapshot (values partly decoded, partly text) is the same again.
   assert.equal(plain(roundTrip(s.world).world), plain(s.world));
+});
+
+test('keys of every spelling come back as they were', () => {
+  const w = blankWorld();
+  const keys = ['plain', 'quote"d', 'back\\slash', 'new\nline', 'tab\there', 'é and 🦊', '', '"', 'guest:town.test:ann\ni1'];
+  for (const k of keys) w.intents.set(k, { fingerprint: 'f', cid: k });
+  const s = roundTrip(w);
+  assert.equal([...s.world.intents.keys()].sort(), [...keys].sort());
+  for (const k of keys) assert.equal(s.world.intents.get(k), { fingerprint: 'f', cid: k });
+});
+
+test('a frozen snapshot written in steps is the world as it was frozen, whatever changes meanwhile', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-snap-'));
+  try {
+    const w = town();
+    const before = plain(w);
+    const frozen = frozenSnapshot({ format: snapshotFormat, world: w, lastCid: 'c' });
+    const store = fileSnapshots(dir);
+    const writing = store.saveInSteps('town', frozen);
+    // The world moves on while the snapshot is written.
+    run(w, { kind: 'turn', principal: ann, intent: 'later', object: 'notice-board', method: 'receive', spell: 'make kind=note' }, 20_000);
+    await writing;
+    const loaded = store.load('town')!;
+    assert.equal(plain(loaded.world), before);
+    assert.is(loaded.world.height, frozen.height);
+    // Frozen again from a loaded (lazy) world: the same file, text written back undecoded.
+    const again = frozenSnapshot(loaded);
+    await store.saveInSteps('town', again);
+    assert.equal(plain(store.load('town')!.world), before);
+    assert.equal(fs.readdirSync(path.join(dir, 'snapshots')), ['town.snapshot'], 'no temporary file left');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a snapshot of another shape is refused', () => {

@@ -89,6 +89,11 @@ export interface ReplCommand {
   argument?: unknown;
   /** Default `repl`. */
   object?: string;
+  /**
+   * Lower budgets for this run (the earlier catalogue shape's `limits`, spec 9); each at most
+   * the kernel's own.
+   */
+  limits?: { ticks?: number; heap?: number; bytes?: number };
 }
 
 /** Keeps a scratch receipt (its whole entry) in this world under the caller's name. */

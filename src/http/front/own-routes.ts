@@ -7,6 +7,7 @@
  */
 import type { TownConfig } from '../../contract/town-config.js';
 import { buildCatalogue } from '../catalogue.js';
+import { earlierExamplesText, earlierGuideText } from '../earlier-guide.js';
 import { examplesText, guideText } from '../guide.js';
 import { llmsText } from '../llms-txt.js';
 import type { RoomHandlers } from '../route-types.js';
@@ -25,12 +26,13 @@ export function frontHandlers(config: TownConfig, townOpen: () => boolean | Prom
   const catalogue = (open: boolean, self: string) =>
     once(`catalogue ${open} ${self}`, () =>
       JSON.stringify(
-        buildCatalogue({ ...config, open }, routesFor(open), (r: Route) => built(r.base ?? r.name), self),
+        buildCatalogue({ ...config, open }, routesFor(open, config.catalogue), (r: Route) => built(r.base ?? r.name), self),
         null,
         2,
       ),
     );
-  const examples = Buffer.from(examplesText());
+  const earlier = config.catalogue === 'earlier';
+  const examples = Buffer.from(earlier ? earlierExamplesText() : examplesText());
 
   return {
     guide: async (ctx) => {
@@ -41,7 +43,7 @@ export function frontHandlers(config: TownConfig, townOpen: () => boolean | Prom
         ctx.body = catalogue(open, '/AGENTS.md');
       } else {
         ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = once(`guide ${open}`, () => guideText(open, built));
+        ctx.body = once(`guide ${open}`, () => (earlier ? earlierGuideText() : guideText(open, built)));
       }
     },
     api: async (ctx) => {
@@ -55,7 +57,7 @@ export function frontHandlers(config: TownConfig, townOpen: () => boolean | Prom
     llmsTxt: async (ctx) => {
       const open = await townOpen();
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = once(`llms ${open}`, () => llmsText(config.origin, routesFor(open), (r: Route) => built(r.base ?? r.name)));
+      ctx.body = once(`llms ${open}`, () => llmsText(config.origin, routesFor(open, config.catalogue), (r: Route) => built(r.base ?? r.name)));
     },
     health: async () => ({ status: 'ok' }),
   };

@@ -3,7 +3,7 @@
  * door for browsers (enterPage, enter, leavePage, leave). The work is done by the identity
  * service (src/identity/service.ts); here are the HTTP shapes of spec 2.2, 2.3, 2.7 and 4.6.
  */
-import { errorClasses } from '../../contract/errors.js';
+import { errorClassOf } from '../../contract/errors.js';
 import { arrivalLimits } from '../../identity/arrival-limits.js';
 import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../cookies.js';
 import { enterPage, keyPage, leavePage, localPath } from '../../pages/door-page.js';
@@ -83,6 +83,9 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
     return admission;
   }
 
+  /** A town serving the earlier catalogue shape (spec 9). */
+  const earlier = config.catalogue === 'earlier';
+
   /** POST /enter: an invitation, a key, or (open town) a solved challenge. */
   async function enter(ctx: RouteContext<'enter'>): Promise<object | undefined> {
     checkSameOrigin(ctx, config);
@@ -92,6 +95,16 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
     const credential = field(body, 'credential');
     const name = field(body, 'name');
     try {
+      // The earlier shape has no accept and no arrive (spec 9): the door only signs a key in.
+      if (earlier && credential === undefined) {
+        throw new TownError(
+          'identity',
+          'this town takes no invitations and no arrivals at its door: claim a handle with POST /AGENTS.md/challenge, post the text, then POST /AGENTS.md/verify',
+          {
+            hint: 'sign in here with the key the challenge gave you once it is verified',
+          },
+        );
+      }
       if (code !== undefined) {
         const admission = await service.accept(code, name);
         await signBrowserIn(ctx, admission.credentialHash);
@@ -113,10 +126,11 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       if (json || !(error instanceof TownError) || error.cls === 'rateLimited' || error.cls === 'unknownRoute') throw error;
       // A person at the door sees the door again, with what went wrong and what they typed.
       const open = await readTownOpen(store);
-      ctx.status = errorClasses[error.cls].http;
+      ctx.status = errorClassOf(error.cls).http;
       ctx.type = 'html';
       ctx.body = enterPage({
-        challenge: open ? service.issueChallenge() : undefined,
+        challenge: open && !earlier ? service.issueChallenge() : undefined,
+        earlier,
         error: { message: error.message, hint: error.extra.hint },
         values: { code: typeof code === 'string' ? code : undefined, name: typeof name === 'string' ? name : undefined },
         next: field(body, 'next'),
@@ -180,7 +194,12 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       const open = await readTownOpen(store);
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = enterPage({ challenge: open ? service.issueChallenge() : undefined, next: ctx.state.query.next, caller: ctx.state.caller });
+      ctx.body = enterPage({
+        challenge: open && !earlier ? service.issueChallenge() : undefined,
+        earlier,
+        next: ctx.state.query.next,
+        caller: ctx.state.caller,
+      });
       return undefined;
     },
 

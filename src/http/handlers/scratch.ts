@@ -16,6 +16,8 @@ import { links } from '../links.js';
 import type { RoomHandlers } from '../route-types.js';
 import { hrefOf } from '../routes.js';
 import { hrefIn, turnReply } from './world.js';
+import type { Caller } from '../../contract/caller.js';
+import type { Module } from '../../cards/program.js';
 
 export interface ScratchDeps {
   scratches: ScratchWorlds;
@@ -25,6 +27,47 @@ export interface ScratchDeps {
 }
 
 export type ScratchRoute = 'scratch' | 'scratchObjects' | 'repl' | 'check' | 'cite';
+
+/** What the card-making routes take (`scratch/{name}/objects`, the earlier shape's `heap/objects`). */
+export interface CreateBody {
+  object: string;
+  intent: string;
+  entry: string;
+  source?: string;
+  modules?: Module[];
+  law?: string;
+  seed?: Record<string, unknown>;
+}
+
+/** Makes a card in a private world (a scratch world, or the earlier shape's heap). */
+export async function createIn(service: WorldService, label: string, caller: Caller, b: CreateBody, fresh: ReadYourWrites) {
+  const object = spellableId(b.object);
+  const decided = await service.submit({
+    kind: 'create',
+    principal: caller.principal,
+    intent: b.intent,
+    object,
+    entry: b.entry,
+    ...(b.source !== undefined ? { source: b.source } : {}),
+    ...(b.modules !== undefined ? { modules: b.modules } : {}),
+    ...(b.law !== undefined ? { law: b.law } : {}),
+    ...(b.seed !== undefined ? { seed: b.seed } : {}),
+  });
+  fresh.note(caller.principal, decided.position);
+  return turnReply(decided, object, {}, label);
+}
+
+/** Checks modules against a world's library; each diagnostic's message cut to its first line unless `full`. */
+export async function checkIn(service: WorldService, b: { source?: string; modules?: Module[]; entry?: string }, full: boolean) {
+  const decided = await service.submit({
+    kind: 'check',
+    ...(b.source !== undefined ? { source: b.source } : {}),
+    ...(b.modules !== undefined ? { modules: b.modules } : {}),
+    ...(b.entry !== undefined ? { entry: b.entry } : {}),
+  });
+  const reply = checkOutcomeReply(decided.outcome as Parameters<typeof checkOutcomeReply>[0]);
+  return full ? reply : { ...reply, diagnostics: reply.diagnostics.map((d) => ({ ...d, message: d.message.split('\n')[0]! })) };
+}
 
 export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
   const { scratches, fresh } = deps;
@@ -40,23 +83,8 @@ export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
     },
 
     async scratchObjects(ctx) {
-      const caller = ctx.state.caller;
-      const w = await scratches.world(caller, ctx.params.name);
-      const b = ctx.state.body;
-      const object = spellableId(b.object);
-      const decided = await w.service.submit({
-        kind: 'create',
-        principal: caller.principal,
-        intent: b.intent,
-        object,
-        entry: b.entry,
-        ...(b.source !== undefined ? { source: b.source } : {}),
-        ...(b.modules !== undefined ? { modules: b.modules } : {}),
-        ...(b.law !== undefined ? { law: b.law } : {}),
-        ...(b.seed !== undefined ? { seed: b.seed } : {}),
-      });
-      fresh.note(caller.principal, decided.position);
-      return turnReply(decided, object, {}, w.name);
+      const w = await scratches.world(ctx.state.caller, ctx.params.name);
+      return createIn(w.service, w.name, ctx.state.caller, ctx.state.body, fresh);
     },
 
     async repl(ctx) {
@@ -84,17 +112,7 @@ export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
 
     async check(ctx) {
       const w = await scratches.world(ctx.state.caller, ctx.params.name);
-      const b = ctx.state.body;
-      const decided = await w.service.submit({
-        kind: 'check',
-        ...(b.source !== undefined ? { source: b.source } : {}),
-        ...(b.modules !== undefined ? { modules: b.modules } : {}),
-        ...(b.entry !== undefined ? { entry: b.entry } : {}),
-      });
-      const reply = checkOutcomeReply(decided.outcome as Parameters<typeof checkOutcomeReply>[0]);
-      // Verbatim on ?full=1; otherwise each diagnostic's message kept to its first line.
-      const full = ctx.state.query.full === '1';
-      return full ? reply : { ...reply, diagnostics: reply.diagnostics.map((d) => ({ ...d, message: d.message.split('\n')[0]! })) };
+      return checkIn(w.service, ctx.state.body, ctx.state.query.full === '1');
     },
 
     async cite(ctx) {

@@ -34,7 +34,7 @@ import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Clock } from '../../contract/clock.js';
 import { links } from '../links.js';
-import { hrefOf, type ScratchBase } from '../routes.js';
+import { heapPrefix, heapWorld, hrefOf, type ScratchBase } from '../routes.js';
 
 export interface WorldDeps {
   service: WorldService;
@@ -64,7 +64,10 @@ export function hrefIn(
   params: Record<string, string> = {},
   query: Record<string, string | undefined> = {},
 ): string {
-  return scratch === undefined ? hrefOf(name, params, query) : hrefOf(`scratch.${name}`, { ...params, name: scratch }, query);
+  if (scratch === undefined) return hrefOf(name, params, query);
+  // The heap's routes (spec 9) are the town's tails under /AGENTS.md/heap/.
+  if (scratch === heapWorld) return heapPrefix + hrefOf(name, params, query).slice('/AGENTS.md'.length);
+  return hrefOf(`scratch.${name}`, { ...params, name: scratch }, query);
 }
 
 /** Where a refusal's hint kind (spec 7.2) points next. */
@@ -104,7 +107,7 @@ export function turnReply(d: Decided, object: string, q: { compact?: string; ful
 }
 
 /** The routes of spec 4.2, each reached on the town and (by its scratch tail) in a scratch world. */
-export type WorldRoute = 'world' | 'object' | 'card' | 'source' | 'turn' | 'receipt' | 'receiptByIntent' | 'offers' | 'pending' | 'deliver';
+export type WorldRoute = 'world' | 'object' | 'card' | 'source' | 'turn' | 'receipt' | 'receiptByIntent' | 'receiptEarlier' | 'offers' | 'pending' | 'deliver';
 
 export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const { service, fresh } = deps;
@@ -182,6 +185,21 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
       return receiptByIntent(w.reads, ctx.state.query.intent, caller.principal, ctx.state.query.full === '1');
     },
 
+    // Spec 9 (earlier shape): one path for both. The caller's own intent is asked first, so a
+    // receipt of theirs is never shadowed by someone's slug that reads the same.
+    async receiptEarlier(ctx) {
+      const caller = ctx.state.caller;
+      const w = await at(ctx);
+      await settled(caller, 'receipts');
+      const full = ctx.state.query.full === '1';
+      try {
+        return await receiptByIntent(w.reads, ctx.params.intent, caller.principal, full);
+      } catch (error) {
+        if (!(error instanceof TownError) || error.cls !== 'unknown') throw error;
+        return receiptBySlug(w.reads, ctx.params.intent, caller.principal, full);
+      }
+    },
+
     async offers(ctx) {
       const caller = ctx.state.caller;
       const w = await at(ctx);
@@ -225,7 +243,7 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
 export async function worldAt(deps: Pick<WorldDeps, 'scratches'>, town: WorldAt, caller: Caller, scratch: string | undefined): Promise<WorldAt> {
   if (scratch === undefined) return town;
   if (!deps.scratches) throw new TownError('unknown', `no scratch world ${JSON.stringify(scratch)} of yours is open`, { hintHref: '/AGENTS.md/scratch' });
-  const s = await deps.scratches.world(caller, scratch);
+  const s = scratch === heapWorld ? await deps.scratches.heap(caller) : await deps.scratches.world(caller, scratch);
   // A fork reading through to the town has documents only for the cards it made: its cards are read from its state.
   const state = s.service.readsThrough ? () => s.service.committed : undefined;
   return {

@@ -24,8 +24,9 @@ import { nameOf, Refused, Turn } from '../turn.js';
 import { canSee, type World } from '../world.js';
 import { compileFailure, modulesOf } from './modules.js';
 
-export function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Programs, options: KernelOptions): Outcome {
+export function decideRepl(world: World, cmd: ReplCommand, clock: number, programs: Programs, given: KernelOptions): Outcome {
   const { principal } = cmd;
+  const options = cmd.limits ? { ...given, budget: lowered(given.budget, cmd.limits) } : given;
   const object = cmd.object ?? 'repl';
   if (cmd.source === undefined && cmd.modules === undefined) {
     return decideTurn(
@@ -68,7 +69,17 @@ export function decideRepl(world: World, cmd: ReplCommand, clock: number, progra
   const request: Request = { object, method: cmd.entry };
   if (cmd.fields !== undefined) request.fields = stableJson(cmd.fields);
   if (cmd.argument !== undefined && TypedDataC.is(cmd.argument)) request.argument = cmd.argument;
-  const fp = fingerprint({ repl: { object, entry: cmd.entry, source: cmd.source, modules: cmd.modules, fields: cmd.fields, argument: cmd.argument } });
+  const fp = fingerprint({
+    repl: {
+      object,
+      entry: cmd.entry,
+      source: cmd.source,
+      modules: cmd.modules,
+      fields: cmd.fields,
+      argument: cmd.argument,
+      ...(cmd.limits ? { limits: cmd.limits } : {}),
+    },
+  });
   const repeat = intentGate(world, principal, cmd.intent, fp, object, cmd.entry);
   if (repeat) return repeat;
   const gate = quietOrQuota(world, principal, clock, options, object, cmd.entry);
@@ -107,4 +118,13 @@ export function decideRepl(world: World, cmd: ReplCommand, clock: number, progra
     if (!(e instanceof Refused)) throw e;
     return refused(e.refusal);
   }
+}
+
+/** The kernel's budget, each part lowered to what the command asks when it asks less. */
+function lowered(budget: KernelOptions['budget'], limits: NonNullable<ReplCommand['limits']>): KernelOptions['budget'] {
+  return {
+    ticks: Math.min(budget.ticks, limits.ticks ?? budget.ticks),
+    heap: Math.min(budget.heap, limits.heap ?? budget.heap),
+    bytes: Math.min(budget.bytes, limits.bytes ?? budget.bytes),
+  };
 }

@@ -1,0 +1,130 @@
+/**
+ * Generations of read models (ReadStore.at, ReadStore.switchGeneration): a live rebuild folds
+ * a new generation beside the one reads are served from, then switches to it in one step.
+ * A generation is a namespace of names as stored: generation 0 is the names as given (every
+ * store made before generations existed is generation 0), generation n > 0 prefixes each
+ * collection, checkpoint and version name with `g<n>.`. Names callers give may not start that
+ * way themselves.
+ *
+ * The views are the same for both adapters: an adapter answers the operations on names as
+ * stored (StoredNames) and keeps which generation is current; a view prefixes the names of
+ * one generation. The store's own methods are its current generation's view, so what a request
+ * pays for the switch is reading that one reference.
+ */
+import type { Collection, Lease, ReadStore, Unit } from './read-store.js';
+
+const generationPattern = /^g(\d+)\./;
+
+export function generationPrefix(generation: number): string {
+  return generation === 0 ? '' : `g${generation}.`;
+}
+
+/** The generation a name as stored belongs to. */
+export function generationOfName(stored: string): number {
+  const match = generationPattern.exec(stored);
+  return match ? Number(match[1]) : 0;
+}
+
+export function checkGeneration(generation: number): number {
+  if (!Number.isSafeInteger(generation) || generation < 0) throw new TypeError('a generation is a non-negative integer');
+  return generation;
+}
+
+/** A collection or projection name as a caller gives it: never one that names a generation. */
+export function checkUnprefixed(name: string): string {
+  if (typeof name === 'string' && generationPattern.test(name)) throw new TypeError(`names starting g<digits>. are kept for generations: ${name}`);
+  return name;
+}
+
+/** What an adapter does on names as stored (generation prefix included), for the views. */
+export interface StoredNames {
+  storedCollection(name: string): Collection;
+  storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T>;
+  storedCheckpoint(projection: string): Promise<bigint | undefined>;
+  storedVersion(projection: string): Promise<number | undefined>;
+  storedWaitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean>;
+  /** Drops what starts with `prefix` (as stored) and belongs to `generation`. */
+  storedDrop(prefix: string, generation: number): Promise<void>;
+  /** The store itself: what a view's at, switchGeneration and close ask. */
+  readonly root: ReadStore;
+}
+
+/**
+ * One generation of a store. Collections opened through it are kept (they hold nothing but
+ * their name and store), so opening one again costs a map lookup.
+ */
+export class GenerationView implements ReadStore {
+  private readonly prefix: string;
+  private readonly opened = new Map<string, Collection>();
+
+  constructor(
+    private readonly store: StoredNames,
+    readonly generation: number,
+  ) {
+    this.prefix = generationPrefix(checkGeneration(generation));
+  }
+
+  collection(name: string): Collection {
+    let c = this.opened.get(name);
+    if (c === undefined) {
+      c = this.store.storedCollection(this.prefix + checkUnprefixed(name));
+      this.opened.set(name, c);
+    }
+    return c;
+  }
+
+  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    const { prefix } = this;
+    if (!prefix) return this.store.storedUnit(work);
+    return this.store.storedUnit((unit) =>
+      work({
+        collection: (name) => unit.collection(prefix + checkUnprefixed(name)),
+        setCheckpoint: (projection, position) => unit.setCheckpoint(prefix + checkUnprefixed(projection), position),
+        setVersion: (projection, version) => unit.setVersion(prefix + checkUnprefixed(projection), version),
+        // A lease is the projection's whatever the generation: one worker folds it.
+        fence: (lease) => unit.fence(lease),
+      }),
+    );
+  }
+
+  async checkpoint(projection: string): Promise<bigint | undefined> {
+    return this.store.storedCheckpoint(this.prefix + checkUnprefixed(projection));
+  }
+
+  async version(projection: string): Promise<number | undefined> {
+    return this.store.storedVersion(this.prefix + checkUnprefixed(projection));
+  }
+
+  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.store.storedWaitForCheckpoint(this.prefix + checkUnprefixed(projection), position, timeoutMs);
+  }
+
+  // Leases belong to projections, not to generations: a view asks the store itself.
+  acquireLease(projection: string, holder: string, ttlMs: number): Promise<Lease | undefined> {
+    return this.store.root.acquireLease(projection, holder, ttlMs);
+  }
+
+  renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined> {
+    return this.store.root.renewLease(lease, ttlMs);
+  }
+
+  releaseLease(lease: Lease): Promise<void> {
+    return this.store.root.releaseLease(lease);
+  }
+
+  async drop(prefix = ''): Promise<void> {
+    return this.store.storedDrop(this.prefix + checkUnprefixed(prefix), this.generation);
+  }
+
+  at(generation: number): ReadStore {
+    return this.store.root.at(generation);
+  }
+
+  /** Only the store switches: a view is one generation for good. */
+  switchGeneration(): Promise<void> {
+    return Promise.reject(new TypeError('a generation view cannot switch: switch the store it was opened from'));
+  }
+
+  /** A view closes nothing: the store it was opened from does. */
+  async close(): Promise<void> {}
+}
