@@ -25,6 +25,17 @@ import { decodeWorldEntry, entryEvent, epochStream } from '../events/world.js';
 import { pastOfArchive, writeArchive } from '../operations/epoch-archive.js';
 import { type EventStore, WrongExpectedVersion } from '../stores/event-store.js';
 
+/** Where a town keeps its epochs' archives: `<TOWN_DATA>/archive`. */
+export const archiveDirOf = (dataDir: string) => path.join(dataDir, 'archive');
+
+/** A carry that may not run now, or cannot (the operator is told why; nothing was changed). */
+export class CarryRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CarryRefused';
+  }
+}
+
 export interface CarryOptions {
   events: EventStore;
   world: string;
@@ -41,6 +52,8 @@ export interface Carried {
   height: number;
   archive: string;
   sha256: string;
+  /** SHA-256 of the world's present at `height` (carry.ts `presentDigest`), as the archive's trailer names it. */
+  digest: string;
   /** Entries the old epoch held. */
   entries: number;
   entry: Entry;
@@ -49,7 +62,7 @@ export interface Carried {
 export async function carry(o: CarryOptions): Promise<Carried> {
   const { events, world: name } = o;
   const current = await currentEpoch(events, name);
-  if ((await events.streamRevision(current.stream)) === undefined) throw new Error(`${current.stream} is empty: there is nothing to carry`);
+  if ((await events.streamRevision(current.stream)) === undefined) throw new CarryRefused(`${current.stream} is empty: there is nothing to carry`);
   fs.mkdirSync(o.archiveDir, { recursive: true });
   const file = `${name.replaceAll('/', '_')}-epoch-${current.epoch}.ndjson`;
   const full = path.join(o.archiveDir, file);
@@ -88,7 +101,7 @@ export async function carry(o: CarryOptions): Promise<Carried> {
     const [first] = await events.readStream(stream, { maxCount: 1 });
     const found = first ? decodeWorldEntry(first) : undefined;
     if (found?.carried?.archive.sha256 !== trailer.sha256 || found.carried.epoch !== current.epoch + 1) {
-      throw new Error(`${stream} already begins with another carry than this one: look before carrying again`);
+      throw new CarryRefused(`${stream} already begins with another carry than this one: look before carrying again`);
     }
     entry = found;
   }
@@ -96,7 +109,12 @@ export async function carry(o: CarryOptions): Promise<Carried> {
 
   // 3. the pointer: from now on the new epoch is the journal
   const begun = { epoch: current.epoch + 1, start: world.height, archive: file, sha256: trailer.sha256 };
-  await events.append(epochPointerStream(name), [epochBegunEvent(name, begun)], current.revision ?? 'noStream');
+  try {
+    await events.append(epochPointerStream(name), [epochBegunEvent(name, begun)], current.revision ?? 'noStream');
+  } catch (error) {
+    if (error instanceof WrongExpectedVersion) throw new CarryRefused(`another carry of ${name} moved its epoch pointer meanwhile: this one is void`);
+    throw error;
+  }
   await o.onStep?.('pointed');
-  return { epoch: begun.epoch, height: world.height, archive: file, sha256: trailer.sha256, entries: trailer.count, entry };
+  return { epoch: begun.epoch, height: world.height, archive: file, sha256: trailer.sha256, digest, entries: trailer.count, entry };
 }

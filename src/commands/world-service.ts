@@ -31,7 +31,7 @@ import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
 import { currentEpoch } from '../events/epochs.js';
 import { decodeWorldEntry, encodedEntryEvent, entryEvent, epochStream, worldStream } from '../events/world.js';
-import { carry, type Carried } from './carry.js';
+import { carry, CarryRefused, type Carried } from './carry.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
 import { eventSize } from '../stores/event-store-checks.js';
@@ -255,9 +255,10 @@ export class WorldService {
    * or in the new one after it. Refused while a fork reads through to a height of this world.
    */
   async carry(archiveDir: string): Promise<Carried> {
-    if (this.closed || this.closing) throw new Error('the world service is closed');
-    if (this.carrying) throw new Error('a carry of this world is under way already');
-    if (this.history.held > 0) throw new Error(`scratch worlds read through to ${this.history.held} height(s) of ${this.world}: carry once they have expired`);
+    if (this.closed || this.closing) throw new CarryRefused('the world service is closed');
+    if (this.carrying) throw new CarryRefused(`a carry of ${this.world} is under way already`);
+    if (this.history.held > 0)
+      throw new CarryRefused(`scratch worlds read through to ${this.history.held} height(s) of ${this.world}: carry once they have expired`);
     this.carrying = true;
     try {
       while (this.inflight.length || this.recovering || this.failing || this.next.entries.length || this.next.waiters.length) {

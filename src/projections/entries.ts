@@ -4,7 +4,7 @@
  */
 import type { RecordedEvent } from '../stores/event-store.js';
 import type { Doc, IndexSpec, Unit } from '../stores/read-store.js';
-import { storedEntryOf, worldEntryType, WorldEntryEvent, worldOfStream, type StoredEntry } from '../events/world.js';
+import { storedEntryOf, streamStart, worldEntryType, WorldEntryEvent, worldOfStream, type StoredEntry } from '../events/world.js';
 import type { Projection } from './projection.js';
 import type { Docs } from './read-model.js';
 
@@ -31,7 +31,8 @@ function fitting(event: RecordedEvent): StoredEntry | undefined {
   const world = worldOfStream(event.stream);
   if (world === undefined) return undefined;
   const data = event.data as { height?: unknown } | null;
-  if (!WorldEntryEvent.is({ type: event.type, data }) || BigInt(data!.height as number) !== event.revision) return undefined;
+  if (!WorldEntryEvent.is({ type: event.type, data }) || BigInt(data!.height as number) !== BigInt(streamStart(event.stream)) + event.revision)
+    return undefined;
   return { world, entry: data as StoredEntry['entry'], position: event.position };
 }
 
