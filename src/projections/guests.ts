@@ -76,7 +76,26 @@ export function guestsProjection(): Projection {
     name: guestsModel.name,
     collections: [guestDocs.name],
     // Bump when `fold` changes what it writes.
-    version: 1,
+    // 2: a carry entry lays the carried present's guests (avatars, turns this hour) over the town's.
+    version: 2,
     fold,
+    carry: async ({ world, entry }, unit) => {
+      if (world !== TOWN_WORLD) return;
+      const present = entry.carried!.present;
+      const docs = guestDocs.in(unit);
+      await docs.deleteMany({});
+      // what the kernel keeps of a guest: its avatar and its turns in its latest clock hour; the
+      // totals before the carry (`turns`, `lastTurn`) lie in the archive and start again at 0
+      const guests = new Map<string, GuestDoc>();
+      const of = (principal: string) => {
+        let g = guests.get(principal);
+        if (!g) guests.set(principal, (g = { ...fresh(principal), height: entry.height }));
+        return g;
+      };
+      for (const a of present.avatars) of(a.principal).avatar = a.object;
+      for (const t of present.turns) Object.assign(of(t.principal), { hour: t.hour, count: t.count });
+      const all = [...guests.values()];
+      for (let i = 0; i < all.length; i += 1000) await docs.putMany(all.slice(i, i + 1000));
+    },
   });
 }

@@ -5,6 +5,7 @@
  *
  * Idempotent: an offer is written whole under a key fixed by where it lies in the journal.
  */
+import { decodePast, pastAt } from '../cards/kernel/past.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldKey, worldProjection } from './entries.js';
@@ -61,8 +62,39 @@ export function offersProjection(): Projection {
     indexes: [{ collection: offerDocs.name, spec: { keys: { principal: 1, world: 1, height: 1 }, name: 'principal_world_height' } }],
     // Bump when `fold` changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
-    version: 2,
+    // 3: a carry entry keeps of the world's offers from before it those the kernel keeps
+    //    (the newest 64 a guest), named by the past's content id and slug of the entry that made each.
+    version: 3,
     perWorld: [offerDocs.name],
     fold,
+    carry: async ({ world, entry }, unit) => {
+      const carried = entry.carried!;
+      const past = decodePast(carried.past);
+      const docs = offerDocs.in(unit);
+      await docs.deleteMany({ world, height: { $lt: entry.height } });
+      // n: the offer's place among the kept offers of its height, in the present's order
+      const placed = new Map<number, number>();
+      const kept: OfferDoc[] = [];
+      for (const { offers } of carried.present.offers) {
+        for (const o of offers) {
+          const n = placed.get(o.height) ?? 0;
+          placed.set(o.height, n + 1);
+          const made = pastAt(past, o.height);
+          kept.push({
+            _id: worldKey(world, `${o.height}.${n}`),
+            world,
+            principal: o.principal,
+            height: o.height,
+            n,
+            object: o.object,
+            kind: o.kind,
+            text: o.text,
+            cid: made?.cid ?? '',
+            slug: made?.slug ?? '',
+          });
+        }
+      }
+      for (let i = 0; i < kept.length; i += 1000) await docs.putMany(kept.slice(i, i + 1000));
+    },
   });
 }
