@@ -6,8 +6,11 @@
  *    (`<dir>/<world>-epoch-<n>.ndjson`, renamed into place once synced), then verify the archive
  *    as a reader would, building the past from it;
  * 2. append the carry entry as the first event of `world-<world>@<height>` (expected: no
- *    stream). Found there already (a carry killed after this step): the epoch ended at the same
- *    height, so it is the same world; it is kept when it names the same archive bytes;
+ *    stream), and its continuation entries when it is larger than one append (each alone,
+ *    expecting the one before). Found there already (a carry killed after or during this step):
+ *    the epoch ended at the same height, so it is the same world; what is there is kept when it
+ *    names the same archive bytes and its parts are these (made again at its clock), and the
+ *    parts missing are appended;
  * 3. move the epoch pointer (expected: the revision it was read at).
  *
  * Until step 3 the old epoch is the journal, whole; after it the new one is. Turns the old epoch
@@ -15,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { carryEntry, presentDigest } from '../cards/kernel/carry.js';
+import { carryEntries, CarryTooLarge, presentDigest } from '../cards/kernel/carry.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import { evolve } from '../cards/kernel/evolve.js';
 import { pastEnd } from '../cards/kernel/past.js';
@@ -43,7 +46,7 @@ export interface CarryOptions {
   archiveDir: string;
   clock: () => number;
   /** Told as each step is done (the kill test waits on these). */
-  onStep?: (step: 'archived' | 'journaled' | 'pointed') => void | Promise<void>;
+  onStep?: (step: 'archived' | 'part' | 'journaled' | 'pointed') => void | Promise<void>;
 }
 
 export interface Carried {
@@ -56,7 +59,9 @@ export interface Carried {
   digest: string;
   /** Entries the old epoch held. */
   entries: number;
+  /** The carry entry, and with it every part (one, or the carry entry and its continuations). */
   entry: Entry;
+  parts: Entry[];
 }
 
 export async function carry(o: CarryOptions): Promise<Carried> {
@@ -90,22 +95,40 @@ export async function carry(o: CarryOptions): Promise<Carried> {
   if (pastEnd(past) !== world.height) throw new Error(`the archive ends at ${pastEnd(past)} and the journal at ${world.height}`);
   await o.onStep?.('archived');
 
-  // 2. the carry entry, first of the new epoch
+  // 2. the carry entry, first of the new epoch, and its continuation entries when it is larger
+  // than one append may be: each appended alone, expecting the one before
   const archive = { file, sha256: trailer.sha256, height: world.height, digest };
-  let entry = carryEntry(world, past, current.epoch + 1, archive, o.clock());
   const stream = epochStream(name, world.height);
-  try {
-    await events.append(stream, [entryEvent(name, entry)], 'noStream');
-  } catch (error) {
-    if (!(error instanceof WrongExpectedVersion)) throw error;
-    const [first] = await events.readStream(stream, { maxCount: 1 });
-    const found = first ? decodeWorldEntry(first) : undefined;
-    if (found?.carried?.archive.sha256 !== trailer.sha256 || found.carried.epoch !== current.epoch + 1) {
-      throw new CarryRefused(`${stream} already begins with another carry than this one: look before carrying again`);
-    }
-    entry = found;
+  const [first] = await events.readStream(stream, { maxCount: 1 });
+  const found = first ? decodeWorldEntry(first) : undefined;
+  if (found && (found.carried?.archive.sha256 !== trailer.sha256 || found.carried.epoch !== current.epoch + 1)) {
+    throw new CarryRefused(`${stream} already begins with another carry than this one: look before carrying again`);
   }
-  await o.onStep?.('journaled');
+  // a carry killed part-way: its parts again, at its clock, so those stored are these
+  let parts: Entry[];
+  try {
+    parts = carryEntries(world, past, current.epoch + 1, archive, found?.clock ?? o.clock(), events.maxAppendSize);
+  } catch (error) {
+    if (error instanceof CarryTooLarge) throw new CarryRefused(error.message);
+    throw error;
+  }
+  const stored = found ? await events.readStream(stream, { maxCount: parts.length + 1 }) : [];
+  for (const [i, recorded] of stored.entries()) {
+    if (decodeWorldEntry(recorded).cid !== parts[i]?.cid) {
+      throw new CarryRefused(`${stream} holds a carry in parts other than this one (part ${i}): look before carrying again`);
+    }
+  }
+  for (let i = stored.length; i < parts.length; i++) {
+    try {
+      await events.append(stream, [entryEvent(name, parts[i]!)], i === 0 ? 'noStream' : BigInt(i - 1));
+    } catch (error) {
+      if (error instanceof WrongExpectedVersion) throw new CarryRefused(`another carry of ${name} is writing ${stream}: this one stops`);
+      throw error;
+    }
+    await o.onStep?.(i === parts.length - 1 ? 'journaled' : 'part');
+  }
+  if (stored.length === parts.length) await o.onStep?.('journaled');
+  const entry = parts[0]!;
 
   // 3. the pointer: from now on the new epoch is the journal
   const begun = { epoch: current.epoch + 1, start: world.height, archive: file, sha256: trailer.sha256 };
@@ -116,5 +139,5 @@ export async function carry(o: CarryOptions): Promise<Carried> {
     throw error;
   }
   await o.onStep?.('pointed');
-  return { epoch: begun.epoch, height: world.height, archive: file, sha256: trailer.sha256, digest, entries: trailer.count, entry };
+  return { epoch: begun.epoch, height: world.height, archive: file, sha256: trailer.sha256, digest, entries: trailer.count, entry, parts };
 }

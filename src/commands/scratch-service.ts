@@ -365,6 +365,11 @@ export class ScratchWorlds {
       }
       next += page.length;
     }
+    if (world.carrying) {
+      throw new TownError('hostRequest', `${id} at height ${height} is part-way through a carry laid in parts: fork it at a height after its last part`, {
+        hintHref: '/AGENTS.md/api',
+      });
+    }
     return world;
   }
 }

@@ -270,13 +270,13 @@ export class WorldService {
       await this.writing;
       this.rebase();
       const done = await carry({ events: this.o.events, world: this.world, archiveDir, clock: this.o.clock });
-      const [recorded] = await this.o.events.readStream(epochStream(this.world, done.height), { maxCount: 1 });
+      const [recorded] = await this.o.events.readStream(epochStream(this.world, done.height), { direction: 'backwards', maxCount: 1 });
       this.stream = epochStream(this.world, done.height);
       this.start = done.height;
-      this.base = evolve(blankWorld(), done.entry);
+      this.base = done.parts.reduce(evolve, blankWorld());
       this.acked = [];
       this.spec = layered(this.base);
-      this.lastCid = done.entry.cid;
+      this.lastCid = done.parts[done.parts.length - 1]!.cid;
       if (recorded && (this.lastPosition === undefined || recorded.position > this.lastPosition)) this.lastPosition = recorded.position;
       this.snapshotHeight = 0;
       this.snapshot();

@@ -220,8 +220,9 @@ export function cardsProjection(programs: Programs): Projection {
   }
 
   /**
-   * A carry: the world's cards are its present's, each at the carry's height (the height of the
-   * entry that last changed it lies in the archive), and every package it holds is known.
+   * A carry: the world's cards are its present's, each at the height of the part that holds it
+   * (the height of the entry that last changed it lies in the archive), and every package it
+   * holds is known (packages come before cards in a carry's parts).
    */
   async function carry({ world, entry }: StoredEntry, unit: Unit): Promise<void> {
     const present = entry.carried!.present;
@@ -248,7 +249,8 @@ export function cardsProjection(programs: Programs): Projection {
     }
     await packages.flush();
     const cards = cardDocs.in(unit);
-    await cards.deleteMany({ world });
+    // the carry entry replaces the world's cards; its continuation entries add theirs
+    if (!entry.carried!.part) await cards.deleteMany({ world });
     for (let i = 0; i < present.cards.length; i += 1000) {
       await cards.putMany(present.cards.slice(i, i + 1000).map((c) => cardDoc(world, c, entry.height, pkg(c.pin))));
     }

@@ -81,21 +81,24 @@ export function guestsProjection(): Projection {
     fold,
     carry: async ({ world, entry }, unit) => {
       if (world !== TOWN_WORLD) return;
-      const present = entry.carried!.present;
-      const docs = guestDocs.in(unit);
-      await docs.deleteMany({});
+      const { present, part } = entry.carried!;
+      if (!part) await guestDocs.in(unit).deleteMany({});
       // what the kernel keeps of a guest: its avatar and its turns in its latest clock hour; the
-      // totals before the carry (`turns`, `lastTurn`) lie in the archive and start again at 0
-      const guests = new Map<string, GuestDoc>();
+      // totals before the carry (`turns`, `lastTurn`) lie in the archive and start again at 0.
+      // A guest's avatar and turns may lie in different parts of the carry: merged.
+      const guests = new DocBatch(guestDocs.in(unit));
+      await guests.load([...present.avatars.map((a) => a.principal), ...present.turns.map((t) => t.principal)]);
       const of = (principal: string) => {
         let g = guests.get(principal);
-        if (!g) guests.set(principal, (g = { ...fresh(principal), height: entry.height }));
+        if (!g) {
+          g = { ...fresh(principal), height: entry.height };
+          guests.set(g);
+        }
         return g;
       };
-      for (const a of present.avatars) of(a.principal).avatar = a.object;
-      for (const t of present.turns) Object.assign(of(t.principal), { hour: t.hour, count: t.count });
-      const all = [...guests.values()];
-      for (let i = 0; i < all.length; i += 1000) await docs.putMany(all.slice(i, i + 1000));
+      for (const a of present.avatars) guests.set({ ...of(a.principal), avatar: a.object });
+      for (const t of present.turns) guests.set({ ...of(t.principal), hour: t.hour, count: t.count });
+      await guests.flush();
     },
   });
 }

@@ -5,7 +5,6 @@
  *
  * Idempotent: an offer is written whole under a key fixed by where it lies in the journal.
  */
-import { decodePast, pastAt } from '../cards/kernel/past.js';
 import type { Doc, Unit } from '../stores/read-store.js';
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldKey, worldProjection } from './entries.js';
@@ -63,25 +62,21 @@ export function offersProjection(): Projection {
     // Bump when `fold` changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
     // 3: a carry entry keeps of the world's offers from before it those the kernel keeps
-    //    (the newest 64 a guest), named by the past's content id and slug of the entry that made each.
+    //    (the newest 64 a guest), with the content id and slug of the entry that made each.
     version: 3,
     perWorld: [offerDocs.name],
     fold,
     carry: async ({ world, entry }, unit) => {
       const carried = entry.carried!;
-      const past = decodePast(carried.past);
       const docs = offerDocs.in(unit);
-      await docs.deleteMany({ world, height: { $lt: entry.height } });
-      // n: the offer's place among the kept offers of its height, in the present's order
-      const placed = new Map<number, number>();
+      if (!carried.part) await docs.deleteMany({ world, height: { $lt: entry.height } });
       const kept: OfferDoc[] = [];
-      for (const { offers } of carried.present.offers) {
-        for (const o of offers) {
-          const n = placed.get(o.height) ?? 0;
-          placed.set(o.height, n + 1);
-          const made = pastAt(past, o.height);
+      for (const { principal, offers } of carried.present.offers) {
+        // n: the offer's place among the guest's kept offers (the key names the guest: two
+        // guests' offers of one entry may lie in different parts of a carry)
+        offers.forEach((o, n) => {
           kept.push({
-            _id: worldKey(world, `${o.height}.${n}`),
+            _id: worldKey(world, `${o.height}.${principal}.${n}`),
             world,
             principal: o.principal,
             height: o.height,
@@ -89,10 +84,10 @@ export function offersProjection(): Projection {
             object: o.object,
             kind: o.kind,
             text: o.text,
-            cid: made?.cid ?? '',
-            slug: made?.slug ?? '',
+            cid: o.cid ?? '',
+            slug: o.slug ?? '',
           });
-        }
+        });
       }
       for (let i = 0; i < kept.length; i += 1000) await docs.putMany(kept.slice(i, i + 1000));
     },

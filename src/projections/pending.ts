@@ -59,7 +59,7 @@ export function pendingProjection(): Projection {
     fold,
     carry: async ({ world, entry }, unit) => {
       const docs = pendingDocs.in(unit);
-      await docs.deleteMany({ world });
+      if (!entry.carried!.part) await docs.deleteMany({ world });
       const sends = entry.carried!.present.pending.map((s) => {
         const [h, n] = s.id.split('.').map(Number) as [number, number];
         return { _id: worldKey(world, s.id), world, ...s, queuedAt: h, n };

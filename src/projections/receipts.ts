@@ -83,7 +83,7 @@ export function receiptsProjection(): Projection {
     perWorld: [receiptDocs.name],
     fold,
     carry: async ({ world, entry }, unit) => {
-      await receiptDocs.in(unit).deleteMany({ world, height: { $lt: entry.height } });
+      if (!entry.carried!.part) await receiptDocs.in(unit).deleteMany({ world, height: { $lt: entry.height } });
     },
   });
 }

@@ -333,18 +333,20 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       const heads = unit.collection(headCollection);
       const state = (await heads.findOne({ _id: 'head' })) as HeadDoc | null;
       if (state && state.height >= entry.height) return; // folded already
-      // The repository begins again at the carry: its records from before it are pointers now
-      // (records.ts `carriedRecord`), not signed records, and the tree holds the carried epoch
-      // alone, from the carry's own record on; a rebuild from the new epoch alone makes the same.
-      for (const c of [recordsCollection, cardsCollection, blocksCollection]) await unit.collection(c).deleteMany({});
-      storage?.discard();
-      storage = undefined;
-      head = undefined;
-      const present = entry.carried!.present;
+      const { present, part } = entry.carried!;
+      if (!part) {
+        // The repository begins again at the carry: its records from before it are pointers now
+        // (carried-records.ts), not signed records, and the tree holds the carried epoch alone,
+        // from the carry's own record on; a rebuild from the new epoch alone makes the same.
+        for (const c of [recordsCollection, cardsCollection, blocksCollection]) await unit.collection(c).deleteMany({});
+        storage?.discard();
+        storage = undefined;
+        head = undefined;
+        const begun: HeadDoc = { _id: 'head', did: townDid(present.world.host), height: entry.height - 1, tick: 0, records: 0 };
+        await heads.replaceOne({ _id: 'head' }, begun, { upsert: true });
+      }
       const visible = present.cards.map((c) => ({ _id: c.id, public: c.visibility === 'everyone' }));
       for (let i = 0; i < visible.length; i += 1000) await unit.collection(cardsCollection).putMany(visible.slice(i, i + 1000));
-      const begun: HeadDoc = { _id: 'head', did: townDid(present.world.host), height: entry.height - 1, tick: 0, records: 0 };
-      await heads.replaceOne({ _id: 'head' }, begun, { upsert: true });
     },
     fold: async (entries, unit) => {
       try {

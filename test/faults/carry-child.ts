@@ -8,7 +8,9 @@ import { TOWN_WORLD } from '../../src/events/world.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 
 const [dir, pause] = process.argv.slice(2) as [string, string];
-const events = await openEmbeddedEventStore({ dataDir: dir });
+// CARRY_MAX_APPEND: a smaller largest append, so the carry is in parts
+const maxAppendSize = process.env.CARRY_MAX_APPEND ? Number(process.env.CARRY_MAX_APPEND) : undefined;
+const events = await openEmbeddedEventStore({ dataDir: dir, ...(maxAppendSize ? { maxAppendSize } : {}) });
 process.stdout.write('started\n');
 await carry({
   events,

@@ -1,5 +1,6 @@
 /**
- * A carry SIGKILLed at every step (after the archive, after the carry entry, after the pointer)
+ * A carry SIGKILLed at every step (after the archive, after the carry entry, between the parts
+ * of a carry too large for one append, after the pointer)
  * and at random moments (most of them in the middle of writing the archive) leaves a whole town:
  * a world service opens on either the old epoch (every entry, every card as it was) or the new
  * one (the carried world), and carrying again then completes. The delays of the random kills are
@@ -15,7 +16,7 @@ import * as assert from 'uvu/assert';
 import { presentDigest, presentMaps } from '../../src/cards/kernel/carry.js';
 import { carry } from '../../src/commands/carry.js';
 import { currentEpoch } from '../../src/events/epochs.js';
-import { TOWN_WORLD } from '../../src/events/world.js';
+import { epochStream, TOWN_WORLD } from '../../src/events/world.js';
 import { verifyArchive } from '../../src/operations/epoch-archive.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import { openService, playedTown, storeTown } from '../world/carry-town.js';
@@ -29,9 +30,10 @@ const digest = presentDigest(h.world);
 const clock = () => h.clock + 60_000;
 
 /** Runs the child carry on `dir`; kills it at `step` (once printed) or after `delay` ms. */
-function carryKilled(dir: string, at: { step: string } | { delay: number }): Promise<string> {
+function carryKilled(dir: string, at: { step: string } | { delay: number }, maxAppendSize?: number): Promise<string> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [child, dir, 'step' in at ? at.step : 'run'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, ...(maxAppendSize ? { CARRY_MAX_APPEND: String(maxAppendSize) } : {}) };
+    const p = spawn(process.execPath, [child, dir, 'step' in at ? at.step : 'run'], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     p.stdout.on('data', (c: Buffer) => {
       out += c.toString();
@@ -46,8 +48,8 @@ function carryKilled(dir: string, at: { step: string } | { delay: number }): Pro
 }
 
 /** The town on `dir` opens whole on one epoch or the other; answers the epoch. */
-async function assertWhole(dir: string, why: string): Promise<number> {
-  const events = await openEmbeddedEventStore({ dataDir: dir });
+async function assertWhole(dir: string, why: string, maxAppendSize?: number): Promise<number> {
+  const events = await openEmbeddedEventStore({ dataDir: dir, ...(maxAppendSize ? { maxAppendSize } : {}) });
   try {
     const { epoch } = await currentEpoch(events, TOWN_WORLD);
     const service = await openService(events, h, clock);
@@ -55,7 +57,9 @@ async function assertWhole(dir: string, why: string): Promise<number> {
       assert.is(service.height, H, why);
       assert.is(presentDigest(service.committed), digest, why);
     } else {
-      assert.is(service.height, H + 1, why);
+      const parts = Number(await events.streamRevision(epochStream(TOWN_WORLD, H))) + 1;
+      assert.is(service.height, H + parts, why);
+      assert.is(service.committed.carrying, undefined, `${why}: every part laid in`);
       for (const name of presentMaps) assert.equal([...service.committed[name]], [...h.world[name]], `${why}: ${name}`);
       assert.is(service.committed.past?.epochs[0]?.to, H, why);
     }
@@ -93,6 +97,19 @@ test('killed after each step, the town is whole on one epoch, and carries again'
     assert.ok(out.includes(`${step}\n`), out);
     assert.is(await assertWhole(dir, `killed after ${step}`), expected[step]);
   }
+});
+
+test('a carry in parts killed between its parts: the old epoch, whole, and carrying again completes', async () => {
+  const small = 96 * 1024;
+  const dir = path.join(root, 'parts');
+  fs.cpSync(seed, dir, { recursive: true });
+  const out = await carryKilled(dir, { step: 'part' }, small);
+  assert.ok(out.includes('part\n'), out);
+  const events = await openEmbeddedEventStore({ dataDir: dir, maxAppendSize: small });
+  const stored = await events.streamRevision(epochStream(TOWN_WORLD, H));
+  await events.close();
+  assert.is(stored, 0n, 'the carry entry alone was stored');
+  assert.is(await assertWhole(dir, 'killed between parts', small), 0);
 });
 
 test('killed at random moments, the town is whole on one epoch, and carries again', async () => {

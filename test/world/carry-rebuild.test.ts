@@ -3,7 +3,8 @@
  * play) folded as the live projectors fold it, batch by batch as it arrives (the old epoch, then
  * the carry entry, then entries after it); then the old epoch's stream is deleted, as an operator
  * may once the archive is kept, and every read model is rebuilt from the new epoch alone. Each
- * digest is the live one's, the repository's signed head included.
+ * digest is the live one's, the repository's signed head included; and so again with a carry
+ * too large for one append, in parts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -56,13 +57,13 @@ async function digests(reads: ReadStore): Promise<string[]> {
   return out;
 }
 
-test('the live read models across a carry equal a rebuild from the new epoch alone', async () => {
+async function acrossACarry(name: string, maxAppendSize: number, parts: (n: number) => boolean) {
   const h = playedTown(3000, 23);
   let now = h.clock + 60_000;
   const clock = () => now;
-  const events = await openEmbeddedEventStore({ dataDir: path.join(dir, 'events'), maxAppendSize: 4 << 20 });
-  const live = await openEmbeddedReadStore({ dataDir: path.join(dir, 'live') });
-  const rebuilt = await openEmbeddedReadStore({ dataDir: path.join(dir, 'rebuilt') });
+  const events = await openEmbeddedEventStore({ dataDir: path.join(dir, name, 'events'), maxAppendSize });
+  const live = await openEmbeddedReadStore({ dataDir: path.join(dir, name, 'live') });
+  const rebuilt = await openEmbeddedReadStore({ dataDir: path.join(dir, name, 'rebuilt') });
   try {
     await storeTown(events, h);
     const projections = all();
@@ -77,7 +78,8 @@ test('the live read models across a carry equal a rebuild from the new epoch alo
     const arrive = (i: number): WorldCommand => ({ kind: 'arrive', principal: `guest:town.test:late${i}`, name: `late${i}` });
     for (let i = 0; i < 20; i++) await service.submit(arrive(i));
     at = await follow(events, live, projections, at);
-    const done = await service.carry(path.join(dir, 'archive'));
+    const done = await service.carry(path.join(dir, name, 'archive'));
+    assert.ok(parts(done.parts.length), `${done.parts.length} parts`);
     const turns = h.decided.filter((d) => d.command.kind === 'turn').map((d) => d.command as WorldCommand);
     for (let i = 20; i < 60; i++) await service.submit(arrive(i));
     let journaled = 0;
@@ -110,7 +112,11 @@ test('the live read models across a carry equal a rebuild from the new epoch alo
     await rebuilt.close();
     await events.close();
   }
-});
+}
+
+test('the live read models across a carry equal a rebuild from the new epoch alone', () => acrossACarry('whole', 4 << 20, (n) => n === 1));
+
+test('and so across a carry in parts (an append size of 96 KiB)', () => acrossACarry('parts', 96 * 1024, (n) => n >= 3));
 
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 test.run();

@@ -17,7 +17,6 @@ import { currentEpoch } from '../../src/events/epochs.js';
 import { decodeWorldEntry, epochStream, TOWN_WORLD, worldStream } from '../../src/events/world.js';
 import { verifyArchive } from '../../src/operations/epoch-archive.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { MaxAppendSizeExceeded } from '../../src/stores/event-store.js';
 import { openService, playedTown, storeTown } from './carry-town.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-'));
@@ -183,19 +182,60 @@ test('a carry waits for no fork: a scratch world reading through to the town ref
   }
 });
 
-test('a carry entry over the append size of the store is refused, and the old epoch stays the journal', async () => {
+test('a carry larger than one append: the carry entry and its continuation entries, each within the size, and a carry stopped between parts completed', async () => {
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-small-'));
-  const events = await openEmbeddedEventStore({ dataDir: small, maxAppendSize: 256 * 1024 });
+  const events = await openEmbeddedEventStore({ dataDir: small, maxAppendSize: 128 * 1024 });
   try {
     await storeTown(events, h);
-    await carry({ events, world: TOWN_WORLD, archiveDir: path.join(small, 'archive'), clock }).then(
+    const before = await openService(events, h, clock);
+    const digest = presentDigest(before.committed);
+    await before.close();
+    // stopped after its second part: the old epoch is still the journal, whole
+    let parts = 0;
+    await carry({
+      events,
+      world: TOWN_WORLD,
+      archiveDir: path.join(small, 'archive'),
+      clock,
+      onStep: (step) => {
+        if (step === 'part' && ++parts === 2) throw new Error('stopped between parts');
+      },
+    }).then(
       () => assert.unreachable('carried'),
-      (e: unknown) => assert.instance(e, MaxAppendSizeExceeded),
+      (e: unknown) => assert.match(String(e), /stopped between parts/),
     );
     assert.is((await currentEpoch(events, TOWN_WORLD)).epoch, 0);
-    const service = await openService(events, h, clock);
-    assert.is(service.height, H);
-    await service.close();
+    assert.is(await events.streamRevision(epochStream(TOWN_WORLD, H)), 1n, 'two parts stored');
+    const stopped = await openService(events, h, clock);
+    assert.is(stopped.height, H, 'the old epoch, whole');
+    await stopped.close();
+    // carried again later: the stored parts are these, the rest appended
+    now += 60_000;
+    const done = await carry({ events, world: TOWN_WORLD, archiveDir: path.join(small, 'archive'), clock });
+    assert.ok(done.parts.length >= 3, `${done.parts.length} parts`);
+    assert.is(done.digest, digest, 'the archive names the present carried');
+    const stored = await events.readStream(epochStream(TOWN_WORLD, H));
+    assert.equal(
+      stored.map((e) => decodeWorldEntry(e).cid),
+      done.parts.map((e) => e.cid),
+    );
+    for (const e of stored) assert.ok(JSON.stringify(e.data).length < 128 * 1024, 'each part within one append');
+    assert.equal(
+      stored.map((e) => decodeWorldEntry(e).carried?.part),
+      done.parts.map((_, i) => i),
+    );
+    const after = await openService(events, h, clock);
+    assert.is(after.height, H + done.parts.length, 'heights go on after the last part');
+    for (const name of presentMaps) assert.equal([...after.committed[name]], [...h.world[name]], name);
+    assert.is(after.committed.past?.digests.length, H * 32, 'the past whole');
+    // the old epoch's promises, from a past laid in over parts
+    for (const { command, entry } of firsts.slice(0, 50)) {
+      const repeat = await after.submit(command as WorldCommand);
+      assert.is(repeat.outcome.kind === 'repeat' && repeat.outcome.receipt.cid, entry.cid);
+    }
+    const fresh = await after.submit({ kind: 'arrive', principal: 'guest:town.test:parted', name: 'parted' });
+    assert.is(fresh.outcome.kind === 'journal' && fresh.outcome.receipt.height, H + done.parts.length);
+    await after.close();
   } finally {
     await events.close();
     fs.rmSync(small, { recursive: true, force: true });

@@ -154,26 +154,37 @@ export const PastEpochC = t.type({ epoch: t.number, from: t.number, to: t.number
  * What a carry entry carries: the world's present as it stands (every Map of the World but
  * receipts, slugs and intents) and its past as the three tables of past.ts, base64.
  */
-export const CarriedC = t.type({
-  /** The epoch this entry begins. */
-  epoch: t.number,
-  /** The archive of the epoch before: its file name, SHA-256, final height and present digest. */
-  archive: t.type({ file: t.string, sha256: t.string, height: t.number, digest: t.string }),
-  past: t.type({ epochs: t.array(PastEpochC), digests: t.string, slugs: t.string, intents: t.string }),
-  present: t.type({
-    world: WorldInfoC,
-    cards: t.array(CardC),
-    packages: t.array(PackageC),
-    kinds: t.array(t.type({ name: t.string, pin: t.string })),
-    avatars: t.array(t.type({ principal: t.string, object: t.string })),
-    pending: t.array(SendC),
-    runs: t.array(t.type({ run: t.number, work: t.number, storage: t.number, waiting: t.number })),
-    offers: t.array(t.type({ principal: t.string, offers: t.array(t.intersection([OfferC, t.type({ height: t.number })])) })),
-    quiet: t.array(QuietC),
-    turns: t.array(t.type({ principal: t.string, hour: t.number, count: t.number })),
-    seen: t.array(t.type({ principal: t.string, clock: t.number })),
+export const CarriedC = t.intersection([
+  t.type({
+    /** The epoch this entry begins. */
+    epoch: t.number,
+    /** The archive of the epoch before: its file name, SHA-256, final height and present digest. */
+    archive: t.type({ file: t.string, sha256: t.string, height: t.number, digest: t.string }),
+    past: t.type({ epochs: t.array(PastEpochC), digests: t.string, slugs: t.string, intents: t.string }),
+    present: t.type({
+      world: WorldInfoC,
+      cards: t.array(CardC),
+      packages: t.array(PackageC),
+      kinds: t.array(t.type({ name: t.string, pin: t.string })),
+      avatars: t.array(t.type({ principal: t.string, object: t.string })),
+      pending: t.array(SendC),
+      runs: t.array(t.type({ run: t.number, work: t.number, storage: t.number, waiting: t.number })),
+      /** Each kept offer with the content id and slug of the entry that made it (for the offers read model). */
+      offers: t.array(
+        t.type({ principal: t.string, offers: t.array(t.intersection([OfferC, t.type({ height: t.number }), t.partial({ cid: t.string, slug: t.string })])) }),
+      ),
+      quiet: t.array(QuietC),
+      turns: t.array(t.type({ principal: t.string, hour: t.number, count: t.number })),
+      seen: t.array(t.type({ principal: t.string, clock: t.number })),
+    }),
   }),
-});
+  /**
+   * A carry too large for one append is split: part 0 is the carry entry, parts 1 to `parts` - 1
+   * the continuation entries right after it, each a slice of the present and of the past's
+   * tables, in order (kernel/carry.ts `carryEntries`). Absent: one part.
+   */
+  t.partial({ part: t.number, parts: t.number }),
+]);
 export type Carried = t.TypeOf<typeof CarriedC>;
 
 export const EntryBodyC = t.intersection([

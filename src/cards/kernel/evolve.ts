@@ -18,8 +18,9 @@ export class JournalGap extends Error {
 }
 
 export function evolve(world: World, entry: Entry): World {
-  // A carry begins an epoch: its journal holds nothing before it, so a blank world takes it too.
-  if (entry.height !== world.height && !(entry.carried && world.height === 0)) throw new JournalGap(world.height, entry.height);
+  // A carry begins an epoch: its journal holds nothing before it, so a blank world takes it too
+  // (its first part: the continuation entries follow it).
+  if (entry.height !== world.height && !(entry.carried && !entry.carried.part && world.height === 0)) throw new JournalGap(world.height, entry.height);
   if (entry.carried) applyCarry(world, entry.carried);
   if (entry.world) {
     world.name = entry.world.name;

@@ -248,10 +248,14 @@ export function encodePast(past: Past): { epochs: PastEpoch[]; digests: string; 
 }
 
 export function decodePast(o: ReturnType<typeof encodePast>): Past {
-  const slugBytes = Buffer.from(o.slugs, 'base64');
+  return pastOfTables(o.epochs, Buffer.from(o.digests, 'base64'), Buffer.from(o.slugs, 'base64'), Buffer.from(o.intents, 'base64'));
+}
+
+/** The past from its three tables as bytes (the slug pairs as the platform's 32-bit words), checked. */
+export function pastOfTables(epochs: PastEpoch[], digests: Buffer, slugBytes: Buffer, intents: Buffer): Past {
   const slugs = new Uint32Array(slugBytes.length / 4);
   Buffer.from(slugs.buffer).set(slugBytes);
-  const past = { epochs: o.epochs, digests: Buffer.from(o.digests, 'base64'), slugs, intents: Buffer.from(o.intents, 'base64') };
+  const past = { epochs, digests, slugs, intents };
   if (past.digests.length !== pastEnd(past) * digestBytes || past.intents.length % intentBytes !== 0 || slugs.length !== 2 * pastEnd(past)) {
     throw new Error('the carried past does not add up: its tables and its epochs disagree');
   }

@@ -8,7 +8,7 @@
  */
 import type { Card, Offer, Package, Quiet, Send, WorldInfo } from './entry.js';
 import { LayerMap, orderedOf } from './layer.js';
-import type { Past } from './past.js';
+import type { Past, PastEpoch } from './past.js';
 
 /** The principal that owns the town's own cards (rooms, doors, the town card): never abandoned. */
 export const TOWN = 'town';
@@ -83,6 +83,20 @@ export interface World extends WorldInfo {
    * content ids of receipts the journal of this epoch no longer holds. Absent before a carry.
    */
   past?: Past;
+  /**
+   * A carry in parts being laid in (carry.ts `applyCarry`): the next part due and the past's
+   * tables so far. Present only between a carry entry and its last continuation entry.
+   */
+  carrying?: CarryingParts;
+}
+
+export interface CarryingParts {
+  parts: number;
+  next: number;
+  epochs: PastEpoch[];
+  digests: Buffer[];
+  slugs: Buffer[];
+  intents: Buffer[];
 }
 
 export const linesKept = 32;
