@@ -17,6 +17,11 @@
  *   since is dropped, the committed world catches up from the stream, and the commands are
  *   decided again in their order. A command that keeps losing is refused `staleRoot`.
  * - After every journaled turn, queued sends are delivered (up to 16) in the same batch.
+ * - A carry (commands/carry.ts) runs between batches: commands wait, then are decided in the new
+ *   epoch.
+ *
+ * Over 500 lines: the pipeline, recovery, snapshots and the carry all move the same committed
+ * world, queues and stream; apart, each would reach into the others' fields.
  */
 import type { Command } from '../cards/kernel/commands.js';
 import { worldDecider } from '../cards/kernel/decide.js';
