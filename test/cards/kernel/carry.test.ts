@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Command } from '../../../src/cards/kernel/commands.js';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { carryEntry, carryWorld, presentDigest, presentMaps } from '../../../src/cards/kernel/carry.js';
+import { carryEntries, carryEntry, CarryTooLarge, carryWorld, presentDigest, presentMaps } from '../../../src/cards/kernel/carry.js';
 import { EntryC } from '../../../src/cards/kernel/entry.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import type { Entry } from '../../../src/cards/kernel/entry.js';
@@ -207,6 +207,40 @@ test('the carry entry: a new epoch replayed alone from it is the carried world, 
   const { command, entry: first } = firsts[firsts.length - 1]!;
   const o = decideOn(alone, command);
   assert.is(o.kind === 'repeat' && o.receipt.carried?.cid, first.cid);
+});
+
+test('a carry in parts: each part within the size, and laid in one after another they are the carried world', () => {
+  const archived = { file: archive, sha256: 'f'.repeat(64), height: H, digest: presentDigest(h.world) };
+  const budget = 48 * 1024;
+  const parts = carryEntries(h.world, past0, 1, archived, h.clock, budget);
+  assert.ok(parts.length >= 4, `${parts.length} parts`);
+  for (const [i, p] of parts.entries()) {
+    assert.ok(JSON.stringify(p).length <= budget, `part ${i}: ${JSON.stringify(p).length} bytes`);
+    assert.equal([p.height, p.carried?.part, p.carried?.parts], [H + i, i, parts.length]);
+  }
+  // the same world, past, archive, clock and size: the same parts (a stopped carry is completed by them)
+  assert.equal(
+    carryEntries(h.world, past0, 1, archived, h.clock, budget).map((p) => p.cid),
+    parts.map((p) => p.cid),
+  );
+  const stored = parts.map((p) => (EntryC.decode(JSON.parse(JSON.stringify(p))) as { right: Entry }).right);
+  for (const start of [blankWorld(), layered(h.world)]) {
+    const w = stored.reduce(evolve, start);
+    assert.is(w.height, H + parts.length);
+    assert.is(w.carrying, undefined);
+    for (const name of presentMaps) assert.equal([...w[name]], [...carried[name]], name);
+    assertSamePast(w.past!, past0);
+  }
+  // part-way, the world is not whole yet; out of order, a part is refused
+  const partWay = stored.slice(0, 2).reduce(evolve, blankWorld());
+  assert.ok(partWay.carrying && partWay.past === undefined);
+  assert.throws(() => evolve(evolve(blankWorld(), stored[0]!), { ...stored[2]!, height: H + 1 }), /part 2 of .* came where part 1 was due/);
+  assert.throws(() => evolve(blankWorld(), stored[1]!), /does not follow/);
+  // a card larger than a part may hold: refused, nothing made
+  assert.throws(
+    () => carryEntries(h.world, past0, 1, archived, h.clock, 6 * 1024),
+    (e: unknown) => e instanceof CarryTooLarge,
+  );
 });
 
 function assertSamePast(a: Past, b: Past): void {
