@@ -45,6 +45,12 @@ export interface CarryOptions {
   /** Where archives are kept (the town's `<TOWN_DATA>/archive`). */
   archiveDir: string;
   clock: () => number;
+  /**
+   * The world at the head of the current epoch, when the caller holds it (the running world
+   * service, which decides nothing meanwhile): not folded again from the journal, which is read
+   * for the archive alone.
+   */
+  committed?: World;
   /** Told as each step is done (the kill test waits on these). */
   onStep?: (step: 'archived' | 'part' | 'journaled' | 'pointed') => void | Promise<void>;
 }
@@ -75,13 +81,13 @@ export async function carry(o: CarryOptions): Promise<Carried> {
   for (const f of fs.readdirSync(o.archiveDir)) if (f.startsWith(`${file}.`) && f.endsWith('.tmp')) fs.rmSync(path.join(o.archiveDir, f), { force: true });
 
   // 1. the epoch into its world and its archive, in one read
-  let world: World = blankWorld();
+  let world: World = o.committed ?? blankWorld();
   async function* epochEntries(): AsyncGenerator<Entry> {
     for (let revision = 0n; ; ) {
       const page = await events.readStream(current.stream, { fromRevision: revision, maxCount: 2048 });
       for (const recorded of page) {
         const entry = decodeWorldEntry(recorded);
-        world = evolve(world, entry);
+        if (!o.committed) world = evolve(world, entry);
         yield entry;
       }
       if (page.length < 2048) return;
@@ -90,6 +96,7 @@ export async function carry(o: CarryOptions): Promise<Carried> {
   }
   const trailer = await writeArchive(full, epochEntries(), { town: name, epoch: current.epoch, from: current.start, digest: () => presentDigest(world) });
   const digest = trailer.digest;
+  if (world.height !== trailer.height) throw new Error(`the world given is at height ${world.height}, the journal at ${trailer.height}`);
   // read back and checked as any reader of the archive would, and the past built from it
   const { past } = await pastOfArchive(full, file, world.past);
   if (pastEnd(past) !== world.height) throw new Error(`the archive ends at ${pastEnd(past)} and the journal at ${world.height}`);

@@ -274,7 +274,7 @@ export class WorldService {
       // a snapshot of the old epoch still being written would land after the new epoch's
       await this.writing;
       this.rebase();
-      const done = await carry({ events: this.o.events, world: this.world, archiveDir, clock: this.o.clock });
+      const done = await carry({ events: this.o.events, world: this.world, archiveDir, clock: this.o.clock, committed: this.base });
       const [recorded] = await this.o.events.readStream(epochStream(this.world, done.height), { direction: 'backwards', maxCount: 1 });
       this.stream = epochStream(this.world, done.height);
       this.start = done.height;
