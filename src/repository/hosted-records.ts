@@ -5,7 +5,7 @@
  * collection's lexicon by AT Protocol's own validator (@atproto/lexicon); anything else, or a
  * value AT Protocol's data model cannot hold (a float, say), is `InvalidRequest`.
  */
-import { Lexicons } from '@atproto/lexicon';
+import type { Lexicons } from '@atproto/lexicon';
 import { cidForLex } from '@atproto/lex-cbor';
 import { jsonToLex } from '@atproto/lex-json';
 import type { LexValue } from '@atproto/lex-data';
@@ -42,7 +42,12 @@ export const requestLexicon = {
   },
 } as const;
 
-const lexicons = new Lexicons([requestLexicon as never]);
+/**
+ * AT Protocol's validator, loaded at the first hosted write: @atproto/lexicon (with zod) is a
+ * seventh of what the town would load at start for a route most towns rarely serve.
+ */
+let validator: Promise<Lexicons> | undefined;
+const lexicons = () => (validator ??= import('@atproto/lexicon').then(({ Lexicons }) => new Lexicons([requestLexicon as never])));
 
 /** A card id as spec 2.1 writes it. */
 const cardId = /^[A-Za-z0-9._:/-]{1,128}$/;
@@ -59,8 +64,9 @@ export async function checkedRecord(collection: string, record: unknown): Promis
   const given = record as Record<string, unknown>;
   if (given.$type !== undefined && given.$type !== collection) throw new XrpcFailure('InvalidRequest', `record $type must be ${collection}`);
   const value: Record<string, unknown> = { ...given, $type: collection };
+  const checker = await lexicons();
   try {
-    lexicons.assertValidRecord(collection, value);
+    checker.assertValidRecord(collection, value);
   } catch (error) {
     throw new XrpcFailure('InvalidRequest', `not a ${collection} record: ${(error as Error).message}`);
   }

@@ -13,10 +13,18 @@
  * and when it is full the caller waits for the earliest expiry (RateLimitExceeded, Retry-After).
  */
 import type { Keypair } from '@atproto/crypto';
-import { createServiceJwt, verifyJwt } from '@atproto/xrpc-server';
+import type { verifyJwt } from '@atproto/xrpc-server';
 import { isValidDid, isValidNsid } from '@atproto/syntax';
 import { XrpcFailure } from '../contract/xrpc-failure.js';
 import { isGuestName, principalOf } from '../identity/names.js';
+
+/**
+ * AT Protocol's JWT code, loaded at the first service call: its package brings express and its
+ * own lexicons, about a fifth of what the town loads at start (docs/performance.md, "Start:
+ * what is loaded"), for a route most towns never serve.
+ */
+let jwtCode: Promise<typeof import('@atproto/xrpc-server')> | undefined;
+const jwt = () => (jwtCode ??= import('@atproto/xrpc-server'));
 
 /** Lifetimes in seconds: a token lives a minute unless asked otherwise, an hour at most. */
 export const serviceTokenDefaultSeconds = 60;
@@ -77,7 +85,7 @@ export class ServiceAuth {
       if (!(exp > iat)) return fail('InvalidRequest', 'exp is a time in seconds since the epoch, after now');
       if (exp - iat > serviceTokenMaxSeconds) return fail('InvalidRequest', `exp is at most ${serviceTokenMaxSeconds} seconds from now`);
     }
-    return { token: await createServiceJwt({ iss: did, aud, iat, exp, lxm: q.lxm ?? null, keypair: signer }) };
+    return { token: await (await jwt()).createServiceJwt({ iss: did, aud, iat, exp, lxm: q.lxm ?? null, keypair: signer }) };
   }
 
   /** The account a bearer token speaks for on method `lxm`, spending its `jti`. */
@@ -88,6 +96,7 @@ export class ServiceAuth {
     const aud = await this.deps.townDid();
     let payload: Awaited<ReturnType<typeof verifyJwt>>;
     try {
+      const { verifyJwt } = await jwt();
       payload = await verifyJwt(token, aud, lxm, async (iss) => this.keyOf(iss, signer));
     } catch (error) {
       if (error instanceof XrpcFailure) throw error;

@@ -9,6 +9,7 @@ import type { Overlay } from './read-store-unit.js';
 import { entriesFor, keyValue, type IndexDef } from './embedded-read-keys.js';
 import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-read-env.js';
 import { committedOwners } from './embedded-read-indexes.js';
+import { committed } from './lmdb-commit-failure.js';
 
 /**
  * Writes a unit's overlay, checkpoints and versions as ONE LMDB transaction. Everything is decided
@@ -89,21 +90,21 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
     // Opened here, before anything is queued (opening is a synchronous transaction).
     writes.push({ dbs: lmdb.open(collection), docPuts, docRemoves, idxPuts, idxRemoves });
   }
-  // Every write below goes into the same transaction; unconditional writes share its promise.
-  const done = new Set<Promise<unknown>>();
-  for (const { dbs, docPuts, docRemoves, idxPuts, idxRemoves } of writes) {
-    for (const key of idxRemoves) done.add(dbs.idx.remove(key));
-    for (const id of docRemoves) done.add(dbs.docs.remove([id]));
-    for (const [id, doc] of docPuts) done.add(dbs.docs.put([id], doc));
-    for (const key of idxPuts) done.add(dbs.idx.put(key, TRUE));
-  }
-  const { meta } = lmdb;
-  for (const collection of added) done.add(meta.put(['collection', collection], 1));
-  for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
-  for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
-  for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
-  await Promise.all(done).catch(async (error: unknown) => {
-    throw await commitFailure(error);
+  await committed(() => {
+    // Every write below goes into the same transaction; unconditional writes share its promise.
+    const done = new Set<Promise<unknown>>();
+    for (const { dbs, docPuts, docRemoves, idxPuts, idxRemoves } of writes) {
+      for (const key of idxRemoves) done.add(dbs.idx.remove(key));
+      for (const id of docRemoves) done.add(dbs.docs.remove([id]));
+      for (const [id, doc] of docPuts) done.add(dbs.docs.put([id], doc));
+      for (const key of idxPuts) done.add(dbs.idx.put(key, TRUE));
+    }
+    const { meta } = lmdb;
+    for (const collection of added) done.add(meta.put(['collection', collection], 1));
+    for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
+    for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
+    for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
+    return Promise.all(done);
   });
   for (const def of flagged.keys()) def.plain = false;
   for (const collection of added) lmdb.collections.add(collection);
@@ -129,22 +130,4 @@ function compareKeys(a: LmdbKey[], b: LmdbKey[]): number {
     return typeof x === 'number' ? -1 : 1;
   }
   return a.length - b.length;
-}
-
-/**
- * lmdb rejects the writes of a commit that failed (a full disk: ENOSPC) with "Commit failed" and
- * puts the errno's error on a promise of its own (`commitError`), rejected in the same callback.
- * Nobody else holds that promise: left alone it is an unhandled rejection, which ends the
- * process (found with the town's data on a full tmpfs, test/faults/disk.test.ts). It is taken
- * here, and the unit fails with the errno's error, so the caller can tell a full disk.
- */
-async function commitFailure(error: unknown): Promise<unknown> {
-  const cause = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
-  if (!cause || typeof cause.then !== 'function') return error;
-  const settled = cause.then(
-    () => error,
-    (real: unknown) => real,
-  );
-  // Should lmdb ever leave it pending, the write still fails (with lmdb's own error) at once.
-  return Promise.race([settled, new Promise<unknown>((resolve) => setImmediate(() => resolve(error)))]);
 }

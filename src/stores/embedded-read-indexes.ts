@@ -9,6 +9,7 @@ import { checkIndexSpec } from './read-store-checks.js';
 import type { Overlay } from './read-store-unit.js';
 import { entriesFor, keyValue, MAX, maybeCut, type Entry, type IndexDef } from './embedded-read-keys.js';
 import { TRUE, type ReadEnv } from './embedded-read-env.js';
+import { committed } from './lmdb-commit-failure.js';
 
 /** Ids of committed documents holding exactly this entry in a unique index. */
 export function* committedOwners(lmdb: ReadEnv, collection: string, def: IndexDef, entry: Entry): Generator<string> {
@@ -84,21 +85,23 @@ export async function buildIndex(lmdb: ReadEnv, collection: string, spec: IndexS
   }
   const def: IndexDef = { ...checked, plain: true };
   const dbs = lmdb.open(collection);
-  await lmdb.env.childTransaction(() => {
-    for (const { value: doc } of dbs.docs.getRange({})) {
-      for (const entry of entriesFor(def, doc)) {
-        if (!entry.plain) def.plain = false;
-        if (def.unique) {
-          for (const other of committedOwners(lmdb, collection, def, entry)) {
-            if (other !== doc._id) throw new DuplicateKey(collection, keyValue(def, doc));
+  await committed(() =>
+    lmdb.env.childTransaction(() => {
+      for (const { value: doc } of dbs.docs.getRange({})) {
+        for (const entry of entriesFor(def, doc)) {
+          if (!entry.plain) def.plain = false;
+          if (def.unique) {
+            for (const other of committedOwners(lmdb, collection, def, entry)) {
+              if (other !== doc._id) throw new DuplicateKey(collection, keyValue(def, doc));
+            }
           }
+          dbs.idx.put([def.name, ...entry.tuple, doc._id], TRUE);
         }
-        dbs.idx.put([def.name, ...entry.tuple, doc._id], TRUE);
       }
-    }
-    lmdb.meta.put(['index', collection, def.name], def);
-    lmdb.meta.put(['collection', collection], 1);
-  });
+      lmdb.meta.put(['index', collection, def.name], def);
+      lmdb.meta.put(['collection', collection], 1);
+    }),
+  );
   lmdb.indexes.set(collection, [...lmdb.defs(collection), def]);
   lmdb.collections.add(collection);
 }

@@ -32,6 +32,7 @@ import { openEnv, ReadEnv, type Key } from './embedded-read-env.js';
 import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
 import { buildIndex, UniqueKeys } from './embedded-read-indexes.js';
 import { commitOverlay, type StoredLease } from './embedded-read-commit.js';
+import { committed } from './lmdb-commit-failure.js';
 import { EmbeddedCollection, type CollectionHost } from './embedded-read-collection.js';
 import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
 
@@ -113,7 +114,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     this.assertOpen();
     checkGeneration(generation);
     await this.gate.exclusive(async () => {
-      await this.lmdb.meta.put(generationKey, generation);
+      await committed(() => this.lmdb.meta.put(generationKey, generation));
       this.current = new GenerationView(this, generation);
     });
   }
@@ -177,7 +178,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
       // restart after a crash need not wait out its time to live).
       if (have && have.holder !== holder && have.expiresAt > now && have.pid === process.pid) return undefined;
       const next: StoredLease = { holder, token: (have?.token ?? 0) + 1, expiresAt: now + ttlMs, pid: process.pid };
-      await this.lmdb.meta.put(['lease', projection], next);
+      await committed(() => this.lmdb.meta.put(['lease', projection], next));
       return { projection, holder, token: next.token, expiresAt: next.expiresAt };
     }, this.waitFor('a lease'));
   }
@@ -190,7 +191,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
       const have = this.lmdb.meta.get(['lease', checkProjectionName(lease.projection)]) as StoredLease | undefined;
       if (have?.holder !== lease.holder || have.token !== lease.token) return undefined;
       const next: StoredLease = { ...have, expiresAt: Date.now() + ttlMs };
-      await this.lmdb.meta.put(['lease', lease.projection], next);
+      await committed(() => this.lmdb.meta.put(['lease', lease.projection], next));
       return { projection: lease.projection, holder: next.holder, token: next.token, expiresAt: next.expiresAt };
     }, this.waitFor('a lease'));
   }
@@ -200,7 +201,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     await this.gate.exclusive(async () => {
       const have = this.lmdb.meta.get(['lease', checkProjectionName(lease.projection)]) as StoredLease | undefined;
       if (have?.holder !== lease.holder || have.token !== lease.token) return;
-      await this.lmdb.meta.put(['lease', lease.projection], { ...have, expiresAt: 0 });
+      await committed(() => this.lmdb.meta.put(['lease', lease.projection], { ...have, expiresAt: 0 }));
     }, this.waitFor('a lease'));
   }
 
