@@ -3,7 +3,8 @@
  * town's lexicons): a receipt from before the carry has a pointer and no signed record. getRecord
  * by record key, content id or spoken name answers the pointer (archive, epoch, height, content
  * id), unsigned, its CID the pointer's own; listRecords of `town.world.carried` pages through them; sync.getRecord
- * answers RecordNotFound saying there is no signed record; getEntry answers the pointer. The tree
+ * answers RecordNotFound saying there is no signed record; getEntry (a service call) answers the
+ * pointer. The tree
  * after the carry verifies with `@atproto/repo` and holds the carried epoch alone.
  */
 import { AtpAgent, type XRPCError } from '@atproto/api';
@@ -84,6 +85,19 @@ test('a receipt from before a carry: a pointer and no signed record, through @at
         assert.is(v.cid, cid);
         assert.ok(v.message.includes(archive), v.message);
       }
+    }
+    // town.world.getEntry (a service call as ann): the pointer too, by height and by content id
+    const auth = async () => {
+      const token = (
+        await agent.com.atproto.server.getServiceAuth({ aud: did, lxm: 'town.world.getEntry' }, { headers: { authorization: `Bearer ${ann.token}` } })
+      ).data.token;
+      return { headers: { authorization: `Bearer ${token}` } };
+    };
+    for (const q of [{ height: fills[2]!.height }, { cid }, { height: fills[2]!.height, full: true }]) {
+      const entry = (await agent.call('town.world.getEntry', q, undefined, await auth())).data;
+      assert.equal(entry.carried, pointer, JSON.stringify(q));
+      assert.is(entry.height, fills[2]!.height);
+      assert.is(entry.entry, undefined, 'no whole entry from before a carry');
     }
     // a content id that is not the receipt's: not found
     const wrong = await failure(agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.turn', rkey: fills[2]!.slug, cid: 'bafyreiaaaa' }));
