@@ -2,10 +2,10 @@
  * The repository across a carry, as AT Protocol's own client sees it (`@atproto/api`, with the
  * town's lexicons): a receipt from before the carry has a pointer and no signed record. getRecord
  * by record key, content id or spoken name answers the pointer (archive, epoch, height, content
- * id), unsigned, its CID the pointer's own; listRecords of `town.world.carried` pages through them; sync.getRecord
- * answers RecordNotFound saying there is no signed record; getEntry (a service call) answers the
- * pointer. The tree
- * after the carry verifies with `@atproto/repo` and holds the carried epoch alone.
+ * id), unsigned, its CID the pointer's own; listRecords of `town.world.carried` pages through
+ * them; sync.getRecord answers RecordNotFound saying there is no signed record; getEntry (a
+ * service call) answers the pointer. The tree after the carry verifies with `@atproto/repo` and
+ * holds the carried epoch alone.
  */
 import { AtpAgent, type XRPCError } from '@atproto/api';
 import { verifyRepoCar } from '@atproto/repo';
