@@ -14,6 +14,7 @@ const benches: Record<string, string> = {
   repository: './repository.js',
   mcp: './mcp.js',
   rebuild: './rebuild.js',
+  carry: './carry.js',
 };
 
 async function main(): Promise<void> {

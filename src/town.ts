@@ -387,6 +387,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         config,
         keys,
         firehoseUrl: () => firehose?.url,
+        past: () => world.committed.past,
         hosted: new HostedReads({ reads, events, trees: hostedTrees, origin: config.origin, keys }),
         writes: {
           writes: new HostedWrites({ events, clock, signer: repositoryKeys?.commit, trees: hostedTrees }),
@@ -406,7 +407,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
           }),
           service: world,
           fresh,
-          world: { reads, events, programs, world: world.world, clock },
+          world: { reads, events, programs, world: world.world, clock, past: () => world.committed.past },
         },
       }),
     };

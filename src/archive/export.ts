@@ -23,7 +23,8 @@ import type { Projection } from '../projections/projection.js';
 import { digestProjection, type Digest } from '../projections/digest.js';
 import { rebuildProjections, type Progress } from '../projections/rebuild.js';
 import { buildingNext } from '../projections/live-rebuild.js';
-import { TOWN_WORLD, worldStream } from '../events/world.js';
+import { streamStart, TOWN_WORLD, worldOfStream, worldStream } from '../events/world.js';
+import { currentEpoch } from '../events/epochs.js';
 import { commitKeyFile, loadRepositoryKeys, receiptKeyFile } from '../repository/keys.js';
 import { publicKeys } from '../repository/identity.js';
 import { archiveEvent, archiveFormat, LineWriter, type ArchiveHeader, type ArchiveTrailer } from './format.js';
@@ -70,8 +71,13 @@ export async function exportTown(o: ExportOptions): Promise<ExportResult> {
   });
   step(`read models folded and digested at position ${position ?? 'none'}`);
 
+  // the genesis names the host; once a carry began the journal again (the first epoch's stream
+  // deleted), the current epoch's carry entry does
   const genesis = (await o.events.readStream(worldStream(TOWN_WORLD), { maxCount: 1 }))[0];
-  const host = (genesis?.data as { world?: { host?: unknown } } | undefined)?.world?.host;
+  const carried = genesis ? undefined : (await o.events.readStream((await currentEpoch(o.events, TOWN_WORLD)).stream, { maxCount: 1 }))[0];
+  const host = genesis
+    ? (genesis.data as { world?: { host?: unknown } }).world?.host
+    : (carried?.data as { carried?: { present?: { world?: { host?: unknown } } } } | undefined)?.carried?.present?.world?.host;
   const signing = secretFiles.slice(1).every((f) => fs.existsSync(path.join(o.dataDir, f)));
   const header: ArchiveHeader = {
     format: archiveFormat,
@@ -97,13 +103,13 @@ export async function exportTown(o: ExportOptions): Promise<ExportResult> {
     await writer.line({ archive: header });
     let events = 0;
     let height: number | null = null;
-    const townStream = worldStream(TOWN_WORLD);
     if (position !== undefined) {
       for await (const e of o.events.readAll()) {
         if (e.position > position) break;
         await writer.line({ event: archiveEvent(e) });
         events++;
-        if (e.stream === townStream) height = Number(e.revision);
+        // the town's entries lie in its epochs' streams (a carry begins one at its height)
+        if (worldOfStream(e.stream) === TOWN_WORLD) height = Math.max(height ?? 0, streamStart(e.stream) + Number(e.revision));
       }
     }
     if (withSecrets) await writer.line({ secrets: readSecrets(o.dataDir, o.townSecret) });

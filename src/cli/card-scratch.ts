@@ -108,7 +108,8 @@ export class ScratchWorld {
 
   private apply(command: Command): Decision {
     const outcome = this.decide(command);
-    if (outcome.kind === 'repeat') return { outcome: answerOf(outcome, this.journal[outcome.first.height]), height: this.world.height };
+    if (outcome.kind === 'repeat')
+      return { outcome: answerOf(outcome, outcome.first.carried ? undefined : this.journal[outcome.first.height]), height: this.world.height };
     if (outcome.kind !== 'journal') return { outcome, height: this.world.height };
     this.evolve(outcome.entries);
     // The world service delivers queued sends after every journaled turn, in the same batch.

@@ -6,6 +6,7 @@
  *   invites                                            list codes: hash prefix, guest, state, expiry
  *   open | invited                                     open the town to arrivals, or close it
  *   quiet <guest> until <clock> [-- <reading>]         the opener's moderation power (the running town casts it)
+ *   carry [--town-stopped]                             a new journal epoch (cli/carry.ts)
  */
 import { isGuestName } from '../identity/names.js';
 import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, OperatorError, parseDuration, revokeInvitation } from '../identity/operator.js';
@@ -14,6 +15,7 @@ import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { Receipt } from '../cards/kernel/outcome.js';
 import type { QuietOrder } from '../commands/opener.js';
+import { carryUsage, runCarry, type CarryIo } from './carry.js';
 
 export interface OperatorIo {
   store: EventStore;
@@ -22,6 +24,8 @@ export interface OperatorIo {
   err(line: string): void;
   /** The opener's `quiet`, cast by the running town (absent when the command runs without it). */
   quiet?(order: QuietOrder): Promise<Receipt>;
+  /** The carry: the running town's own, or one on the stopped town's store (absent: refused). */
+  carry?: Pick<CarryIo, 'carry' | 'archiveDir'>;
 }
 
 export const operatorUsage = [
@@ -31,9 +35,10 @@ export const operatorUsage = [
   'invites                                                        list invitations',
   'open                                                           open the town (arrivals by proof of work)',
   'invited                                                        invitations only',
+  carryUsage,
 ];
 
-export const operatorCommands = new Set(['invite', 'revoke-invite', 'invites', 'open', 'invited', 'quiet']);
+export const operatorCommands = new Set(['invite', 'revoke-invite', 'invites', 'open', 'invited', 'quiet', 'carry']);
 
 /** Runs one operator command; answers the process exit code. */
 export async function runOperator(command: string, args: string[], io: OperatorIo): Promise<number> {
@@ -57,6 +62,12 @@ export async function runOperator(command: string, args: string[], io: OperatorI
       }
       case 'quiet':
         return await quiet(args, io);
+      case 'carry':
+        if (!io.carry) {
+          io.err('carry refused: this store is not a town this command may carry');
+          return 1;
+        }
+        return await runCarry(args, { out: io.out, err: io.err, ...io.carry });
       default:
         return usage(io, `unknown command ${command}`);
     }

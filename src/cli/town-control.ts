@@ -13,6 +13,7 @@ import type { OperatorRun } from './control.js';
 import { runOperator } from './operator.js';
 import { runExport } from './archive.js';
 import { openerQuiet } from '../commands/opener.js';
+import { archiveDirOf } from '../commands/carry.js';
 
 /** The progress bar over the socket: a line a second, as into a log. */
 function socketProgress(err: (line: string) => void): ProgressOut {
@@ -38,6 +39,14 @@ export function townControl(town: Town, settings: Settings): OperatorRun {
       }
       return 0;
     }
-    return runOperator(command, args, { store: town.events, clock: Date.now, quiet: openerQuiet(town.world, Date.now), ...io });
+    const archiveDir = archiveDirOf(settings.dataDir);
+    return runOperator(command, args, {
+      store: town.events,
+      clock: Date.now,
+      quiet: openerQuiet(town.world, Date.now),
+      // the running world service carries itself: what arrives meanwhile waits for the new epoch
+      carry: { carry: () => town.world.carry(archiveDir), archiveDir },
+      ...io,
+    });
   };
 }

@@ -105,10 +105,20 @@ async function main(argv: string[]): Promise<number> {
     const code = await callControl(settings.dataDir, command!, args, io);
     if (code !== undefined) return code;
   }
+  if (command === 'carry' && settings.eventStoreUrl && !args.includes('--town-stopped')) {
+    // No control socket on EventStoreDB: a town running on it would go on journaling into the
+    // old epoch after this carry, and those turns would be in no epoch the town reads again.
+    err('carry refused: on EventStoreDB the town must be stopped first (nothing here can tell); stop it and run carry --town-stopped');
+    return 1;
+  }
   const { openEventStore } = await import('../stores/open-event-store.js');
   const store = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   try {
-    return await family.run!(command!, args, { store, clock: Date.now, ...io });
+    const { carry, archiveDirOf } = await import('../commands/carry.js');
+    const { TOWN_WORLD } = await import('../events/world.js');
+    const archiveDir = archiveDirOf(settings.dataDir);
+    const carrying = { archiveDir, carry: () => carry({ events: store, world: TOWN_WORLD, archiveDir, clock: Date.now }) };
+    return await family.run!(command!, args, { store, clock: Date.now, carry: carrying, ...io });
   } finally {
     await store.close();
   }

@@ -19,6 +19,7 @@ import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
 import { TownError } from '../contract/town-error.js';
 import { ScratchEvent, scratchStream } from '../events/scratch.js';
+import { epochBefore } from '../events/epochs.js';
 import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../events/world.js';
 import { fold, handleCommand } from '../identity/streams.js';
 import type { ScratchSummary } from '../queries/me.js';
@@ -351,9 +352,11 @@ export class ScratchWorlds {
    */
   private async worldAt(id: string, height: number): Promise<World> {
     let world = forkSourceWorld();
-    let next = 0;
+    // after a carry, from the carry entry of the epoch that holds the height (it holds the world before it)
+    const epoch = await epochBefore(this.o.events, id, height);
+    let next = epoch.start;
     while (next < height) {
-      const page = await this.o.events.readStream(worldStream(id), { fromRevision: BigInt(next), maxCount: Math.min(2048, height - next) });
+      const page = await this.o.events.readStream(epoch.stream, { fromRevision: BigInt(next - epoch.start), maxCount: Math.min(2048, height - next) });
       if (!page.length) break;
       for (const recorded of page) {
         const entry = decodeWorldEntry(recorded);
@@ -361,6 +364,11 @@ export class ScratchWorlds {
         evolve(world, entry);
       }
       next += page.length;
+    }
+    if (world.carrying) {
+      throw new TownError('hostRequest', `${id} at height ${height} is part-way through a carry laid in parts: fork it at a height after its last part`, {
+        hintHref: '/AGENTS.md/api',
+      });
     }
     return world;
   }

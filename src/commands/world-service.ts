@@ -17,19 +17,26 @@
  *   since is dropped, the committed world catches up from the stream, and the commands are
  *   decided again in their order. A command that keeps losing is refused `staleRoot`.
  * - After every journaled turn, queued sends are delivered (up to 16) in the same batch.
+ * - A carry (commands/carry.ts) runs between batches: commands wait, then are decided in the new
+ *   epoch.
+ *
+ * Over 500 lines: the pipeline, recovery, snapshots and the carry all move the same committed
+ * world, queues and stream; apart, each would reach into the others' fields.
  */
 import type { Command } from '../cards/kernel/commands.js';
 import { worldDecider } from '../cards/kernel/decide.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import type { KernelOptions } from '../cards/kernel/options.js';
-import { answerOf, type Answer, type Outcome } from '../cards/kernel/outcome.js';
+import { answerOf, needsFirst, type Answer, type Outcome } from '../cards/kernel/outcome.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { refusedBody } from '../cards/kernel/receipt.js';
-import { layered, type World } from '../cards/kernel/world.js';
+import { blankWorld, layered, type World } from '../cards/kernel/world.js';
 import { type Pin, WorldHistory } from '../cards/kernel/history.js';
 import type { TownLayout } from '../cards/kernel/genesis.js';
 import { limits } from '../contract/limits.js';
-import { decodeWorldEntry, encodedEntryEvent, entryEvent, worldStream } from '../events/world.js';
+import { currentEpoch } from '../events/epochs.js';
+import { decodeWorldEntry, encodedEntryEvent, entryEvent, epochStream, worldStream } from '../events/world.js';
+import { carry, CarryRefused, type Carried } from './carry.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
 import { eventSize } from '../stores/event-store-checks.js';
@@ -126,7 +133,10 @@ const emptyBatch = (): Batch => ({ entries: [], events: [], sizes: [], bytes: 0,
 
 export class WorldService {
   readonly world: string;
-  readonly stream: string;
+  /** The journal stream of the current epoch (`world-<world>`, or `…@<start>` after a carry). */
+  stream: string;
+  /** Height of the current epoch's first entry: an entry's stream revision is its height minus this. */
+  private start = 0;
   /** The committed world; never changed while the speculative layer lies over it. */
   private base: World = initialState();
   /** Committed entries not yet folded into `base`. */
@@ -146,6 +156,8 @@ export class WorldService {
   private writing: Promise<void> | undefined;
   private closed = false;
   private closing = false;
+  /** A carry is under way: commands wait for it in `queued` (decided in the new epoch). */
+  private carrying = false;
   private readonly snapshots: SnapshotStore;
   private readonly snapshotEvery: number;
   private readonly maxAttempts: number;
@@ -174,9 +186,13 @@ export class WorldService {
 
   /** Loads the snapshot (when it fits the journal), replays the rest, founds an empty world. */
   async open(): Promise<void> {
+    const epoch = await currentEpoch(this.o.events, this.world);
+    this.stream = epoch.stream;
+    this.start = epoch.start;
     const snap = this.snapshots.load(this.world);
-    if (snap && snap.world.height > 0) {
-      const at = await this.o.events.readStream(this.stream, { fromRevision: BigInt(snap.world.height - 1), maxCount: 1 });
+    // a snapshot of an epoch before the current one does not fit its journal
+    if (snap && snap.world.height > this.start) {
+      const at = await this.o.events.readStream(this.stream, { fromRevision: this.revisionOf(snap.world.height - 1), maxCount: 1 });
       const same = at[0] !== undefined && decodeWorldEntry(at[0]).cid === snap.lastCid;
       if (same) {
         this.base = snap.world;
@@ -186,7 +202,9 @@ export class WorldService {
       }
     }
     await this.catchUp();
-    if (this.base.height === 0) await this.found();
+    if (this.base.height === 0 && this.start === 0) await this.found();
+    if (this.base.height <= this.start && this.start > 0)
+      throw new Error(`${this.stream} holds no carry entry: the epoch pointer names an epoch that was never begun`);
     if (this.base.height - this.snapshotHeight >= Math.min(this.snapshotEvery, 5_000)) this.snapshot();
     this.spec = layered(this.base);
   }
@@ -229,9 +247,51 @@ export class WorldService {
     if (this.closed) return Promise.reject(new Error('the world service is closed'));
     return new Promise<Decided>((resolve, reject) => {
       const w: Waiter = { command, attempts: 0, resolve, reject };
-      if (this.recovering || this.failing) this.queued.push(w);
+      if (this.recovering || this.failing || this.carrying) this.queued.push(w);
       else this.decideNow(w);
     });
+  }
+
+  /**
+   * Carries the world into a new epoch while it runs (commands/carry.ts): commands arriving from
+   * now on wait; what was decided before is made durable; then the carry runs on the store, and
+   * the world goes on from the carry entry with the commands that waited, decided in the new
+   * epoch. No turn is decided in both: each is in the old epoch's journal before the carry entry
+   * or in the new one after it. Refused while a fork reads through to a height of this world.
+   */
+  async carry(archiveDir: string): Promise<Carried> {
+    if (this.closed || this.closing) throw new CarryRefused('the world service is closed');
+    if (this.carrying) throw new CarryRefused(`a carry of ${this.world} is under way already`);
+    if (this.history.held > 0)
+      throw new CarryRefused(`scratch worlds read through to ${this.history.held} height(s) of ${this.world}: carry once they have expired`);
+    this.carrying = true;
+    try {
+      while (this.inflight.length || this.recovering || this.failing || this.next.entries.length || this.next.waiters.length) {
+        await (this.recovering ?? new Promise((r) => setTimeout(r, 5)));
+        this.kick();
+      }
+      await Promise.all([...this.reading]);
+      // a snapshot of the old epoch still being written would land after the new epoch's
+      await this.writing;
+      this.rebase();
+      const done = await carry({ events: this.o.events, world: this.world, archiveDir, clock: this.o.clock, committed: this.base });
+      const [recorded] = await this.o.events.readStream(epochStream(this.world, done.height), { direction: 'backwards', maxCount: 1 });
+      this.stream = epochStream(this.world, done.height);
+      this.start = done.height;
+      this.base = done.parts.reduce(evolve, blankWorld());
+      this.acked = [];
+      this.spec = layered(this.base);
+      this.lastCid = done.parts[done.parts.length - 1]!.cid;
+      if (recorded && (this.lastPosition === undefined || recorded.position > this.lastPosition)) this.lastPosition = recorded.position;
+      this.snapshotHeight = 0;
+      this.snapshot();
+      return done;
+    } finally {
+      this.carrying = false;
+      const queued = this.queued;
+      this.queued = [];
+      for (const w of queued) this.decideNow(w);
+    }
   }
 
   /** Waits for what is in flight, writes a snapshot, and refuses further commands. */
@@ -362,7 +422,7 @@ export class WorldService {
     const out = this.takeNext();
     this.inflight.push(out);
     const first = out.entries[0]!.height;
-    const expected = first === 0 ? ('noStream' as const) : BigInt(first - 1);
+    const expected = first === 0 ? ('noStream' as const) : this.revisionOf(first - 1);
     const issued = performance.now();
     const took = () => {
       if (this.appendMs.length >= 1024) this.appendMs.shift();
@@ -419,6 +479,8 @@ export class WorldService {
       if (w.deliveries) d.deliveries = w.deliveries;
       return w.resolve(d);
     }
+    // A repeat of a pre-carry intent is answered with its pointer: this journal does not hold it.
+    if (!needsFirst(outcome)) return w.resolve({ outcome: answerOf(outcome), position, height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) });
     // A repeat is answered once everything it saw is durable, its first entry included: read it back.
     const reading = this.entryAt(outcome.first.height)
       .then((first) => w.resolve({ outcome: answerOf(outcome, first), position, height, ...(w.deliveries ? { deliveries: w.deliveries } : {}) }))
@@ -429,7 +491,8 @@ export class WorldService {
 
   /** The durable entry at `height` of this world's journal (its stream revision is its height). */
   private async entryAt(height: number): Promise<Entry | undefined> {
-    const [event] = await this.o.events.readStream(this.stream, { fromRevision: BigInt(height), maxCount: 1 });
+    if (height < this.start) return undefined; // before a carry: the past answers for it, not this journal
+    const [event] = await this.o.events.readStream(this.stream, { fromRevision: this.revisionOf(height), maxCount: 1 });
     return event ? decodeWorldEntry(event) : undefined;
   }
 
@@ -527,7 +590,11 @@ export class WorldService {
   /** Reads the stream after the committed height into the base. */
   private async catchUp(): Promise<void> {
     for (;;) {
-      const page = await this.o.events.readStream(this.stream, { fromRevision: BigInt(this.base.height), maxCount: replayPage });
+      // a blank world reads an epoch from its carry entry, at revision 0
+      const page = await this.o.events.readStream(this.stream, {
+        fromRevision: this.base.height < this.start ? 0n : this.revisionOf(this.base.height),
+        maxCount: replayPage,
+      });
       for (const recorded of page) {
         const entry = decodeWorldEntry(recorded);
         if (entry.height === 0 && entry.from?.through) {
@@ -542,6 +609,11 @@ export class WorldService {
       }
       if (page.length < replayPage) return;
     }
+  }
+
+  /** Where the entry at `height` lies in the current epoch's stream. */
+  private revisionOf(height: number): bigint {
+    return BigInt(height - this.start);
   }
 
   private async found(): Promise<void> {

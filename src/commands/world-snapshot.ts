@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { blankWorld, type World } from '../cards/kernel/world.js';
 import { LazyMap } from './lazy-map.js';
+import { decodePast, encodePast, type Past } from '../cards/kernel/past.js';
 
 /** Bumped whenever World's shape or evolve's meaning changes, so old snapshots are ignored. */
 export const snapshotFormat = 'town-world-4';
@@ -77,6 +78,8 @@ export function frozenSnapshot(s: Snapshot): FrozenSnapshot {
   const maps: FrozenMap[] = [];
   for (const [name, v] of Object.entries(s.world)) {
     if (!(v instanceof Map)) {
+      // a carried past is three binary tables, never edited (a carry makes a new one): kept by
+      // reference here, written as base64 (a few MB for a long past, one line) when encoded
       plain[name] = v;
       continue;
     }
@@ -94,7 +97,8 @@ export function encodeSnapshot(s: Snapshot): Generator<string> {
 }
 
 function* encodeFrozen(s: FrozenSnapshot): Generator<string> {
-  yield JSON.stringify({ format: s.format, lastCid: s.lastCid, plain: s.plain, maps: s.maps.map((m) => m.name) } satisfies Header);
+  const plain = s.plain.past === undefined ? s.plain : { ...s.plain, past: encodePast(s.plain.past as Past) };
+  yield JSON.stringify({ format: s.format, lastCid: s.lastCid, plain, maps: s.maps.map((m) => m.name) } satisfies Header);
   for (const { name, keys, values, raw } of s.maps) {
     if (lazyMaps.has(name)) {
       yield JSON.stringify({ map: name, lazy: true });
@@ -129,6 +133,7 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   const header = JSON.parse(line() ?? 'null') as Header | null;
   if (typeof header?.format !== 'string' || typeof header.lastCid !== 'string' || !Array.isArray(header.maps)) return undefined;
   const world = { ...blankWorld(), ...header.plain } as unknown as Record<string, unknown>;
+  if (world.past !== undefined) world.past = decodePast(world.past as Parameters<typeof decodePast>[0]);
   let current: Map<unknown, unknown> | undefined;
   let lazy: LazyMap<unknown, unknown> | undefined;
   while (at < bytes.length) {

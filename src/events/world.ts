@@ -26,9 +26,25 @@ export const TOWN_WORLD = 'town';
 
 export const worldStream = (world: string) => `${worldStreamPrefix}${world}`;
 
-/** The world a stream belongs to, or undefined for a stream of another category. */
+/**
+ * The journal stream of a world's epoch beginning at height `start`: `world-<world>` for the
+ * first (from 0), `world-<world>@<start>` for one a carry began (its first event the carry
+ * entry). Named by its start, so each entry's height is `start` + its revision, and a carry
+ * begun again after a kill at the same height lands on the same stream (epoch-streams.ts).
+ */
+export const epochStream = (world: string, start: number) => (start === 0 ? worldStream(world) : `${worldStream(world)}@${start}`);
+
+/** The height the first event of a world stream stands at (0, or the `@<start>` of an epoch). */
+export function streamStart(stream: string): number {
+  const at = stream.lastIndexOf('@');
+  return at < 0 ? 0 : Number(stream.slice(at + 1));
+}
+
+/** The world a stream belongs to (any epoch of it), or undefined for a stream of another category. */
 export function worldOfStream(stream: string): string | undefined {
-  return stream.startsWith(worldStreamPrefix) ? stream.slice(worldStreamPrefix.length) : undefined;
+  if (!stream.startsWith(worldStreamPrefix)) return undefined;
+  const at = stream.lastIndexOf('@');
+  return stream.slice(worldStreamPrefix.length, at < 0 ? undefined : at);
 }
 
 export class CorruptWorldEvent extends Error {
@@ -50,8 +66,8 @@ export interface StoredEntry {
 }
 
 /**
- * Decodes a stored world event. Its height must be its stream revision: an entry filed at the
- * wrong place would make every later receipt's height lie.
+ * Decodes a stored world event. Its height must be its stream revision (plus the epoch's start):
+ * an entry filed at the wrong place would make every later receipt's height lie.
  */
 const isEntry = compiledGuard(EntryC);
 
@@ -67,7 +83,7 @@ export function decodeWorldEntry(recorded: RecordedEvent): Entry {
     if (isLeft(result)) throw new CorruptWorldEvent(recorded.stream, recorded.revision, PathReporter.report(result).slice(0, 3).join('; '));
     entry = result.right.data;
   }
-  if (BigInt(entry.height) !== recorded.revision) {
+  if (BigInt(entry.height) !== BigInt(streamStart(recorded.stream)) + recorded.revision) {
     throw new CorruptWorldEvent(recorded.stream, recorded.revision, `it says height ${entry.height}`);
   }
   return entry;

@@ -13,7 +13,7 @@ import { type FeedPostDoc, feedThreads } from '../projections/feed.js';
 import { receiptDocs } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg } from './layout.js';
-import { visibleIdSet } from './reads.js';
+import { carriedMark, visibleIdSet } from './reads.js';
 
 export const bookPageSize = 50;
 /** Receipts read at a time while filling a page with those the reader may see. */
@@ -62,7 +62,7 @@ async function entriesOf(r: WorldReads, principal: string, reader: string, wante
           : `<a href="/o/${seg(d.object)}">${e(d.object)}</a>.<code>${e(d.method)}</code>${d.status === 'refused' ? ` <span class="tag">refused${d.class ? ` (${e(d.class)})` : ''}</span>` : ''}`;
       out.push({
         at: d.clock,
-        html: `<li class="${e(d.status)}"><p class="h"><time datetime="${e(iso(d.clock))}">${e(iso(d.clock))}</time> · ${what} · <code class="slug">${e(d.slug)}</code></p><p>${e(d.line)}</p></li>`,
+        html: `<li class="${e(d.status)}"><p class="h"><time datetime="${e(iso(d.clock))}">${e(iso(d.clock))}</time> · ${what} · <code class="slug">${e(d.slug)}</code>${carriedMark(r, d.height)}</p><p>${e(d.line)}</p></li>`,
       });
     }
     if (docs.length < batch) break;

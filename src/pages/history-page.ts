@@ -8,7 +8,7 @@ import type { Caller } from '../contract/caller.js';
 import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg, shortName } from './layout.js';
-import { visibleIdSet } from './reads.js';
+import { carriedMark, visibleIdSet } from './reads.js';
 
 const dayMs = 86_400_000;
 /** The most lines one day's page shows (the newest of the day). */
@@ -47,7 +47,7 @@ export async function historyPage(r: WorldReads, caller: Caller | undefined, q: 
   const rows = shown.map(
     (d) =>
       `<li class="${e(d.status)}"><time datetime="${e(new Date(d.clock).toISOString())}">${e(new Date(d.clock).toISOString().slice(11, 16))}</time>` +
-      ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span></li>`,
+      ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span>${carriedMark(r, d.height)}</li>`,
   );
   const range = q.from !== undefined || q.to !== undefined ? `from=${from}&to=${to}&` : '';
   const nav: string[] = [];

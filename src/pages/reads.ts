@@ -3,10 +3,13 @@
  * a card's receipts. Every read keeps to the cards the reader may see: a card the reader may not
  * see is never named on a page, not even by a door or a receipt line.
  */
+import { carriedLine } from '../cards/kernel/outcome.js';
+import { pastAt } from '../cards/kernel/past.js';
 import { cardDocs, type CardDoc } from '../projections/cards.js';
 import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import type { TypedData } from '../cards/typed.js';
 import type { WorldReads } from '../queries/world-reads.js';
+import { e } from './layout.js';
 
 const seen = (reader: string) => ({ $in: reader ? ['*', reader] : ['*'] });
 
@@ -22,6 +25,16 @@ export async function visibleIdSet(r: WorldReads, reader: string, ids: string[])
   if (!unique.length) return new Set();
   const docs = await r.reads.collection(cardDocs.name).find({ world: r.world, id: { $in: unique }, readers: seen(reader) }, { projection: { id: 1 } });
   return new Set(docs.map((d) => (d as unknown as CardDoc).id));
+}
+
+/**
+ * The mark of a receipt from before a carry (its receipt is a pointer into the archive now,
+ * spec 4.2), or '' for one of the current epoch.
+ */
+export function carriedMark(r: WorldReads, height: number): string {
+  const past = r.past?.();
+  const p = past && pastAt(past, height);
+  return p ? ` <span class="carried" title="${e(carriedLine(p.pointer))}">archived in ${e(p.pointer.archive)}</span>` : '';
 }
 
 /** A card's newest receipts, newest first. */

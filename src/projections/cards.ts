@@ -219,6 +219,43 @@ export function cardsProjection(programs: Programs): Projection {
     await cards.flush();
   }
 
+  /**
+   * A carry: the world's cards are its present's, each at the height of the part that holds it
+   * (the height of the entry that last changed it lies in the archive), and every package it
+   * holds is known (packages come before cards in a carry's parts).
+   */
+  async function carry({ world, entry }: StoredEntry, unit: Unit): Promise<void> {
+    const present = entry.carried!.present;
+    const packages = new DocBatch(packageDocs.in(unit));
+    const pins = present.packages.flatMap((p) => keysOf(world, p.pin)).filter((p) => !known.has(p));
+    await packages.load(pins);
+    for (const pin of pins) {
+      const doc = packages.get(pin);
+      if (doc) remember(doc);
+    }
+    const pkg = (pin: string) => {
+      for (const k of keysOf(world, pin)) {
+        const doc = known.get(k);
+        if (doc) return doc;
+      }
+      return undefined;
+    };
+    for (const p of present.packages) {
+      if (pkg(p.pin)) continue;
+      const shared = packageDoc(p, programs);
+      const doc = isScratch(world) ? { ...shared, _id: worldKey(world, p.pin), world } : shared;
+      packages.set(doc);
+      remember(doc);
+    }
+    await packages.flush();
+    const cards = cardDocs.in(unit);
+    // the carry entry replaces the world's cards; its continuation entries add theirs
+    if (!entry.carried!.part) await cards.deleteMany({ world });
+    for (let i = 0; i < present.cards.length; i += 1000) {
+      await cards.putMany(present.cards.slice(i, i + 1000).map((c) => cardDoc(world, c, entry.height, pkg(c.pin))));
+    }
+  }
+
   return worldProjection({
     name: cardsModel.name,
     collections: [cardDocs.name, packageDocs.name],
@@ -231,11 +268,13 @@ export function cardsProjection(programs: Programs): Projection {
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
     // 3: a package a scratch world brought first is that world's own, and goes with it.
     // 4: the state is kept as JSON text (a deep state reached MongoDB's 100 levels).
-    version: 4,
+    // 5: a carry entry lays the carried present's cards (at its height) over the world's.
+    version: 5,
     perWorld: [cardDocs.name, packageDocs.name],
     fold,
     // A dropped read model holds no package: every one is written again.
     reset: () => known.clear(),
+    carry,
   });
 }
 

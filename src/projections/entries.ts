@@ -40,7 +40,16 @@ export interface WorldProjectionSpec {
   perWorld?: string[];
   /** Projection.reset: forgets what `fold` remembers of the store between units. */
   reset?(): void;
+  /**
+   * The read-model rule of a carry entry (kind `carry`, the first of an epoch), run before the
+   * entry itself is folded: it makes the world's documents what the carried present gives,
+   * whatever the old epoch left, so the live read models (which folded the old epoch) and a
+   * rebuild from the new epoch alone (which never saw it) agree.
+   */
+  carry?(carried: StoredEntry, unit: Unit): Promise<void>;
 }
+
+const isCarry = (event: RecordedEvent) => event.type === worldEntryType && (event.data as { kind?: unknown } | null)?.kind === 'carry';
 
 const expiredType = 'ScratchExpired';
 
@@ -53,20 +62,26 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
     if (typeof world !== 'string' || !world.startsWith('scratch.')) return;
     for (const c of perWorld) await unit.collection(c).deleteMany({ world });
   };
-  // Entries folded in runs between expiries, in journal order, so an expiry never meets entries
-  // of its world that come after it in the batch.
+  // Entries folded in runs between expiries and carries, in journal order: an expiry never meets
+  // entries of its world that come after it in the batch, and a carry's rule runs on what came before.
+  const breaks = (e: RecordedEvent) => (perWorld.length > 0 && e.type === expiredType) || (spec.carry !== undefined && isCarry(e));
   const foldAll = async (events: RecordedEvent[], unit: Unit) => {
-    // Almost every batch holds no expiry: fold it whole, with no copy of it.
-    if (!perWorld.length || !events.some((e) => e.type === expiredType)) return spec.fold(entries(events), unit);
+    // Almost every batch holds no expiry or carry: fold it whole, with no copy of it.
+    if (!events.some(breaks)) return spec.fold(entries(events), unit);
     let run: RecordedEvent[] = [];
     for (const event of events) {
-      if (event.type !== expiredType) {
+      if (!breaks(event)) {
         run.push(event);
         continue;
       }
       if (run.length) await spec.fold(entries(run), unit);
       run = [];
-      await forget(event, unit);
+      if (event.type === expiredType) await forget(event, unit);
+      else {
+        const carried = entryOf(event);
+        if (carried) await spec.carry!(carried, unit);
+        run.push(event);
+      }
     }
     if (run.length) await spec.fold(entries(run), unit);
   };

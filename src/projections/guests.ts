@@ -76,7 +76,29 @@ export function guestsProjection(): Projection {
     name: guestsModel.name,
     collections: [guestDocs.name],
     // Bump when `fold` changes what it writes.
-    version: 1,
+    // 2: a carry entry lays the carried present's guests (avatars, turns this hour) over the town's.
+    version: 2,
     fold,
+    carry: async ({ world, entry }, unit) => {
+      if (world !== TOWN_WORLD) return;
+      const { present, part } = entry.carried!;
+      if (!part) await guestDocs.in(unit).deleteMany({});
+      // what the kernel keeps of a guest: its avatar and its turns in its latest clock hour; the
+      // totals before the carry (`turns`, `lastTurn`) lie in the archive and start again at 0.
+      // A guest's avatar and turns may lie in different parts of the carry: merged.
+      const guests = new DocBatch(guestDocs.in(unit));
+      await guests.load([...present.avatars.map((a) => a.principal), ...present.turns.map((t) => t.principal)]);
+      const of = (principal: string) => {
+        let g = guests.get(principal);
+        if (!g) {
+          g = { ...fresh(principal), height: entry.height };
+          guests.set(g);
+        }
+        return g;
+      };
+      for (const a of present.avatars) guests.set({ ...of(a.principal), avatar: a.object });
+      for (const t of present.turns) guests.set({ ...of(t.principal), hour: t.hour, count: t.count });
+      await guests.flush();
+    },
   });
 }

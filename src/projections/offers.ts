@@ -61,8 +61,35 @@ export function offersProjection(): Projection {
     indexes: [{ collection: offerDocs.name, spec: { keys: { principal: 1, world: 1, height: 1 }, name: 'principal_world_height' } }],
     // Bump when `fold` changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
-    version: 2,
+    // 3: a carry entry keeps of the world's offers from before it those the kernel keeps
+    //    (the newest 64 a guest), with the content id and slug of the entry that made each.
+    version: 3,
     perWorld: [offerDocs.name],
     fold,
+    carry: async ({ world, entry }, unit) => {
+      const carried = entry.carried!;
+      const docs = offerDocs.in(unit);
+      if (!carried.part) await docs.deleteMany({ world, height: { $lt: entry.height } });
+      const kept: OfferDoc[] = [];
+      for (const { principal, offers } of carried.present.offers) {
+        // n: the offer's place among the guest's kept offers (the key names the guest: two
+        // guests' offers of one entry may lie in different parts of a carry)
+        offers.forEach((o, n) => {
+          kept.push({
+            _id: worldKey(world, `${o.height}.${principal}.${n}`),
+            world,
+            principal: o.principal,
+            height: o.height,
+            n,
+            object: o.object,
+            kind: o.kind,
+            text: o.text,
+            cid: o.cid ?? '',
+            slug: o.slug ?? '',
+          });
+        });
+      }
+      for (let i = 0; i < kept.length; i += 1000) await docs.putMany(kept.slice(i, i + 1000));
+    },
   });
 }

@@ -53,8 +53,18 @@ export function pendingProjection(): Projection {
     // Bump when `fold` changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
     // 3: the argument is kept as JSON text (a deep argument reached MongoDB's 100 levels).
-    version: 3,
+    // 4: a carry entry lays the carried present's queued sends over the world's.
+    version: 4,
     perWorld: [pendingDocs.name],
     fold,
+    carry: async ({ world, entry }, unit) => {
+      const docs = pendingDocs.in(unit);
+      if (!entry.carried!.part) await docs.deleteMany({ world });
+      const sends = entry.carried!.present.pending.map((s) => {
+        const [h, n] = s.id.split('.').map(Number) as [number, number];
+        return { _id: worldKey(world, s.id), world, ...s, queuedAt: h, n };
+      });
+      for (let i = 0; i < sends.length; i += 1000) await docs.putMany(sends.slice(i, i + 1000));
+    },
   });
 }

@@ -77,8 +77,13 @@ export function receiptsProjection(): Projection {
     ],
     // Bump when `fold` (or receiptDoc) changes what it writes.
     // 2: an expired scratch world's documents are deleted (ScratchExpired).
-    version: 2,
+    // 3: a carry entry drops the world's receipts from before it (they are pointers now: the
+    //    archive holds them, the kernel's past answers for them; queries/receipt.ts).
+    version: 3,
     perWorld: [receiptDocs.name],
     fold,
+    carry: async ({ world, entry }, unit) => {
+      if (!entry.carried!.part) await receiptDocs.in(unit).deleteMany({ world, height: { $lt: entry.height } });
+    },
   });
 }

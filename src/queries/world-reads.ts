@@ -3,6 +3,7 @@
  * pinned packages (views and wants run on the reader's side, from the package the cards
  * projection keeps). Packages never change once pinned, so they are kept here once read.
  */
+import type { Past } from '../cards/kernel/past.js';
 import type { Card } from '../cards/kernel/entry.js';
 import type { World } from '../cards/kernel/world.js';
 import type { Program } from '../cards/program.js';
@@ -33,6 +34,12 @@ export interface WorldReads {
   state?: () => World;
   /** The town's card documents kept between reads (kept-cards.ts); only the town's reads have it. */
   kept?: KeptCards;
+  /**
+   * The world's carried past (past.ts), when a carry began its current epoch: receipts before it
+   * are answered as pointers into their archive, and the journal of the current epoch begins
+   * where the past ends.
+   */
+  past?: () => Past | undefined;
 }
 
 const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();

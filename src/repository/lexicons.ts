@@ -213,4 +213,36 @@ export const townLexicons = [
       },
     },
   })),
+  {
+    lexicon: 1,
+    id: `${townNamespace}.carried`,
+    defs: {
+      main: {
+        type: 'record',
+        description:
+          "A receipt from before a carry: a pointer into the archive of its epoch, not a signed record (the repository's tree holds none). Answered by getRecord under any of the town's record collections and listed by listRecords of this one, keyed by height (12 digits).",
+        key: 'any',
+        record: {
+          type: 'object',
+          required: ['height', 'cid', 'slug', 'carried', 'message'],
+          properties: {
+            height: { type: 'integer', minimum: 0 },
+            cid: { type: 'string', description: "the entry's content id" },
+            slug: { type: 'string' },
+            carried: {
+              type: 'object',
+              required: ['archive', 'epoch', 'height', 'cid'],
+              properties: {
+                archive: { type: 'string', description: "the archive file of the epoch, in the town's archive folder" },
+                epoch: { type: 'integer', minimum: 0 },
+                height: { type: 'integer', minimum: 0 },
+                cid: { type: 'string' },
+              },
+            },
+            message: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
 ];

@@ -153,6 +153,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     if (!entries.length) return;
     if (!state) {
       const genesis = entries[0]!;
+      // (a rebuild from a carried epoch alone meets its carry entry first: `carry` below made the head)
       if (genesis.kind !== 'genesis' || !genesis.world) throw new Error(`the town's journal starts with its genesis, not a ${genesis.kind} entry`);
       state = { _id: 'head', did: townDid(genesis.world.host), height: -1, tick: 0, records: 0 };
     }
@@ -325,7 +326,28 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     // Bump when `fold` (or records.ts) changes what it writes.
     // 2: hosted accounts' commits framed (repository.accounts).
     // 3: each block keeps the rev of the commit that added it (getRepo with `since`).
-    version: 3,
+    // 4: a carry entry begins the repository again (carry).
+    version: 4,
+    carry: async ({ world, entry }, unit) => {
+      if (world !== TOWN_WORLD) return;
+      const heads = unit.collection(headCollection);
+      const state = (await heads.findOne({ _id: 'head' })) as HeadDoc | null;
+      if (state && state.height >= entry.height) return; // folded already
+      const { present, part } = entry.carried!;
+      if (!part) {
+        // The repository begins again at the carry: its records from before it are pointers now
+        // (carried-records.ts), not signed records, and the tree holds the carried epoch alone,
+        // from the carry's own record on; a rebuild from the new epoch alone makes the same.
+        for (const c of [recordsCollection, cardsCollection, blocksCollection]) await unit.collection(c).deleteMany({});
+        storage?.discard();
+        storage = undefined;
+        head = undefined;
+        const begun: HeadDoc = { _id: 'head', did: townDid(present.world.host), height: entry.height - 1, tick: 0, records: 0 };
+        await heads.replaceOne({ _id: 'head' }, begun, { upsert: true });
+      }
+      const visible = present.cards.map((c) => ({ _id: c.id, public: c.visibility === 'everyone' }));
+      for (let i = 0; i < visible.length; i += 1000) await unit.collection(cardsCollection).putMany(visible.slice(i, i + 1000));
+    },
     fold: async (entries, unit) => {
       try {
         await fold(entries, unit);

@@ -2,7 +2,8 @@
  * World entries as records of the repository (docs/decisions.md, "Repository: records").
  *
  *   collection  `town.world.<kind>`: one per entry kind (genesis, arrival, turn, delivery, cite,
- *               and the scratch kinds fork and create, which the town's own journal never holds)
+ *               carry, and the scratch kinds fork and create, which the town's own journal never
+ *               holds); receipts from before a carry are pointers (carried-records.ts)
  *   record key  the entry's height, twelve digits (`000000000042`): keys sort as the journal
  *               does, so listRecords pages in journal order and the tree grows at its right edge
  *   record      height, content id (`cid`), spoken name (`slug`), `createdAt`, the ed25519
@@ -21,7 +22,7 @@ export const townNamespace = 'town.world';
 
 export const collectionOf = (kind: EntryKind | string) => `${townNamespace}.${kind}`;
 
-export const entryKinds: readonly EntryKind[] = ['genesis', 'fork', 'arrival', 'turn', 'delivery', 'create', 'cite'];
+export const entryKinds: readonly EntryKind[] = ['genesis', 'fork', 'arrival', 'turn', 'delivery', 'create', 'cite', 'carry'];
 export const recordCollections: readonly string[] = entryKinds.map(collectionOf);
 
 /** Twelve digits: a trillion entries before keys stop sorting as heights do. */

@@ -23,7 +23,10 @@ import { didDocument, type PublicKeys, townDid, townHandle } from './identity.js
 import { liveValue, liveValues, NoValue, type ProjectionKind, projectionKinds } from './live-values.js';
 import { type RecordView, recordView, RepositoryReads } from './reads.js';
 import { feedCollection, feedRecord, feedRecords, hasFeedRecords } from './feed-records.js';
-import { recordCollections, townNamespace } from './records.js';
+import { heightOfRkey, recordCollections, rkeyOf, townNamespace } from './records.js';
+import { carriedCollection, carriedMatches, carriedPage, carriedView, type CarriedView } from './carried-records.js';
+import { carriedLine } from '../cards/kernel/outcome.js';
+import type { Past } from '../cards/kernel/past.js';
 import { findAccount } from './hosted-accounts.js';
 import type { HostedReads, RepoRow } from './hosted-reads.js';
 import { fail, flag, limitOf, nsidParam, type Params, passes, required, rkeyParam } from './xrpc-params.js';
@@ -49,6 +52,8 @@ export interface XrpcDeps {
   firehoseUrl: () => string | undefined;
   /** The hosted accounts' repositories (hosted-reads.ts). */
   hosted: HostedReads;
+  /** The town's carried past, once a carry began its epoch: receipts before it are pointers. */
+  past?: () => Past | undefined;
 }
 
 /** The queries a hosted account answers too, and the parameter that names the repository. */
@@ -67,7 +72,14 @@ export const listProjectionsNsid = `${townNamespace}.listProjections`;
 
 export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promise<XrpcReply>> {
   const repo = new RepositoryReads(deps.reads);
-  const world: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: TOWN_WORLD, clock: deps.clock };
+  const world: WorldReads = {
+    reads: deps.reads,
+    events: deps.events,
+    programs: deps.programs,
+    world: TOWN_WORLD,
+    clock: deps.clock,
+    ...(deps.past ? { past: deps.past } : {}),
+  };
 
   /** The repository's did: from the genesis host once the projection has folded it. */
   async function did(): Promise<string> {
@@ -93,18 +105,27 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     return head!;
   }
 
-  async function findRecord(q: Params): Promise<{ did: string; view: RecordView; rkey: string; collection: string }> {
+  /** A record, or the pointer of a receipt from before a carry (carried-records.ts). */
+  async function findRecord(q: Params): Promise<{ did: string; view: RecordView; rkey: string; collection: string } | { did: string; carried: CarriedView }> {
     const mine = await ours(q, 'repo');
     const collection = nsidParam(q, 'collection');
     const rkey = rkeyParam(q);
-    const match = await repo.record(collection, rkey);
-    if ('ambiguous' in match) {
-      fail(
-        'AmbiguousSlug',
-        `${match.ambiguous.length} receipts are named ${rkey}: ask by record key or content id (${match.ambiguous.map((d) => `${d.collection}/${d.rkey} ${d.entry}`).join(', ')})`,
-      );
+    const match = collection === carriedCollection ? ({ none: true } as const) : await repo.record(collection, rkey);
+    const carried = carriedMatches(deps.past?.(), collection, rkey);
+    // a spoken name shared across a carry is ambiguous too, whichever side holds which
+    const records = 'ambiguous' in match ? match.ambiguous : 'found' in match && carried.length && heightOfRkey(rkey) === undefined ? [match.found] : [];
+    if (records.length + (records.length ? carried.length : 0) > 1 || carried.length > 1) {
+      const named = [
+        ...records.map((d) => `${d.collection}/${d.rkey} ${d.entry}`),
+        ...carried.map((r) => `${carriedCollection}/${rkeyOf(r.height)} ${r.cid} (archived)`),
+      ];
+      fail('AmbiguousSlug', `${named.length} receipts are named ${rkey}: ask by record key or content id (${named.join(', ')})`);
     }
-    if ('none' in match) fail('RecordNotFound', `no record ${collection}/${rkey} in ${mine}`);
+    if ('none' in match) {
+      const [pointer] = carried;
+      if (pointer && (q.cid === undefined || q.cid === pointer.cid)) return { did: mine, carried: await carriedView(mine, collection, pointer) };
+      fail('RecordNotFound', `no record ${collection}/${rkey} in ${mine}`);
+    }
     const doc = (match as { found: import('./records.js').RecordDoc }).found;
     if (q.cid !== undefined && q.cid !== doc.cid) fail('RecordNotFound', `the record ${doc.collection}/${doc.rkey} is not ${q.cid} now`);
     return { did: mine, view: recordView(mine, doc), rkey: doc.rkey, collection: doc.collection };
@@ -156,7 +177,8 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
         if (!found || (q.cid !== undefined && q.cid !== found.cid)) fail('RecordNotFound', `no record ${feedCollection}/${rkey} in ${mine}`);
         return found!;
       }
-      return (await findRecord(q)).view;
+      const found = await findRecord(q);
+      return 'carried' in found ? found.carried : found.view;
     },
 
     'com.atproto.repo.listRecords': async (q) => {
@@ -168,6 +190,10 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
       // Newest first unless `reverse`, as AT Protocol's own servers list.
       if (collection === feedCollection) return feedRecords(deps.reads, deps.config.host, limit, cursor, !reverse);
+      if (collection === carriedCollection) {
+        if (cursor !== undefined && heightOfRkey(cursor) === undefined) fail('InvalidRequest', 'cursor is a record key (twelve digits) from the page before');
+        return carriedPage(deps.past?.(), mine, limit, cursor, !reverse);
+      }
       const page = await repo.list(collection, limit, cursor, !reverse);
       return { records: page.records.map((d) => recordView(mine, d)), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
     },
@@ -193,9 +219,20 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       // answer (the lexicon: "prove the existence or non-existence"): the commit and the nodes on
       // the key's path, which `verifyProofs` checks with a claim of no CID. Feed posts are not in
       // the tree (decisions), so their collection stays RecordNotFound rather than "proved absent".
+      // A receipt from before a carry is not in the tree either, but it is no absence: its pointer says where it lives.
       const collection = nsidParam(q, 'collection');
-      const absent = recordCollections.includes(collection) && 'none' in (await repo.record(collection, rkeyParam(q)));
-      const path = absent ? { collection, rkey: rkeyParam(q) } : await findRecord({ ...q, repo: mine });
+      const rkey = rkeyParam(q);
+      const absent =
+        recordCollections.includes(collection) &&
+        'none' in (await repo.record(collection, rkey)) &&
+        carriedMatches(deps.past?.(), collection, rkey).length === 0;
+      let path: { collection: string; rkey: string } = { collection, rkey };
+      if (!absent) {
+        const found = await findRecord({ ...q, repo: mine });
+        // a receipt from before a carry has a pointer and no signed record: nothing to prove
+        if ('carried' in found) return fail('RecordNotFound', `no signed record: ${carriedLine(found.carried.value.carried)}`);
+        path = found;
+      }
       const car = await repo.recordCar(path.collection, path.rkey);
       return car ? { car } : fail('RepoNotFound', 'the repository has no signed commit yet');
     },

@@ -203,7 +203,8 @@ async function scan(
   let complete: FrameLocation[] = [];
   while (at < size) {
     let decoded = decodeFrame(buf, at - bufStart, bufEnd - bufStart, parseHead);
-    if ('bad' in decoded && decoded.need !== undefined && bufEnd < size) {
+    // Twice at most: a frame whose header was not buffered tells its whole length only once read.
+    for (let refills = 0; refills < 2 && 'bad' in decoded && decoded.need !== undefined && bufEnd < size; refills++) {
       // Frame runs past what is buffered: refill from this frame on, big enough to hold it.
       const want = Math.min(Math.max(READ_CHUNK_BYTES, decoded.need), size - at);
       if (buf.length < want) buf = Buffer.allocUnsafe(want);

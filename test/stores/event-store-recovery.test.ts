@@ -243,6 +243,21 @@ test('a deleted index is rebuilt from the journal', async (ctx) => {
   await assertWholeAndGoesOn(ctx.store, 100 + 2 * odd.length);
 });
 
+test('frames larger than a read chunk, one right after another, are all found again on open', async (ctx) => {
+  await fill(ctx.dataDir, 10);
+  const store = await openEmbeddedEventStore({ dataDir: ctx.dataDir, maxAppendSize: 4 << 20 });
+  // the second starts where the read of the first ends: its length is known only once its header is read
+  for (const n of [900_000, 800_000, 700_000]) await store.append('big', [ev('Big', { text: 'x'.repeat(n) })], 'any');
+  await store.close();
+  ctx.store = await openEmbeddedEventStore({ dataDir: ctx.dataDir, maxAppendSize: 4 << 20 });
+  assert.is(await ctx.store.headPosition(), 13n);
+  const big = await ctx.store.readStream('big');
+  assert.equal(
+    big.map((e) => (e.data as { text: string }).text.length),
+    [900_000, 800_000, 700_000],
+  );
+});
+
 /** Points `['s-0', 0]` at the frame of position 2 (an event of s-1) behind the store's back. */
 async function plantWrongEntry(dataDir: string): Promise<void> {
   const second = listFrames(journalOf(dataDir))[1]!;

@@ -35,7 +35,8 @@ export interface TestTown {
   get(path: string, token: string): Promise<Reply>;
   post(path: string, token: string, json?: unknown): Promise<Reply>;
   guest(name: string): Promise<Guest>;
-  restart(more?: Partial<TownOptions>): Promise<void>;
+  /** Closes the town and opens it again on the same data (`between`: what to do while it is closed). */
+  restart(more?: Partial<TownOptions>, between?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -149,9 +150,10 @@ export async function startTestTown(o: Omit<Partial<TownOptions>, 'settings'> & 
       if (r.status !== 200) throw new Error(`accept ${name}: ${r.status} ${r.text}`);
       return { name, token: r.json.credential, principal: r.json.principal };
     },
-    async restart(more) {
+    async restart(more, between) {
       await server.close();
       await town.close();
+      await between?.();
       await open(more);
     },
     async close() {

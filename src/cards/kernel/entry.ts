@@ -133,6 +133,7 @@ export const EntryKindC = t.union([
   t.literal('delivery'),
   t.literal('create'),
   t.literal('cite'),
+  t.literal('carry'),
 ]);
 export type EntryKind = t.TypeOf<typeof EntryKindC>;
 
@@ -145,6 +146,46 @@ export const WorldInfoC = t.type({
   entrance: t.string,
 });
 export type WorldInfo = t.TypeOf<typeof WorldInfoC>;
+
+/** One archived epoch of a carried past (past.ts `PastEpoch`). */
+export const PastEpochC = t.type({ epoch: t.number, from: t.number, to: t.number, archive: t.string, sha256: t.string });
+
+/**
+ * What a carry entry carries: the world's present as it stands (every Map of the World but
+ * receipts, slugs and intents) and its past as the three tables of past.ts, base64.
+ */
+export const CarriedC = t.intersection([
+  t.type({
+    /** The epoch this entry begins. */
+    epoch: t.number,
+    /** The archive of the epoch before: its file name, SHA-256, final height and present digest. */
+    archive: t.type({ file: t.string, sha256: t.string, height: t.number, digest: t.string }),
+    past: t.type({ epochs: t.array(PastEpochC), digests: t.string, slugs: t.string, intents: t.string }),
+    present: t.type({
+      world: WorldInfoC,
+      cards: t.array(CardC),
+      packages: t.array(PackageC),
+      kinds: t.array(t.type({ name: t.string, pin: t.string })),
+      avatars: t.array(t.type({ principal: t.string, object: t.string })),
+      pending: t.array(SendC),
+      runs: t.array(t.type({ run: t.number, work: t.number, storage: t.number, waiting: t.number })),
+      /** Each kept offer with the content id and slug of the entry that made it (for the offers read model). */
+      offers: t.array(
+        t.type({ principal: t.string, offers: t.array(t.intersection([OfferC, t.type({ height: t.number }), t.partial({ cid: t.string, slug: t.string })])) }),
+      ),
+      quiet: t.array(QuietC),
+      turns: t.array(t.type({ principal: t.string, hour: t.number, count: t.number })),
+      seen: t.array(t.type({ principal: t.string, clock: t.number })),
+    }),
+  }),
+  /**
+   * A carry too large for one append is split: part 0 is the carry entry, parts 1 to `parts` - 1
+   * the continuation entries right after it, each a slice of the present and of the past's
+   * tables, in order (kernel/carry.ts `carryEntries`). Absent: one part.
+   */
+  t.partial({ part: t.number, parts: t.number }),
+]);
+export type Carried = t.TypeOf<typeof CarriedC>;
 
 export const EntryBodyC = t.intersection([
   t.type({
@@ -181,6 +222,8 @@ export const EntryBodyC = t.intersection([
      * it the fork entry carries what the forker may view (`made`, `packages`, `kinds`).
      */
     from: t.intersection([t.type({ world: t.string, height: t.number }), t.partial({ through: t.boolean })]),
+    /** A carry: the first entry of an epoch, holding the world as it stood and its past (carry.ts). */
+    carried: CarriedC,
   }),
 ]);
 export type EntryBody = t.TypeOf<typeof EntryBodyC>;

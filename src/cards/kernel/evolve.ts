@@ -4,6 +4,7 @@
  * place (replacing values, never editing them) and returns the same world.
  */
 import type { Card, Entry, Write } from './entry.js';
+import { applyCarry } from './carry.js';
 import { copied } from './copy.js';
 import { hourOf, intentKey, linesKept, offersKept, type OfferRecord, type ReceiptRecord, type World } from './world.js';
 
@@ -17,7 +18,10 @@ export class JournalGap extends Error {
 }
 
 export function evolve(world: World, entry: Entry): World {
-  if (entry.height !== world.height) throw new JournalGap(world.height, entry.height);
+  // A carry begins an epoch: its journal holds nothing before it, so a blank world takes it too
+  // (its first part: the continuation entries follow it).
+  if (entry.height !== world.height && !(entry.carried && !entry.carried.part && world.height === 0)) throw new JournalGap(world.height, entry.height);
+  if (entry.carried) applyCarry(world, entry.carried);
   if (entry.world) {
     world.name = entry.world.name;
     world.host = entry.world.host;
@@ -66,7 +70,7 @@ export function evolve(world: World, entry: Entry): World {
   if (entry.avatars) for (const a of entry.avatars) world.avatars.set(a.principal, a.object);
   if (entry.intent) world.intents.set(intentKey(entry.principal, entry.intent.intent), { fingerprint: entry.intent.fingerprint, cid: entry.cid });
   if (entry.kind === 'turn') countTurn(world, entry.principal, entry.clock);
-  if (entry.kind !== 'delivery' && entry.kind !== 'genesis' && entry.kind !== 'fork') world.seen.set(entry.principal, entry.clock);
+  if (entry.kind !== 'delivery' && entry.kind !== 'genesis' && entry.kind !== 'fork' && entry.kind !== 'carry') world.seen.set(entry.principal, entry.clock);
 
   const object = entry.receipt.object ?? entry.request?.object ?? '';
   const method = entry.receipt.method ?? entry.request?.method ?? '';

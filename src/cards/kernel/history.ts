@@ -175,6 +175,11 @@ export class WorldHistory {
     };
   }
 
+  /** Heights forks hold now (a carry waits for none to be held). */
+  get held(): number {
+    return this.pins.size;
+  }
+
   /** Keys with recorded changes (the bench and tests look at it). */
   get recorded(): number {
     return this.cards.size + this.packages.size + this.kinds.size + this.avatars.size;

@@ -5,10 +5,14 @@
 import type { Diagnostic, Usage } from '../program.js';
 import type { TypedData } from '../typed.js';
 import type { Entry, ReceiptBody } from './entry.js';
-import { receiptOf } from './receipt.js';
+import type { CarriedPointer } from './past.js';
+import { receiptOf, zeroUsage } from './receipt.js';
 
-/** A receipt as a reply shows it; height, cid and slug are absent for a refusal nothing journaled. */
-export type Receipt = ReceiptBody & { height?: number; cid?: string; slug?: string };
+/**
+ * A receipt as a reply shows it; height, cid and slug are absent for a refusal nothing journaled.
+ * `carried`: a receipt from before a carry, of which only where it lives is known here.
+ */
+export type Receipt = ReceiptBody & { height?: number; cid?: string; slug?: string; carried?: CarriedPointer };
 
 export interface TryReport extends ReceiptBody {
   writes: { object: string; version: number; state: TypedData }[];
@@ -34,6 +38,8 @@ export interface ReceiptRef {
   cid: string;
   slug: string;
   height: number;
+  /** A first receipt from before a carry: its status and where it lives (no journal here holds it). */
+  carried?: { status: 'done' | 'refused'; pointer: CarriedPointer };
 }
 
 export type Outcome =
@@ -61,7 +67,31 @@ export function journal(entries: Entry[]): Outcome {
  */
 export function answerOf(outcome: Outcome, first?: Entry): Answer {
   if (outcome.kind !== 'repeat') return outcome;
+  if (outcome.first.carried) return { kind: 'repeat', receipt: carriedReceipt(outcome.first) };
   const { cid, height } = outcome.first;
   if (first?.cid !== cid) throw new Error(`the journal holds no entry ${cid} at height ${height}, the first receipt of a repeated intent`);
   return { kind: 'repeat', receipt: receiptOf(first) };
 }
+
+/** The message a receipt from before a carry is answered with. */
+export const carriedLine = (p: CarriedPointer) =>
+  `this receipt is from before a carry: the whole receipt lies in the archive ${p.archive} (epoch ${p.epoch}, height ${p.height}, content id ${p.cid}); this journal keeps only where it is`;
+
+/** A pre-carry first receipt: its status, where it stands, and the pointer to the whole of it. */
+export function carriedReceipt(ref: ReceiptRef): Receipt {
+  const { status, pointer } = ref.carried!;
+  return {
+    status,
+    line: carriedLine(pointer),
+    revealed: [],
+    offers: [],
+    usage: zeroUsage(),
+    height: ref.height,
+    cid: ref.cid,
+    slug: ref.slug,
+    carried: pointer,
+  };
+}
+
+/** Does answering this outcome need its first entry read back from the journal? */
+export const needsFirst = (outcome: Outcome): outcome is Extract<Outcome, { kind: 'repeat' }> => outcome.kind === 'repeat' && !outcome.first.carried;

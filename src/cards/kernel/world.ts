@@ -8,6 +8,7 @@
  */
 import type { Card, Offer, Package, Quiet, Send, WorldInfo } from './entry.js';
 import { LayerMap, orderedOf } from './layer.js';
+import type { Past, PastEpoch } from './past.js';
 
 /** The principal that owns the town's own cards (rooms, doors, the town card): never abandoned. */
 export const TOWN = 'town';
@@ -77,6 +78,25 @@ export interface World extends WorldInfo {
   turns: Map<string, TurnCount>;
   /** principal → clock of their latest entry of any kind (the `adopt` abandonment rule reads it). */
   seen: Map<string, number>;
+  /**
+   * What the world keeps of the epochs before its latest carry (past.ts): used intents, slugs and
+   * content ids of receipts the journal of this epoch no longer holds. Absent before a carry.
+   */
+  past?: Past;
+  /**
+   * A carry in parts being laid in (carry.ts `applyCarry`): the next part due and the past's
+   * tables so far. Present only between a carry entry and its last continuation entry.
+   */
+  carrying?: CarryingParts;
+}
+
+export interface CarryingParts {
+  parts: number;
+  next: number;
+  epochs: PastEpoch[];
+  digests: Buffer[];
+  slugs: Buffer[];
+  intents: Buffer[];
 }
 
 export const linesKept = 32;

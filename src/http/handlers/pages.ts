@@ -71,7 +71,14 @@ export type PagesRoute =
 
 export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   const { service, fresh } = deps;
-  const r: WorldReads = { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock };
+  const r: WorldReads = {
+    reads: deps.reads,
+    events: deps.events,
+    programs: deps.programs,
+    world: service.world,
+    clock: deps.clock,
+    past: () => service.committed.past,
+  };
   const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
 
   /** A signed-in guest's pages show their own latest turn (read-your-writes). */

@@ -123,6 +123,7 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
       programs: deps.programs,
       world: service.world,
       clock: deps.clock,
+      past: () => service.committed.past,
       // Card documents are kept between reads where the cards projection's checkpoint is known here.
       ...(folded ? { kept: new KeptCards(service.world, () => folded('cards')) } : {}),
     },
@@ -272,7 +273,11 @@ export async function worldAt(deps: Pick<WorldDeps, 'scratches'>, town: WorldAt,
   const state = s.service.readsThrough ? () => s.service.committed : undefined;
   // The town's kept cards are the town's alone.
   const { kept: _townOnly, ...reads } = town.reads;
-  return { service: s.service, reads: { ...reads, world: s.id, label: s.world, ...(state ? { state } : {}) }, scratch };
+  return {
+    service: s.service,
+    reads: { ...reads, world: s.id, label: s.world, past: () => s.service.committed.past, ...(state ? { state } : {}) },
+    scratch,
+  };
 }
 
 /** `me.turns` (spec 2.7): turns the guest may still start before the clock hour turns. */
