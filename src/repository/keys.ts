@@ -12,12 +12,11 @@
  * is the independent verifier in the tests.
  */
 import { createPrivateKey, sign as nodeSign, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Secp256k1Keypair } from '@atproto/crypto';
 import { base58btc } from 'multiformats/bases/base58';
 import nacl from 'tweetnacl';
+import { secretFile } from '../config.js';
 
 export const commitKeyFile = 'commit.key';
 export const receiptKeyFile = 'receipt.key';
@@ -59,19 +58,10 @@ export function commitMultikey(keys: Pick<RepositoryKeys, 'commit'>): string {
   return keys.commit.did().slice('did:key:'.length);
 }
 
-/** The hex secret in `file`, written once when absent (another process may win the race). */
+/** The 32-byte secret in `<dataDir>/<name>`, made once (config.ts, secretFile). */
 function keyFile(dataDir: string, name: string): Uint8Array {
-  mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, name);
-  if (!existsSync(file)) {
-    try {
-      writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  const bytes = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  if (bytes.length !== 32) throw new Error(`${file} must hold 32 bytes as hex`);
+  const bytes = Buffer.from(secretFile(dataDir, name), 'hex');
+  if (bytes.length !== 32) throw new Error(`${path.join(dataDir, name)} must hold 32 bytes as hex`);
   return new Uint8Array(bytes);
 }
 
