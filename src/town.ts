@@ -268,6 +268,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
     };
     const { started: projecting } = await startProjectors();
     step('versions');
+    // lmdb keeps this thread's read snapshot of the read store (the versions and indexes just
+    // read) until a timer of its own ends it, and loading the world holds the thread for up to
+    // seconds without one firing. The projector threads write meanwhile, and a snapshot pinned
+    // across their writes meets lmdb 3.5.6's free-list defect: a commit aborted, or the process
+    // (docs/decisions.md, "Embedded read store: a commit lmdb aborted is made again"). So the
+    // snapshot ends first.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const [opened, projected] = await Promise.allSettled([world.open().then(() => step('world')), projecting]);
     // The projectors stop before the world (closers run newest first).
     if (opened.status === 'fulfilled') closers.push(() => world.close());
