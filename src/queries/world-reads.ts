@@ -42,6 +42,17 @@ export interface WorldReads {
   past?: () => Past | undefined;
 }
 
+/**
+ * The town's own reads, as the API's handlers and the pages make them: its read models, and its
+ * carried past from the world service's committed World.
+ */
+export function townReads(
+  deps: Pick<WorldReads, 'reads' | 'events' | 'programs' | 'clock'>,
+  service: { world: string; committed: Pick<World, 'past'> },
+): WorldReads {
+  return { reads: deps.reads, events: deps.events, programs: deps.programs, world: service.world, clock: deps.clock, past: () => service.committed.past };
+}
+
 const packageCache = new WeakMap<ReadStore, Map<string, PackageDoc>>();
 
 /**

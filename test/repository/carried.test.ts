@@ -9,13 +9,10 @@
  */
 import { AtpAgent, type XRPCError } from '@atproto/api';
 import { verifyRepoCar } from '@atproto/repo';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { carry } from '../../src/commands/carry.js';
-import { TOWN_WORLD } from '../../src/events/world.js';
 import { townLexicons } from '../../src/repository/lexicons.js';
-import { openEventStore } from '../../src/stores/open-event-store.js';
+import { carryWhileStopped } from '../world/carry-town.js';
 import { startTestTown, type TestTown } from '../world/support.js';
 
 async function settled(t: TestTown): Promise<void> {
@@ -54,18 +51,7 @@ test('a receipt from before a carry: a pointer and no signed record, through @at
     const cid = (before.data.value as { cid: string }).cid;
     assert.ok(before.data.cid, 'a signed record before the carry');
 
-    let archive = '';
-    let carriedAt = 0;
-    await t.restart({}, async () => {
-      const events = await openEventStore({ url: undefined, dataDir: t.dir });
-      try {
-        const done = await carry({ events, world: TOWN_WORLD, archiveDir: path.join(t.dir, 'archive'), clock: t.clock });
-        archive = done.archive;
-        carriedAt = done.height;
-      } finally {
-        await events.close();
-      }
-    });
+    const { archive, height: carriedAt } = await carryWhileStopped(t);
     agent = agentOf(); // the town listens on another port now
     const after = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'after', fields: { measures: 1 } });
     assert.is(after.status, 200, after.text);

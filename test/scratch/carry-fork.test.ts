@@ -3,12 +3,9 @@
  * entry of its epoch, at a height before it from the old epoch's journal; either way the fork
  * reads the town as it stood there.
  */
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { carry } from '../../src/commands/carry.js';
-import { TOWN_WORLD } from '../../src/events/world.js';
-import { openEventStore } from '../../src/stores/open-event-store.js';
+import { carryWhileStopped } from '../world/carry-town.js';
 import { startTestTown } from '../world/support.js';
 
 test('a fork of a carried town reads the town as it stood, before the carry or after it', async () => {
@@ -20,15 +17,7 @@ test('a fork of a carried town reads the town as it stood, before the carry or a
     assert.is(first.status, 200, first.text);
     const beforeFill = first.json.receipt.height as number;
     const afterOne = await lamp('/AGENTS.md/world/lamp');
-    let carriedAt = 0;
-    await t.restart({}, async () => {
-      const events = await openEventStore({ url: undefined, dataDir: t.dir });
-      try {
-        carriedAt = (await carry({ events, world: TOWN_WORLD, archiveDir: path.join(t.dir, 'archive'), clock: t.clock })).height;
-      } finally {
-        await events.close();
-      }
-    });
+    const { height: carriedAt } = await carryWhileStopped(t);
     const second = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'two', fields: { measures: 2 } });
     assert.is(second.json.receipt.height, carriedAt + 1);
     const now = await lamp('/AGENTS.md/world/lamp');

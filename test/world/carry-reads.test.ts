@@ -12,12 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { carry } from '../../src/commands/carry.js';
-import { TOWN_WORLD } from '../../src/events/world.js';
-import { openEventStore } from '../../src/stores/open-event-store.js';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
 import { digestProjection } from '../../src/projections/digest.js';
 import { allProjections, projectionNames } from '../../src/projections/index.js';
+import { carryWhileStopped } from './carry-town.js';
 import { startTestTown } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -43,18 +41,7 @@ test('pre-carry receipts are pointers, post-carry ones whole; the town keeps its
     const cid = full.json.cid as string;
     const lampBefore = await t.get('/AGENTS.md/world/lamp', ann.token);
 
-    let archive = '';
-    let carriedAt = 0;
-    await t.restart({}, async () => {
-      const events = await openEventStore({ url: undefined, dataDir: t.dir });
-      try {
-        const done = await carry({ events, world: TOWN_WORLD, archiveDir: path.join(t.dir, 'archive'), clock: t.clock });
-        archive = done.archive;
-        carriedAt = done.height;
-      } finally {
-        await events.close();
-      }
-    });
+    const { archive, height: carriedAt } = await carryWhileStopped(t);
     const pointer = { archive, epoch: 0, height, cid };
 
     for (const p of [

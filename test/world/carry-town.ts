@@ -3,7 +3,11 @@
  * kernel tests (test/cards/kernel/random-play.ts), appended to `world-town` of an embedded store,
  * and the world service that runs on it.
  */
+import path from 'node:path';
+import { carry } from '../../src/commands/carry.js';
 import { entryEvent, TOWN_WORLD, worldStream } from '../../src/events/world.js';
+import { openEventStore } from '../../src/stores/open-event-store.js';
+import type { TestTown } from './support.js';
 import { WorldService } from '../../src/commands/world-service.js';
 import type { EventStore } from '../../src/stores/event-store.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';
@@ -36,4 +40,21 @@ export async function openService(events: EventStore, h: Harness, clock: () => n
   });
   await service.open();
   return service;
+}
+
+/**
+ * Carries a running test town's world while the town is stopped (`t.restart`), as `npm run town
+ * -- carry` does on a stopped store; the town starts again on the new epoch.
+ */
+export async function carryWhileStopped(t: Pick<TestTown, 'restart' | 'dir' | 'clock'>): Promise<{ archive: string; height: number }> {
+  let done: { archive: string; height: number } | undefined;
+  await t.restart({}, async () => {
+    const events = await openEventStore({ url: undefined, dataDir: t.dir });
+    try {
+      done = await carry({ events, world: TOWN_WORLD, archiveDir: path.join(t.dir, 'archive'), clock: t.clock });
+    } finally {
+      await events.close();
+    }
+  });
+  return done!;
 }

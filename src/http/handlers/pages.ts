@@ -11,7 +11,7 @@
 import { castTurn } from '../../commands/turn.js';
 import { checkSameOrigin } from '../same-origin.js';
 import { shownCard } from '../../queries/card.js';
-import { spellableId, type WorldReads } from '../../queries/world-reads.js';
+import { spellableId, townReads, type WorldReads } from '../../queries/world-reads.js';
 import { bookPage, residentOf } from '../../pages/book-page.js';
 import { cardPage } from '../../pages/card-page.js';
 import { townIcon } from '../../pages/icon.js';
@@ -71,14 +71,7 @@ export type PagesRoute =
 
 export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   const { service, fresh } = deps;
-  const r: WorldReads = {
-    reads: deps.reads,
-    events: deps.events,
-    programs: deps.programs,
-    world: service.world,
-    clock: deps.clock,
-    past: () => service.committed.past,
-  };
+  const r: WorldReads = townReads(deps, service);
   const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
 
   /** A signed-in guest's pages show their own latest turn (read-your-writes). */

@@ -23,7 +23,7 @@ import { pendingReply } from '../../queries/pending.js';
 import { receiptByIntent, receiptBySlug } from '../../queries/receipt.js';
 import { sourceReply } from '../../queries/source.js';
 import { listWorld } from '../../queries/world.js';
-import { spellableId, type WorldReads } from '../../queries/world-reads.js';
+import { spellableId, townReads, type WorldReads } from '../../queries/world-reads.js';
 import { KeptCards } from '../../queries/kept-cards.js';
 import { guestDocs, type GuestDoc } from '../../projections/guests.js';
 import type { ProjectionName } from '../../projections/index.js';
@@ -118,12 +118,7 @@ export function worldHandlers(deps: WorldDeps): RoomHandlers<WorldRoute> {
   const town: WorldAt = {
     service,
     reads: {
-      reads: deps.reads,
-      events: deps.events,
-      programs: deps.programs,
-      world: service.world,
-      clock: deps.clock,
-      past: () => service.committed.past,
+      ...townReads(deps, service),
       // Card documents are kept between reads where the cards projection's checkpoint is known here.
       ...(folded ? { kept: new KeptCards(service.world, () => folded('cards')) } : {}),
     },
