@@ -4,38 +4,18 @@
  * same digests and a town where the guests' keys still work. The refusals are
  * archive-refusals.test.ts.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cli, digestLines } from './town-cli.js';
 import { serveControl } from '../../src/cli/control.js';
 import { townControl } from '../../src/cli/town-control.js';
 import { settingsFromEnv } from '../../src/config.js';
 import { startTestTown } from '../world/support.js';
 import { projectionNames } from '../../src/projections/index.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const townCli = path.join(root, 'dist/src/cli/town.js');
-
-function cli(args: string[], dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TOWN_DATA: dataDir };
-  delete env.TOWN_SECRET;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [townCli, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-const digestLines = (text: string) =>
-  text
-    .split('\n')
-    .filter((l) => l.startsWith('digest '))
-    .map((l) => l.split(' ').slice(0, 4).join(' '));
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'town-archive-'));
 const archive = path.join(scratch, 'town.archive');

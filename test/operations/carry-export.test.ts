@@ -4,37 +4,16 @@
  * revision), and the imported town opens on the new epoch with the same read models, keeping the
  * old epoch's promises.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cli, digestLines } from './town-cli.js';
 import { serveControl } from '../../src/cli/control.js';
 import { townControl } from '../../src/cli/town-control.js';
 import { settingsFromEnv } from '../../src/config.js';
 import { startTestTown } from '../world/support.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const townCli = path.join(root, 'dist/src/cli/town.js');
-
-function cli(args: string[], dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TOWN_DATA: dataDir };
-  delete env.TOWN_SECRET;
-  delete env.EVENTSTORE_URL;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [townCli, ...args], { env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-const digestLines = (text: string) =>
-  text
-    .split('\n')
-    .filter((l) => l.startsWith('digest '))
-    .map((l) => l.split(' ').slice(0, 4).join(' '));
 
 test('a carried town exported and imported: its height, its digests, its promises', async () => {
   const t = await startTestTown();
