@@ -136,6 +136,28 @@ test('a receipt from before a carry: a pointer and no signed record, through @at
     const keys = verified.creates.map((c) => `${c.collection}/${c.rkey}`).sort();
     assert.equal(keys, [`town.world.carry/${String(carriedAt).padStart(12, '0')}`, `town.world.turn/${String(after.json.receipt.height).padStart(12, '0')}`]);
 
+    // A spoken name shared across the carry, one receipt on each side: AmbiguousSlug, naming both,
+    // while the record key and the content id still name one each. Spoken names come from content
+    // ids, so the read model is given a signed record with the carried receipt's name (as the
+    // AmbiguousSlug test of xrpc.test.ts does).
+    const records = t.town.reads.collection('repository.records');
+    const nowKey = String(after.json.receipt.height).padStart(12, '0');
+    const twin = (await records.findOne({ _id: `town.world.turn/${nowKey}` }))!;
+    await records.insertOne({ ...twin, _id: 'town.world.turn/000000009999', rkey: '000000009999', height: 9999, slug: fills[2]!.slug });
+    const shared = await failure(agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.turn', rkey: fills[2]!.slug }));
+    assert.is(shared.error, 'AmbiguousSlug');
+    assert.is(shared.status, 400);
+    assert.ok(shared.message.includes(cid) && shared.message.includes('(archived)'), shared.message);
+    assert.ok(shared.message.includes('town.world.turn/000000009999'), shared.message);
+    // town.world.carried holds pointers alone: there the name still names one, the pointer
+    const inCarried = await agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.carried', rkey: fills[2]!.slug });
+    assert.is((inCarried.data.value as { cid: string }).cid, cid);
+    const byHeight = await agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.turn', rkey: String(fills[2]!.height).padStart(12, '0') });
+    assert.is((byHeight.data.value as { cid: string }).cid, cid, 'the record key still names the pointer');
+    const byCid = await agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.turn', rkey: cid });
+    assert.is((byCid.data.value as { $type: string }).$type, 'town.world.carried', 'the content id still names the pointer');
+    await records.deleteMany({ _id: 'town.world.turn/000000009999' });
+
     // a height the town has not reached: no record and no pointer
     const unknown = await failure(
       agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.turn', rkey: String(carriedAt + 99).padStart(12, '0') }),
