@@ -39,7 +39,7 @@ export interface MadeCommit {
   data: CommitData;
   /** The root of the tree before this commit (a firehose frame's `prevData`). */
   prevData: Cid | undefined;
-  /** The CIDs this commit made, by their text: its records and the commit (for its CAR). */
+  /** The CIDs this commit made, by their text: its records, nodes and the commit (for its CAR). */
   cids: Map<string, Cid>;
 }
 
@@ -82,6 +82,8 @@ interface TreeChange {
   removedCids: CidSet;
   /** The CIDs of the records the tree now holds that it did not, as text. */
   newLeaves: Iterable<string>;
+  /** The new nodes' CIDs by their text, when the walk holds them (for the frame's CAR). */
+  nodeCids?: Map<string, Cid>;
 }
 
 /** The writes (creates and updates) in one walk of the tree (tree-batch.ts). */
@@ -91,7 +93,11 @@ async function writeInOnePass(storage: ReadableBlockstore, before: MST, writes: 
   const applied = await applyPuts(storage, before, puts);
   const newBlocks = new BlockMap();
   const nodes = blockTexts(newBlocks);
-  for (const [text, { bytes }] of applied.newNodes) nodes.set(text, bytes);
+  const nodeCids = new Map<string, Cid>();
+  for (const [text, { cid, bytes }] of applied.newNodes) {
+    nodes.set(text, bytes);
+    nodeCids.set(text, cid);
+  }
   const removedCids = new CidSet();
   const removed = cidTexts(removedCids);
   for (const text of applied.removed) removed.add(text);
@@ -101,7 +107,7 @@ async function writeInOnePass(storage: ReadableBlockstore, before: MST, writes: 
     const text = put.value.toString();
     if (!removed.delete(text)) newLeaves.add(text);
   }
-  return { data: applied.root, newBlocks, removedCids, newLeaves };
+  return { data: applied.root, newBlocks, removedCids, newLeaves, nodeCids };
 }
 
 /** The writes one by one, as `Repo.formatCommit` applies them (a commit with a delete). */
@@ -131,12 +137,15 @@ export async function commitAt(
   const leaves = new Map<string, Leaf>();
   for (const write of writes) if (write.action !== 'delete') leaves.set(write.leaf.cid.toString(), write.leaf);
   const before = prev ? prev.data : await MST.create(storage);
-  const { data, newBlocks, removedCids, newLeaves } = writes.some((w) => w.action === 'delete')
+  const { data, newBlocks, removedCids, newLeaves, nodeCids } = writes.some((w) => w.action === 'delete')
     ? await writeOneByOne(before, prev !== undefined, writes)
     : await writeInOnePass(storage, before, writes);
   const dataCid = await data.getPointer();
   const relevantBlocks = new BlockMap();
-  for (const proof of await Promise.all(provedKeys(writes).map((key) => data.getCoveringProof(key)))) mergeBlocks(relevantBlocks, proof);
+  // `getCoveringProof` in its three parts, merged as text (its `addMap` parses every CID back).
+  for (const key of provedKeys(writes)) {
+    for (const part of await Promise.all([data.proofForKey(key), data.proofForLeftSib(key), data.proofForRightSib(key)])) mergeBlocks(relevantBlocks, part);
+  }
   const newTexts = blockTexts(newBlocks);
   const relevantTexts = blockTexts(relevantBlocks);
   for (const text of newLeaves) {
@@ -151,6 +160,7 @@ export async function commitAt(
   const commitCid = await cidForCbor(commitBytes);
   const cids = new Map<string, Cid>();
   for (const [text, leaf] of leaves) cids.set(text, leaf.cid);
+  if (nodeCids) for (const [text, cid] of nodeCids) cids.set(text, cid);
   cids.set(commitCid.toString(), commitCid);
   if (!prev || !commitCid.equals(prev.cid)) {
     newBlocks.set(commitCid, commitBytes);
