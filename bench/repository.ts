@@ -84,11 +84,10 @@ const niceCpu = (stats: { threads: Record<string, { user: number; system: number
     .reduce((sum, [, t]) => sum + t.user + t.system, 0);
 
 type Threads = { threads: Record<string, { user: number; system: number }>; height: number };
-const byThread = (a: Threads, b: Threads) =>
+/** Each thread's CPU from `a` to `b`, µs per turn (of those between them, or `turns`). */
+const byThread = (a: Threads, b: Threads, turns = b.height - a.height) =>
   Object.entries(b.threads)
-    .map(
-      ([name, t]) => [name, (t.user + t.system - ((a.threads[name]?.user ?? 0) + (a.threads[name]?.system ?? 0))) / Math.max(1, b.height - a.height)] as const,
-    )
+    .map(([name, t]) => [name, (t.user + t.system - ((a.threads[name]?.user ?? 0) + (a.threads[name]?.system ?? 0))) / Math.max(1, turns)] as const)
     .filter(([, us]) => us >= 1)
     .sort((x, y) => y[1] - x[1])
     .map(([name, us]) => `${name} ${Math.round(us)}`)
@@ -174,6 +173,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         if (which === 'on') drain = await drained(on.proc, aa);
         // CPU per turn, every thread, the repository's signing of the load's entries included.
         const after = await ask(proc);
+        if (process.env.BENCH_THREADS && which === 'on') {
+          console.log(`  on while the repository caught up, µs a turn of the load by thread: ${byThread(loaded, after, loaded.height - before.height)}`);
+        }
         cpu[which] = (after.cpuUs - before.cpuUs) / Math.max(1, after.height - before.height);
         await new Promise((r) => setTimeout(r, 1000));
       }

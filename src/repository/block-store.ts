@@ -90,7 +90,8 @@ export class DocBlockstore extends ReadableBlockstore {
     }
     this.changes = new Map();
     this.revs = new Map();
-    if (put.length) await this.collection.putMany(put);
+    // Handed over (not copied by the store): made here for the write and never touched again.
+    if (put.length) await this.collection.putMany(put, { handOver: true });
     for (let i = 0; i < gone.length; i += 500) await this.collection.deleteMany({ _id: { $in: gone.slice(i, i + 500) } });
   }
 

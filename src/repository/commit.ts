@@ -13,8 +13,9 @@
 import type * as crypto from '@atproto/crypto';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { type Cid, cidForCbor } from '@atproto/lex-data';
-import { BlockMap, type CidSet, type Commit, type CommitData, DataDiff, MST, type ReadableBlockstore, signCommit } from '@atproto/repo';
+import { BlockMap, CidSet, type Commit, type CommitData, DataDiff, MST, type ReadableBlockstore, signCommit } from '@atproto/repo';
 import { blockTexts, cidTexts, mergeBlocks } from './block-texts.js';
+import { applyPuts, type TreePut } from './tree-batch.js';
 
 /** A repository as the projection holds it between commits. */
 export interface RepoHead {
@@ -38,7 +39,7 @@ export interface MadeCommit {
   data: CommitData;
   /** The root of the tree before this commit (a firehose frame's `prevData`). */
   prevData: Cid | undefined;
-  /** The CIDs this commit made, by their text: its records and the commit (for its CAR). */
+  /** The CIDs this commit made, by their text: its records, nodes and the commit (for its CAR). */
   cids: Map<string, Cid>;
 }
 
@@ -73,6 +74,54 @@ function provedKeys(writes: TreeWrite[]): string[] {
   return keys;
 }
 
+interface TreeChange {
+  data: MST;
+  /** The tree's new nodes (records not included). */
+  newBlocks: BlockMap;
+  /** Nodes and records the tree no longer holds. */
+  removedCids: CidSet;
+  /** The CIDs of the records the tree now holds that it did not, as text. */
+  newLeaves: Iterable<string>;
+  /** The new nodes' CIDs by their text, when the walk holds them (for the frame's CAR). */
+  nodeCids?: Map<string, Cid>;
+}
+
+/** The writes (creates and updates) in one walk of the tree (tree-batch.ts). */
+async function writeInOnePass(storage: ReadableBlockstore, before: MST, writes: TreeWrite[]): Promise<TreeChange> {
+  const puts: TreePut[] = [];
+  for (const w of writes) if (w.action !== 'delete') puts.push({ key: dataKey(w), value: w.leaf.cid, update: w.action === 'update' });
+  const applied = await applyPuts(storage, before, puts);
+  const newBlocks = new BlockMap();
+  const nodes = blockTexts(newBlocks);
+  const nodeCids = new Map<string, Cid>();
+  for (const [text, { cid, bytes }] of applied.newNodes) {
+    nodes.set(text, bytes);
+    nodeCids.set(text, cid);
+  }
+  const removedCids = new CidSet();
+  const removed = cidTexts(removedCids);
+  for (const text of applied.removed) removed.add(text);
+  // As DataDiff counts leaves: a value the tree dropped and holds again is neither.
+  const newLeaves = new Set<string>();
+  for (const put of puts) {
+    const text = put.value.toString();
+    if (!removed.delete(text)) newLeaves.add(text);
+  }
+  return { data: applied.root, newBlocks, removedCids, newLeaves, nodeCids };
+}
+
+/** The writes one by one, as `Repo.formatCommit` applies them (a commit with a delete). */
+async function writeOneByOne(before: MST, hadPrev: boolean, writes: TreeWrite[]): Promise<TreeChange> {
+  let data = before;
+  for (const write of writes) {
+    if (write.action === 'delete') data = await data.delete(dataKey(write));
+    else data = write.action === 'create' ? await data.add(dataKey(write), write.leaf.cid) : await data.update(dataKey(write), write.leaf.cid);
+  }
+  await data.getPointer();
+  const diff = await DataDiff.of(data, hadPrev ? before : null);
+  return { data, newBlocks: diff.newMstBlocks, removedCids: diff.removedCids, newLeaves: cidTexts(diff.newLeafCids) };
+}
+
 /**
  * Applies `writes` to the tree of `prev` (an empty tree for the first commit) and signs the
  * commit at `rev`. Nothing is stored: the caller stores `newBlocks` and drops `removedCids`.
@@ -86,25 +135,20 @@ export async function commitAt(
   rev: string,
 ): Promise<MadeCommit> {
   const leaves = new Map<string, Leaf>();
+  for (const write of writes) if (write.action !== 'delete') leaves.set(write.leaf.cid.toString(), write.leaf);
   const before = prev ? prev.data : await MST.create(storage);
-  let data = before;
-  for (const write of writes) {
-    if (write.action === 'delete') {
-      data = await data.delete(dataKey(write));
-      continue;
-    }
-    leaves.set(write.leaf.cid.toString(), write.leaf);
-    data = write.action === 'create' ? await data.add(dataKey(write), write.leaf.cid) : await data.update(dataKey(write), write.leaf.cid);
-  }
+  const { data, newBlocks, removedCids, newLeaves, nodeCids } = writes.some((w) => w.action === 'delete')
+    ? await writeOneByOne(before, prev !== undefined, writes)
+    : await writeInOnePass(storage, before, writes);
   const dataCid = await data.getPointer();
-  const diff = await DataDiff.of(data, prev ? before : null);
-  const newBlocks = diff.newMstBlocks;
-  const removedCids: CidSet = diff.removedCids;
   const relevantBlocks = new BlockMap();
-  for (const proof of await Promise.all(provedKeys(writes).map((key) => data.getCoveringProof(key)))) mergeBlocks(relevantBlocks, proof);
+  // `getCoveringProof` in its three parts, merged as text (its `addMap` parses every CID back).
+  for (const key of provedKeys(writes)) {
+    for (const part of await Promise.all([data.proofForKey(key), data.proofForLeftSib(key), data.proofForRightSib(key)])) mergeBlocks(relevantBlocks, part);
+  }
   const newTexts = blockTexts(newBlocks);
   const relevantTexts = blockTexts(relevantBlocks);
-  for (const text of cidTexts(diff.newLeafCids)) {
+  for (const text of newLeaves) {
     const leaf = leaves.get(text);
     if (!leaf) throw new Error(`missing leaf block: ${text}`);
     newTexts.set(text, leaf.bytes);
@@ -116,6 +160,7 @@ export async function commitAt(
   const commitCid = await cidForCbor(commitBytes);
   const cids = new Map<string, Cid>();
   for (const [text, leaf] of leaves) cids.set(text, leaf.cid);
+  if (nodeCids) for (const [text, cid] of nodeCids) cids.set(text, cid);
   cids.set(commitCid.toString(), commitCid);
   if (!prev || !commitCid.equals(prev.cid)) {
     newBlocks.set(commitCid, commitBytes);

@@ -292,7 +292,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     if (pending.length) await commit(pending, pendingTick, pendingHeight);
 
     await storage.flush();
-    if (made.length) await frames.putMany(made);
+    if (made.length) await frames.putMany(made, { handOver: true });
     // The frames beyond the newest `framesKept` go, a hundred frames at a time.
     if (Math.floor(seq / 100) !== Math.floor((seq - made.length) / 100) && seq > framesKept) {
       await frames.deleteMany({ _id: { $lte: frameId(seq - framesKept) } });

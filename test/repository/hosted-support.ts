@@ -38,6 +38,12 @@ export async function openHostedTown(ctx: HostedCtx): Promise<void> {
   ctx.commitKey = await keyOf(ctx.agent, 'ann');
 }
 
+/** Waits until every projector (the repository's among them) has folded the whole journal. */
+export async function settled(t: TestTown): Promise<void> {
+  const head = (await t.town.events.headPosition())!;
+  for (const p of t.town.projectors) assert.ok(await p.waitFor(head, 30_000), `${p.names.join(',')} caught up`);
+}
+
 /** The did:key of a guest's `#atproto` key, from its DID document. */
 export async function keyOf(agent: AtpAgent, name: string): Promise<string> {
   const doc = await (await fetch(`${agent.serviceUrl.origin}/guest/${name}/did.json`)).json();
