@@ -56,7 +56,8 @@ interface FrozenMap {
   name: string;
   keys: unknown[];
   values: unknown[];
-  raw?: { keys: unknown[]; text: (i: number) => string };
+  /** A LazyMap's pairs still text: each key's and value's JSON as the file held them. */
+  raw?: { count: number; keyText: (i: number) => string; text: (i: number) => string };
 }
 
 /**
@@ -104,7 +105,7 @@ function* encodeFrozen(s: FrozenSnapshot): Generator<string> {
       yield JSON.stringify({ map: name, lazy: true });
       // `<key as JSON>\t<value as JSON>`: JSON text never holds a raw tab, so the first splits.
       for (let i = 0; i < keys.length; i++) yield `${JSON.stringify(keys[i])}\t${JSON.stringify(values[i])}`;
-      if (raw) for (let i = 0; i < raw.keys.length; i++) yield `${JSON.stringify(raw.keys[i])}\t${raw.text(i)}`;
+      if (raw) for (let i = 0; i < raw.count; i++) yield `${raw.keyText(i)}\t${raw.text(i)}`;
       continue;
     }
     yield JSON.stringify({ map: name });
@@ -137,12 +138,10 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   let current: Map<unknown, unknown> | undefined;
   let lazy: LazyMap<unknown, unknown> | undefined;
   while (at < bytes.length) {
-    // A lazy Map's lines: only the key is read now; the value stays in `bytes` (lazy-map.ts).
+    // A lazy Map's lines: nothing is decoded now; keys and values stay in `bytes` (lazy-map.ts).
     if (lazy && bytes[at] !== 0x7b && bytes[at] !== 10) {
       const end = lineEnd();
-      const tab = bytes.indexOf(9, at);
-      if (tab < 0 || tab > end) return undefined;
-      lazy.setRaw(JSON.parse(bytes.toString('utf8', at, tab)), tab + 1);
+      if (!lazy.addLine(at, end)) return undefined;
       at = end + 1;
       continue;
     }
