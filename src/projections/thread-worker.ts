@@ -14,7 +14,6 @@ import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
 import type { GiveWay, Projector } from './projector.js';
 import type { ReadStore } from '../stores/read-store.js';
-import { loadRepositoryKeys } from '../repository/keys.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread-worker.ts runs as a worker thread (thread.ts starts it)');
@@ -185,7 +184,8 @@ async function run(): Promise<void> {
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
         ...(data.giveWay ? { giveWay: giveWayTo(data.giveWay, feed.journalBytes) } : {}),
         commitGapMs: data.commitGapMs,
-        ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
+        // (keys.ts loads the AT Protocol's curves: only a thread that signs needs them)
+        ...(signing !== undefined ? { repository: { keys: async () => (await import('../repository/keys.js')).loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',
         lease: { holder: data.leaseHolder },
