@@ -25,43 +25,6 @@ export function hashKey(key: string): number {
   return h;
 }
 
-const hexDigit = (b: number) => (b >= 48 && b <= 57 ? b - 48 : b >= 97 && b <= 102 ? b - 87 : b >= 65 && b <= 70 ? b - 55 : -1);
-
-/**
- * hashKey of the string whose JSON text is `b[from..to)` (its quotes included), read off the
- * bytes; NaN when it is not an ASCII JSON string the loop reads (the caller decodes it instead,
- * which also refuses text that is no JSON string).
- */
-function hashText(b: Buffer, from: number, to: number): number {
-  if (to - from < 2 || b[from] !== 0x22 || b[to - 1] !== 0x22) return Number.NaN;
-  const end = to - 1;
-  let h = FNV_OFFSET;
-  for (let i = from + 1; i < end; i++) {
-    let c = b[i]!;
-    if (c === 0x5c) {
-      if (++i >= end) return Number.NaN;
-      const e = b[i]!;
-      if (e === 0x6e) c = 10;
-      else if (e === 0x22 || e === 0x5c || e === 0x2f) c = e;
-      else if (e === 0x74) c = 9;
-      else if (e === 0x72) c = 13;
-      else if (e === 0x62) c = 8;
-      else if (e === 0x66) c = 12;
-      else if (e === 0x75 && i + 4 < end) {
-        const d0 = hexDigit(b[i + 1]!);
-        const d1 = hexDigit(b[i + 2]!);
-        const d2 = hexDigit(b[i + 3]!);
-        const d3 = hexDigit(b[i + 4]!);
-        if ((d0 | d1 | d2 | d3) < 0) return Number.NaN;
-        c = (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
-        i += 4;
-      } else return Number.NaN;
-    } else if (c < 0x20 || c >= 0x80 || c === 0x22) return Number.NaN;
-    h = Math.imul(h ^ c, FNV_PRIME);
-  }
-  return h;
-}
-
 export class TextKeys<K> {
   /** Per entry, in the order added: where its line starts, where its tab is, its key's hash, flags. */
   private starts = new Uint32Array(64);
@@ -83,31 +46,47 @@ export class TextKeys<K> {
    * it holds no tab. Throws when the key is no JSON.
    */
   add(start: number, end: number): boolean {
+    const b = this.source;
     let tab = -1;
-    let h = Number.NaN;
-    if (this.source[start] === 0x22) {
-      // The key's closing quote is the first quote not escaped; the tab follows it at once.
+    let h = FNV_OFFSET;
+    /** The hash read off the bytes is the key's: ASCII, and no escape but the short ones. */
+    let fast = false;
+    if (b[start] === 0x22) {
+      // The key's closing quote is the first quote not escaped, and the tab follows it at once;
+      // the key's hash is read on the way (not `fast`: other escapes, bytes past ASCII).
       let i = start + 1;
-      while (i < end) {
-        const c = this.source[i]!;
+      fast = true;
+      for (; i < end; i++) {
+        let c = b[i]!;
         if (c === 0x22) break;
-        i += c === 0x5c ? 2 : 1;
+        if (c === 0x5c) {
+          const e = b[++i]!;
+          if (e === 0x6e) c = 10;
+          else if (e === 0x22 || e === 0x5c || e === 0x2f) c = e;
+          else if (e === 0x74) c = 9;
+          else if (e === 0x72) c = 13;
+          else if (e === 0x62) c = 8;
+          else if (e === 0x66) c = 12;
+          else {
+            fast = false; // (\u escapes too: the decoded key is hashed below)
+            continue;
+          }
+        } else if (c < 0x20 || c >= 0x80) fast = false;
+        h = Math.imul(h ^ c, FNV_PRIME);
       }
-      if (this.source[i + 1] === 9 && i + 1 < end) {
-        tab = i + 1;
-        h = hashText(this.source, start, tab);
-      }
+      if (i + 1 < end && b[i + 1] === 9) tab = i + 1;
+      else fast = false;
     }
     if (tab < 0) {
-      tab = this.source.indexOf(9, start);
+      tab = b.indexOf(9, start);
       if (tab < 0 || tab >= end) return false;
     }
     const n = this.count;
     if (n === this.starts.length) this.grow();
     this.starts[n] = start;
     this.tabs[n] = tab;
-    if (Number.isNaN(h)) {
-      const key = JSON.parse(this.source.toString('utf8', start, tab)) as unknown;
+    if (!fast) {
+      const key = JSON.parse(b.toString('utf8', start, tab)) as unknown;
       if (typeof key !== 'string') {
         this.odd ??= new Map();
         const before = this.odd.get(key as K);
