@@ -166,6 +166,10 @@ export async function openTown(options: TownOptions): Promise<Town> {
   };
   const { settings } = options;
   const clock = options.clock ?? Date.now;
+  const snapshots = (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots;
+  // The world's snapshot is read (off the event loop) while the stores open and the read models
+  // are checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions.md, "The start, session 7").
+  snapshots.readAhead?.(TOWN_WORLD);
   const events = await openEventStore({
     url: settings.eventStoreUrl,
     dataDir: settings.dataDir,
@@ -206,7 +210,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       options: kernelOptions,
       world: TOWN_WORLD,
       genesis: { host: config.host, opener: options.opener ?? 'town', ...(options.layout ? { layout: options.layout } : {}) },
-      snapshots: (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots,
+      snapshots,
       // One append in flight: measured on the embedded store, overlapping appends (sound there,
       // this service being the stream's only writer) made smaller batches and fewer turns/s.
       appendsInFlight: 1,

@@ -29,6 +29,13 @@ export interface Snapshot {
 
 export interface SnapshotStore {
   load(world: string): Snapshot | undefined;
+  /**
+   * Starts reading the world's snapshot off the event loop (the file is a few hundred MB for a
+   * large town), so that `loadAhead` finds the bytes read while the start does other work.
+   */
+  readAhead?(world: string): void;
+  /** `load`, from the bytes `readAhead` read (or reads now). */
+  loadAhead?(world: string): Promise<Snapshot | undefined>;
   /** Writes the snapshot now, in one go. */
   save(world: string, snapshot: Snapshot): void;
   /**
@@ -167,20 +174,38 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
 /** Snapshots as files under `<dataDir>/snapshots`, written whole and renamed into place. */
 export function fileSnapshots(dataDir: string): SnapshotStore {
   const dir = path.join(dataDir, 'snapshots');
+  /** Bytes being read ahead, by world (undefined: no file); taken by the next loadAhead. */
+  const ahead = new Map<string, Promise<Buffer | undefined>>();
+  const decoded = (bytes: Buffer | undefined) => {
+    if (!bytes) return undefined;
+    try {
+      const s = decodeSnapshot(bytes);
+      return s?.format === snapshotFormat ? s : undefined;
+    } catch {
+      return undefined; // a torn or foreign file is no snapshot
+    }
+  };
+  const readAhead = (world: string) => {
+    if (!ahead.has(world))
+      ahead.set(
+        world,
+        fs.promises.readFile(path.join(dir, fileName(world))).catch(() => undefined),
+      );
+  };
   return {
     load(world) {
-      let bytes: Buffer;
       try {
-        bytes = fs.readFileSync(path.join(dir, fileName(world)));
+        return decoded(fs.readFileSync(path.join(dir, fileName(world))));
       } catch {
         return undefined;
       }
-      try {
-        const s = decodeSnapshot(bytes);
-        return s?.format === snapshotFormat ? s : undefined;
-      } catch {
-        return undefined; // a torn or foreign file is no snapshot
-      }
+    },
+    readAhead,
+    async loadAhead(world) {
+      readAhead(world);
+      const bytes = await ahead.get(world);
+      ahead.delete(world);
+      return decoded(bytes);
     },
     save(world, snapshot) {
       const file = path.join(dir, fileName(world));

@@ -104,6 +104,10 @@ test('a frozen snapshot written in steps is the world as it was frozen, whatever
     await writing;
     const loaded = store.load('town')!;
     assert.equal(plain(loaded.world), before);
+    // Read ahead (as a start does, off the event loop), the same snapshot; none for a world without one.
+    store.readAhead!('town');
+    assert.equal(plain((await store.loadAhead!('town'))!.world), before);
+    assert.is(await store.loadAhead!('elsewhere'), undefined);
     assert.is(loaded.world.height, frozen.height);
     // Frozen again from a loaded (lazy) world: the same file, text written back undecoded.
     const again = frozenSnapshot(loaded);
