@@ -121,8 +121,28 @@ export class TextKeys<K> {
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const e = this.table[slot]! - 1;
       if (e < 0) return -1;
-      if (this.hashes[e] === h && !(this.flags[e]! & DEAD) && this.keyAt(e) === key) return e;
+      if (this.hashes[e] === h && !(this.flags[e]! & DEAD) && this.holds(e, key)) return e;
     }
+  }
+
+  /**
+   * Whether entry `e`'s key is `key`: read off the bytes as the hash was (no string made), or, for
+   * a key the bytes were not read for, decoded.
+   */
+  private holds(e: number, key: string): boolean {
+    if (this.flags[e]! & SLOW) return this.keyAt(e) === key;
+    const b = this.source;
+    const end = this.tabs[e]! - 1;
+    let j = 0;
+    for (let i = this.starts[e]! + 1; i < end; i++, j++) {
+      let c = b[i]!;
+      if (c === 0x5c) {
+        const x = b[++i]!;
+        c = x === 0x6e ? 10 : x === 0x74 ? 9 : x === 0x72 ? 13 : x === 0x62 ? 8 : x === 0x66 ? 12 : x;
+      }
+      if (j >= key.length || key.charCodeAt(j) !== c) return false;
+    }
+    return j === key.length;
   }
 
   /** Marks an entry removed (its key decoded into the Map proper, replaced, or deleted). */
