@@ -139,6 +139,15 @@ let codeLoaded: Promise<typeof import('./projection-code.js')> | undefined;
 let codeModule: typeof import('./projection-code.js') | undefined;
 const code = async () => codeModule ?? (codeModule = await (codeLoaded ??= import('./projection-code.js')));
 
+/**
+ * Loads the fold's AT Protocol code now: the repository's projector thread does before it says it
+ * started, so that a start waits for it there as it did when the registry loaded it (and a read of
+ * the repository right after a start finds what it found then).
+ */
+export async function loadRepositoryCode(): Promise<void> {
+  await code();
+}
+
 export function repositoryProjection(options: RepositoryProjectionOptions = {}): Projection {
   let keys: Promise<RepositoryKeys | undefined> | undefined;
   const now = options.now ?? Date.now;
