@@ -166,6 +166,10 @@ export async function openTown(options: TownOptions): Promise<Town> {
   };
   const { settings } = options;
   const clock = options.clock ?? Date.now;
+  const snapshots = (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots;
+  // The world's snapshot is read (off the event loop) while the stores open and the read models
+  // are checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions.md, "The start, session 7").
+  snapshots.readAhead?.(TOWN_WORLD);
   const events = await openEventStore({
     url: settings.eventStoreUrl,
     dataDir: settings.dataDir,
@@ -206,7 +210,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       options: kernelOptions,
       world: TOWN_WORLD,
       genesis: { host: config.host, opener: options.opener ?? 'town', ...(options.layout ? { layout: options.layout } : {}) },
-      snapshots: (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots,
+      snapshots,
       // One append in flight: measured on the embedded store, overlapping appends (sound there,
       // this service being the stream's only writer) made smaller batches and fewer turns/s.
       appendsInFlight: 1,
@@ -275,7 +279,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
     // (docs/decisions.md, "Embedded read store: a commit lmdb aborted is made again"). So the
     // snapshot ends first.
     await new Promise((resolve) => setTimeout(resolve, 0));
-    const [opened, projected] = await Promise.allSettled([world.open().then(() => step('world')), projecting]);
+    const worldOpened = world.open().then(() => step('world'));
+    // The repository keys (~0.1 s of the main thread: the curve's tables for the commit key) are
+    // made once the world is open, while the start may still wait for the projector threads;
+    // their failure is the start's at the same point as before (below).
+    const keysLoaded = worldOpened.then(() => (settings.signing !== false ? loadRepositoryKeys(settings.dataDir) : undefined));
+    keysLoaded.catch(() => {});
+    const [opened, projected] = await Promise.allSettled([worldOpened, projecting]);
     // The projectors stop before the world (closers run newest first).
     if (opened.status === 'fulfilled') closers.push(() => world.close());
     for (const projector of projectors) closers.push(() => projector.stop());
@@ -325,7 +335,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     }
     const repository = new RepositoryReads(reads);
     const worldDid = async () => (await repository.head())?.did ?? townDid(config.host);
-    const repositoryKeys = settings.signing !== false ? await loadRepositoryKeys(settings.dataDir) : undefined;
+    const repositoryKeys = await keysLoaded;
     const keys = repositoryKeys ? publicKeys(repositoryKeys) : undefined;
     // The hosted accounts' trees, shared by their writes and their CARs (src/repository/hosted-tree.ts).
     const hostedTrees = new HostedTrees();

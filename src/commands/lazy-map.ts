@@ -5,43 +5,48 @@
  * plain values, as in any Map. Iteration decodes what it yields, so code that walks the whole
  * map sees exactly what a plain Map would give.
  *
- * The text stays in the snapshot's bytes: a key maps to where its value's line starts. Making a
- * string of every value at load (hundreds of thousands, most never read) was half of the load's
- * time and most of its garbage collection.
+ * The text stays in the snapshot's bytes, and so do the keys: a line `<key>\t<value>` is found
+ * through a hash table over the bytes (text-keys.ts). Making a string of every value at load
+ * (hundreds of thousands, most never read) was half of the load's time and most of its garbage
+ * collection; making a string and a Map entry of every key was most of what remained.
  */
 import { KeyedMap } from '../cards/kernel/keyed-map.js';
+import { TextKeys } from './text-keys.js';
 
 export class LazyMap<K, V> extends KeyedMap<K, V> {
-  /** Keys whose value is still text, to where it starts; a key is in the Map proper or here, never both. */
-  private readonly raw = new Map<K, number>();
+  /** Keys whose value is still text; a key is in the Map proper or here, never both. */
+  private readonly raw: TextKeys<K>;
 
-  /** `source`: lines of JSON text, each value running from its start to the end of its line. */
-  constructor(private readonly source: Buffer = Buffer.alloc(0)) {
+  /** `source`: lines of `<key as JSON>\t<value as JSON>`, added with `addLine`. */
+  constructor(source: Buffer = Buffer.alloc(0)) {
     super();
+    this.raw = new TextKeys(source);
   }
 
-  /** Adds a value as the JSON text starting at `start` in the source (loading). */
-  setRaw(key: K, start: number): void {
-    super.delete(key);
-    this.raw.set(key, start);
+  /**
+   * Adds the pair on the line `source[start..end)` (loading), its value left as text; false when
+   * the line holds no tab. Throws when its key is no JSON.
+   */
+  addLine(start: number, end: number): boolean {
+    return this.raw.add(start, end);
   }
 
-  private textAt(start: number): string {
-    const end = this.source.indexOf(10, start);
-    return this.source.toString('utf8', start, end < 0 ? this.source.length : end);
+  /** The entry still text for `key`, or -1. */
+  private rawEntry(key: K): number {
+    return this.raw.live === 0 ? -1 : this.raw.find(key);
   }
 
   /** The JSON text of a value still undecoded, for writing it back out without decoding it. */
   rawOf(key: K): string | undefined {
-    const start = this.raw.get(key);
-    return start === undefined ? undefined : this.textAt(start);
+    const e = this.rawEntry(key);
+    return e < 0 ? undefined : this.raw.valueTextAt(e);
   }
 
   private decode(key: K): V | undefined {
-    const start = this.raw.get(key);
-    if (start === undefined) return undefined;
-    const value = JSON.parse(this.textAt(start)) as V;
-    this.raw.delete(key);
+    const e = this.rawEntry(key);
+    if (e < 0) return undefined;
+    const value = JSON.parse(this.raw.valueTextAt(e)) as V;
+    this.raw.remove(e);
     super.set(key, value);
     return value;
   }
@@ -51,18 +56,20 @@ export class LazyMap<K, V> extends KeyedMap<K, V> {
   }
 
   override has(key: K): boolean {
-    return super.has(key) || this.raw.has(key);
+    return super.has(key) || this.rawEntry(key) >= 0;
   }
 
   override set(key: K, value: V): this {
-    this.raw.delete(key);
+    const e = this.rawEntry(key);
+    if (e >= 0) this.raw.remove(e);
     super.set(key, value);
     return this;
   }
 
   override delete(key: K): boolean {
-    const had = this.raw.delete(key);
-    return super.delete(key) || had;
+    const e = this.rawEntry(key);
+    if (e >= 0) this.raw.remove(e);
+    return super.delete(key) || e >= 0;
   }
 
   override clear(): void {
@@ -71,24 +78,25 @@ export class LazyMap<K, V> extends KeyedMap<K, V> {
   }
 
   override get size(): number {
-    return super.size + this.raw.size;
+    return super.size + this.raw.live;
   }
 
   override *keys(): MapIterator<K> {
     yield* [...super.keys()];
-    yield* [...this.raw.keys()];
+    const raw = this.raw.live === 0 ? [] : this.raw.liveEntries();
+    for (const e of raw) yield this.raw.keyAt(e);
   }
 
   /**
    * The pairs as they stand, copied out, decoding nothing: the decoded ones as keys and values,
-   * the rest as keys and their text (read from the source, which never changes).
+   * the rest as the JSON text of their keys and values (read from the source, which never changes).
    */
-  frozen(): { keys: K[]; values: V[]; raw: { keys: K[]; text: (i: number) => string } } {
-    const starts = [...this.raw.values()];
+  frozen(): { keys: K[]; values: V[]; raw: { count: number; keyText: (i: number) => string; text: (i: number) => string } } {
+    const entries = this.raw.liveEntries();
     return {
       keys: [...Map.prototype.keys.call(this)] as K[],
       values: [...Map.prototype.values.call(this)] as V[],
-      raw: { keys: [...this.raw.keys()], text: (i) => this.textAt(starts[i]!) },
+      raw: { count: entries.length, keyText: (i) => this.raw.keyTextAt(entries[i]!), text: (i) => this.raw.valueTextAt(entries[i]!) },
     };
   }
 }

@@ -189,7 +189,7 @@ export class WorldService {
     const epoch = await currentEpoch(this.o.events, this.world);
     this.stream = epoch.stream;
     this.start = epoch.start;
-    const snap = this.snapshots.load(this.world);
+    const snap = this.snapshots.loadAhead ? await this.snapshots.loadAhead(this.world) : this.snapshots.load(this.world);
     // a snapshot of an epoch before the current one does not fit its journal
     if (snap && snap.world.height > this.start) {
       const at = await this.o.events.readStream(this.stream, { fromRevision: this.revisionOf(snap.world.height - 1), maxCount: 1 });

@@ -29,6 +29,13 @@ export interface Snapshot {
 
 export interface SnapshotStore {
   load(world: string): Snapshot | undefined;
+  /**
+   * Starts reading the world's snapshot off the event loop (the file is a few hundred MB for a
+   * large town), so that `loadAhead` finds the bytes read while the start does other work.
+   */
+  readAhead?(world: string): void;
+  /** `load`, from the bytes `readAhead` read (or reads now). */
+  loadAhead?(world: string): Promise<Snapshot | undefined>;
   /** Writes the snapshot now, in one go. */
   save(world: string, snapshot: Snapshot): void;
   /**
@@ -56,7 +63,8 @@ interface FrozenMap {
   name: string;
   keys: unknown[];
   values: unknown[];
-  raw?: { keys: unknown[]; text: (i: number) => string };
+  /** A LazyMap's pairs still text: each key's and value's JSON as the file held them. */
+  raw?: { count: number; keyText: (i: number) => string; text: (i: number) => string };
 }
 
 /**
@@ -104,7 +112,7 @@ function* encodeFrozen(s: FrozenSnapshot): Generator<string> {
       yield JSON.stringify({ map: name, lazy: true });
       // `<key as JSON>\t<value as JSON>`: JSON text never holds a raw tab, so the first splits.
       for (let i = 0; i < keys.length; i++) yield `${JSON.stringify(keys[i])}\t${JSON.stringify(values[i])}`;
-      if (raw) for (let i = 0; i < raw.keys.length; i++) yield `${JSON.stringify(raw.keys[i])}\t${raw.text(i)}`;
+      if (raw) for (let i = 0; i < raw.count; i++) yield `${raw.keyText(i)}\t${raw.text(i)}`;
       continue;
     }
     yield JSON.stringify({ map: name });
@@ -137,12 +145,10 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   let current: Map<unknown, unknown> | undefined;
   let lazy: LazyMap<unknown, unknown> | undefined;
   while (at < bytes.length) {
-    // A lazy Map's lines: only the key is read now; the value stays in `bytes` (lazy-map.ts).
+    // A lazy Map's lines: nothing is decoded now; keys and values stay in `bytes` (lazy-map.ts).
     if (lazy && bytes[at] !== 0x7b && bytes[at] !== 10) {
       const end = lineEnd();
-      const tab = bytes.indexOf(9, at);
-      if (tab < 0 || tab > end) return undefined;
-      lazy.setRaw(JSON.parse(bytes.toString('utf8', at, tab)), tab + 1);
+      if (!lazy.addLine(at, end)) return undefined;
       at = end + 1;
       continue;
     }
@@ -168,20 +174,38 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
 /** Snapshots as files under `<dataDir>/snapshots`, written whole and renamed into place. */
 export function fileSnapshots(dataDir: string): SnapshotStore {
   const dir = path.join(dataDir, 'snapshots');
+  /** Bytes being read ahead, by world (undefined: no file); taken by the next loadAhead. */
+  const ahead = new Map<string, Promise<Buffer | undefined>>();
+  const decoded = (bytes: Buffer | undefined) => {
+    if (!bytes) return undefined;
+    try {
+      const s = decodeSnapshot(bytes);
+      return s?.format === snapshotFormat ? s : undefined;
+    } catch {
+      return undefined; // a torn or foreign file is no snapshot
+    }
+  };
+  const readAhead = (world: string) => {
+    if (!ahead.has(world))
+      ahead.set(
+        world,
+        fs.promises.readFile(path.join(dir, fileName(world))).catch(() => undefined),
+      );
+  };
   return {
     load(world) {
-      let bytes: Buffer;
       try {
-        bytes = fs.readFileSync(path.join(dir, fileName(world)));
+        return decoded(fs.readFileSync(path.join(dir, fileName(world))));
       } catch {
         return undefined;
       }
-      try {
-        const s = decodeSnapshot(bytes);
-        return s?.format === snapshotFormat ? s : undefined;
-      } catch {
-        return undefined; // a torn or foreign file is no snapshot
-      }
+    },
+    readAhead,
+    async loadAhead(world) {
+      readAhead(world);
+      const bytes = await ahead.get(world);
+      ahead.delete(world);
+      return decoded(bytes);
     },
     save(world, snapshot) {
       const file = path.join(dir, fileName(world));

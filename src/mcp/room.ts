@@ -8,8 +8,6 @@
 import { earlierGuideText } from '../http/earlier-guide.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Caller } from '../contract/caller.js';
 import { limits } from '../contract/limits.js';
 import type { Logger } from '../http/front/failure.js';
@@ -22,7 +20,7 @@ import type { CheckpointWaits } from '../queries/fresh.js';
 import { CardWatch, type WatchedWorld } from './card-watch.js';
 import { instructions, promptText } from './prompt.js';
 import type { TownMcp } from './server.js';
-import { answer, jsonRpcError, sessionGone } from './session.js';
+import { answer, jsonRpcError, sessionGone } from './replies.js';
 import { type McpLimits, McpSessions } from './sessions.js';
 import { agentTools } from './tools.js';
 
@@ -70,6 +68,14 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * The SDK's message types, loaded by the first request that may open a session: the SDK (with
+ * ajv and its zod) was 145 of the ~1,200 modules a start loaded, for a room most starts never see
+ * a request in (docs/decisions.md, "The start, session 7").
+ */
+let sdkTypesLoaded: Promise<typeof import('@modelcontextprotocol/sdk/types.js')> | undefined;
+const sdkTypes = () => (sdkTypesLoaded ??= import('@modelcontextprotocol/sdk/types.js'));
+
 export function mcpRoom(deps: McpRoomDeps): McpRoom {
   const handlerOf = (name: string) => (typeof deps.handlers[name] === 'function' ? (deps.handlers[name] as AnyHandler) : undefined);
   const built = (r: Route) => handlerOf(r.name) !== undefined;
@@ -102,7 +108,6 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
       return text;
     },
     version: packageVersion(),
-    validator: new AjvJsonSchemaValidator(),
   };
   const sessions = new McpSessions({ events: deps.events, town, origin: deps.origin, limits: { ...mcpLimits, ...deps.limits }, logger: deps.logger });
 
@@ -117,7 +122,7 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     sessions,
     town,
     async post(ctx) {
-      if (ctx.get('mcp-session-id') || !isInitializeRequest(ctx.state.body)) {
+      if (ctx.get('mcp-session-id') || !(await sdkTypes()).isInitializeRequest(ctx.state.body)) {
         const s = named(ctx);
         return s instanceof Response ? answer(ctx, s) : s.handle(ctx);
       }

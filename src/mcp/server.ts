@@ -6,6 +6,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
@@ -41,8 +42,11 @@ export interface TownMcp {
   instructions: string;
   prompt(): string;
   version: string;
-  /** One validator for every session (the SDK would make an Ajv instance per session). */
-  validator: jsonSchemaValidator;
+  /**
+   * One validator for every session (the SDK would make an Ajv instance per session); made with
+   * the first session's server (this module, and the SDK, load with the first session: room.ts).
+   */
+  validator?: jsonSchemaValidator;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -70,7 +74,11 @@ export function toolResult(reply: RouteReply): CallToolResult {
 export function townServer(town: TownMcp, session: Subscriber): Server {
   const server = new Server(
     { name: 'town', title: 'Town', version: town.version },
-    { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} }, instructions: town.instructions, jsonSchemaValidator: town.validator },
+    {
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} },
+      instructions: town.instructions,
+      jsonSchemaValidator: (town.validator ??= new AjvJsonSchemaValidator()),
+    },
   );
   const tool = (name: string): TownTool => {
     const t = town.tools.get(name);

@@ -13,7 +13,6 @@
  *   DELETE  ends the session.
  */
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type EventId,
@@ -27,6 +26,7 @@ import type { TownContext } from '../http/handler.js';
 import type { Subscriber } from './card-watch.js';
 import { cardUri } from './prompt.js';
 import type { Calling } from './route-call.js';
+import { answer, headersOf, sessionGone, write } from './replies.js';
 import { type TownMcp, townServer } from './server.js';
 
 export interface SessionOptions {
@@ -254,35 +254,4 @@ export class McpSession implements Subscriber {
     })();
     return this.closing;
   }
-}
-
-function headersOf(h: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  h.forEach((v, k) => {
-    out[k] = v;
-  });
-  return out;
-}
-
-/** A whole answer of the transport (JSON, or none) written to the socket: koa must not rewrite it (a 202 has no body). */
-export async function answer(ctx: TownContext, response: Response): Promise<void> {
-  write(ctx, response, response.body ? await response.text() : '');
-}
-
-/** The transport's answer with `text` as its body (the text its Response holds). */
-function write(ctx: TownContext, response: Response, text: string): void {
-  ctx.respond = false;
-  const res: ServerResponse = ctx.res;
-  res.writeHead(response.status, { ...headersOf(response.headers), 'content-length': String(Buffer.byteLength(text)) });
-  res.end(text);
-}
-
-/** What the transport itself answers for a session it no longer has. */
-export function sessionGone(): Response {
-  return jsonRpcError(404, -32001, 'Session not found');
-}
-
-/** A JSON-RPC error as the transport writes its own (id null: no message was taken). */
-export function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
 }

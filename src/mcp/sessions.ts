@@ -11,7 +11,7 @@ import { CredentialRevoked, streams } from '../events/identity.js';
 import type { Logger } from '../http/front/failure.js';
 import type { EventStore, Subscription } from '../stores/event-store.js';
 import type { TownMcp } from './server.js';
-import { McpSession } from './session.js';
+import type { McpSession } from './session.js';
 
 export interface McpLimits {
   /** Sessions one credential holds at once; opening another ends its least recently used. */
@@ -60,6 +60,8 @@ export class McpSessions {
       });
     }
     await this.watchRevocations();
+    // The session's module loads the SDK: on the first session, not at start (room.ts).
+    const { McpSession } = await import('./session.js');
     return McpSession.open(caller, this.deps.town, {
       origin: this.deps.origin,
       holdMs: limits.holdMs,

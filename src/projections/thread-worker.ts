@@ -14,7 +14,7 @@ import type { FromThread, ThreadData, ToThread } from './thread.js';
 import { startWorker } from './worker.js';
 import type { GiveWay, Projector } from './projector.js';
 import type { ReadStore } from '../stores/read-store.js';
-import { loadRepositoryKeys } from '../repository/keys.js';
+import { loadRepositoryCode } from '../repository/projection.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread-worker.ts runs as a worker thread (thread.ts starts it)');
@@ -173,6 +173,8 @@ async function run(): Promise<void> {
    * checkpoints: at start, and again on `resume` after a live rebuild switched generations.
    */
   const fold = async () => {
+    // (a thread without the repository never loads its AT Protocol code: repository/projection.ts)
+    if (data.names.includes('repository')) await loadRepositoryCode();
     const reads = await openReadStore(data.readStore);
     try {
       // The thread follows the journal, it cannot read it whole: the town rebuilt stale read models before starting it.
@@ -185,7 +187,8 @@ async function run(): Promise<void> {
         ...(data.lingerMs !== undefined ? { lingerMs: data.lingerMs } : {}),
         ...(data.giveWay ? { giveWay: giveWayTo(data.giveWay, feed.journalBytes) } : {}),
         commitGapMs: data.commitGapMs,
-        ...(signing !== undefined ? { repository: { keys: () => loadRepositoryKeys(signing) } } : {}),
+        // (keys.ts loads the AT Protocol's curves: only a thread that signs needs them)
+        ...(signing !== undefined ? { repository: { keys: async () => (await import('../repository/keys.js')).loadRepositoryKeys(signing) } } : {}),
         onError: failed,
         stale: 'refuse',
         lease: { holder: data.leaseHolder },

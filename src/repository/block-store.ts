@@ -12,7 +12,9 @@ import type { Cid } from '@atproto/lex-data';
 import type { Collection, Doc } from '../stores/read-store.js';
 import { blockTexts, cidTexts } from './block-texts.js';
 
-export const blocksCollection = 'repository.blocks';
+import { blocksCollection } from './collections.js';
+
+export { blocksCollection };
 
 export interface BlockDoc extends Doc {
   bytes: string;

@@ -22,7 +22,9 @@ import type { Doc, Unit } from '../stores/read-store.js';
 import { applyOps, commitBlock, commitOf, type HostedTrees } from './hosted-tree.js';
 import type { FrameDoc, FrameOp } from './projection.js';
 
-export const accountsCollection = 'repository.accounts';
+import { accountsCollection } from './collections.js';
+
+export { accountsCollection };
 
 export interface AccountDoc extends Doc {
   /** `[path, cid]` of every record (paths hold dots and slashes, which are no field names). */

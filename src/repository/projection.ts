@@ -24,24 +24,20 @@
  *
  * Idempotent: entries at or below the head's height are skipped.
  */
-import { TID } from '@atproto/common-web';
-import { type Cid, cidForCbor, parseCid } from '@atproto/lex-data';
-import { encode as cborEncode } from '@atproto/lex-cbor';
-import { def, MST } from '@atproto/repo';
+import type { Cid } from '@atproto/lex-data';
 import type { Entry } from '../cards/kernel/entry.js';
 import { TOWN_WORLD, type StoredEntry } from '../events/world.js';
 import { DocBatch, worldProjection } from '../projections/entries.js';
 import type { Projection } from '../projections/projection.js';
 import { readModel } from '../projections/read-model.js';
 import type { Doc, Unit } from '../stores/read-store.js';
-import { blocksCollection, DocBlockstore } from './block-store.js';
-import { blockTexts, carOf } from './block-texts.js';
-import { commitAt, type Leaf, type RepoHead, type TreeWrite } from './commit.js';
-import { accountsCollection, hostedFrame } from './hosted-frames.js';
-import { HostedTrees } from './hosted-tree.js';
+import type { DocBlockstore } from './block-store.js';
+import { accountsCollection, blocksCollection } from './collections.js';
+import type { Leaf, RepoHead, TreeWrite } from './commit.js';
+import type { HostedTrees } from './hosted-tree.js';
 import { hostedWrittenType } from '../events/hosted.js';
 import type { RecordedEvent } from '../stores/event-store.js';
-import { townDid } from './identity.js';
+import { townDid } from '../identity/names.js';
 import type { RepositoryKeys } from './keys.js';
 import { objectOf, receiptMessage, recordDocOf, type RecordDoc, recordValue } from './records.js';
 
@@ -137,7 +133,20 @@ function tickOf(before: number, entry: Entry, ops: number): number {
   return Math.max(before + 1 + extra, entry.clock * 1000);
 }
 
-const revOf = (tick: number) => TID.fromTime(tick, 0).toString();
+/** The AT Protocol code of the fold (projection-code.ts), loaded by the first fold that needs it. */
+let codeLoaded: Promise<typeof import('./projection-code.js')> | undefined;
+/** The module once loaded: a record's leaf (one per record folded) takes it without waiting a tick. */
+let codeModule: typeof import('./projection-code.js') | undefined;
+const code = async () => codeModule ?? (codeModule = await (codeLoaded ??= import('./projection-code.js')));
+
+/**
+ * Loads the fold's AT Protocol code now: the repository's projector thread does before it says it
+ * started, so that a start waits for it there as it did when the registry loaded it (and a read of
+ * the repository right after a start finds what it found then).
+ */
+export async function loadRepositoryCode(): Promise<void> {
+  await code();
+}
 
 export function repositoryProjection(options: RepositoryProjectionOptions = {}): Projection {
   let keys: Promise<RepositoryKeys | undefined> | undefined;
@@ -226,11 +235,12 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
   /** Signs the planned operations as commits of at most 200, keeps their frames and blocks. */
   async function commitAll(planned: PlannedEntry[], unit: Unit, state: HeadDoc, signing: RepositoryKeys): Promise<void> {
     const blocks = unit.collection(blocksCollection);
-    storage ??= new DocBlockstore(blocks);
+    const at = await code();
+    storage ??= new at.DocBlockstore(blocks);
     storage.use(blocks);
     if (state.commit && (!head || head.cid.toString() !== state.commit)) {
       // Started again, or the last unit did not commit: the stored head is the truth.
-      head = await loadHead(storage, parseCid(state.commit));
+      head = await loadHead(storage, at.parseCid(state.commit));
     } else if (!state.commit) head = undefined;
 
     const frames = unit.collection(firehoseCollection);
@@ -245,12 +255,12 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         byPath.set(op.doc._id, before?.action === 'create' ? { ...op, action: 'create', prev: undefined } : before ? { ...op, prev: before.prev } : op);
       }
       const writes: TreeWrite[] = [...byPath.values()].map((op) => ({ action: op.action, collection: op.doc.collection, rkey: op.doc.rkey, leaf: op.leaf }));
-      const rev = revOf(tick);
-      const result = await commitAt(storage!, state.did, head, writes, signing.commit, rev);
+      const rev = at.TID.fromTime(tick, 0).toString();
+      const result = await at.commitAt(storage!, state.did, head, writes, signing.commit, rev);
       storage!.apply(result.data.newBlocks, result.data.removedCids, rev);
       head = result.head;
-      const carBlocks = new Map(blockTexts(result.data.newBlocks));
-      for (const [text, bytes] of blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
+      const carBlocks = new Map(at.blockTexts(result.data.newBlocks));
+      for (const [text, bytes] of at.blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
       made.push({
         _id: frameId(++seq),
         seq,
@@ -264,7 +274,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
           cid: op.leaf.cid.toString(),
           ...(op.prev !== undefined ? { prev: op.prev } : {}),
         })),
-        blocks: Buffer.from(await carOf(result.data.cid, carBlocks, result.cids)).toString('base64'),
+        blocks: Buffer.from(await at.carOf(result.data.cid, carBlocks, result.cids)).toString('base64'),
         time: new Date(now()).toISOString(),
         height,
       });
@@ -302,7 +312,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     state.data = head!.commit.data.toString();
   }
 
-  const trees = new HostedTrees();
+  let trees: HostedTrees | undefined;
   /** A hosted account's commit as the next frame (none on a box that does not sign: no firehose). */
   async function frameHosted(event: RecordedEvent, unit: Unit): Promise<void> {
     if (!(await (keys ??= options.keys?.() ?? Promise.resolve(undefined)))) return;
@@ -310,7 +320,9 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     const [last] = (await frames.find({}, { sort: { _id: -1 }, limit: 1 })) as FrameDoc[];
     const seq = (last?.seq ?? 0) + 1;
     const height = ((await unit.collection(headCollection).findOne({ _id: 'head' })) as HeadDoc | null)?.height ?? -1;
-    const frame = await hostedFrame(event, unit, trees, seq, height, new Date(now()).toISOString());
+    const at = await code();
+    trees ??= new at.HostedTrees();
+    const frame = await at.hostedFrame(event, unit, trees, seq, height, new Date(now()).toISOString());
     if (frame) await frames.putMany([{ ...frame, _id: frameId(seq) }]);
   }
 
@@ -387,12 +399,14 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
 
 /** A record's value as a block: encoded once, as `cidForRecord` and the commit would each encode it. */
 async function leafOf(value: ReturnType<typeof recordValue>): Promise<Leaf> {
-  const bytes = cborEncode(value);
-  return { cid: await cidForCbor(bytes), bytes };
+  const at = codeModule ?? (await code());
+  const bytes = at.cborEncode(value);
+  return { cid: await at.cidForCbor(bytes), bytes };
 }
 
 /** A signed head from its blocks (the tree is read lazily, as commits need it). */
 export async function loadHead(storage: DocBlockstore, cid: Cid): Promise<RepoHead> {
+  const { def, MST } = await code();
   const commit = await storage.readObj(cid, def.commit);
   return { did: commit.did, data: MST.load(storage, commit.data), commit, cid };
 }

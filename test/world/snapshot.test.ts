@@ -104,6 +104,10 @@ test('a frozen snapshot written in steps is the world as it was frozen, whatever
     await writing;
     const loaded = store.load('town')!;
     assert.equal(plain(loaded.world), before);
+    // Read ahead (as a start does, off the event loop), the same snapshot; none for a world without one.
+    store.readAhead!('town');
+    assert.equal(plain((await store.loadAhead!('town'))!.world), before);
+    assert.is(await store.loadAhead!('elsewhere'), undefined);
     assert.is(loaded.world.height, frozen.height);
     // Frozen again from a loaded (lazy) world: the same file, text written back undecoded.
     const again = frozenSnapshot(loaded);
@@ -122,10 +126,12 @@ test('a snapshot of another shape is refused', () => {
 });
 
 test('LazyMap answers as a Map does', () => {
-  // Values lie in the source as lines; the last one may end without a newline.
-  const m = new LazyMap<string, { n: number }>(Buffer.from('{"n":1}\n{"n":2}'));
-  m.setRaw('a', 0);
-  m.setRaw('b', 8);
+  // Pairs lie in the source as lines; the last one may end without a newline.
+  const source = Buffer.from('"a"\t{"n":1}\n"b"\t{"n":2}');
+  const m = new LazyMap<string, { n: number }>(source);
+  assert.ok(m.addLine(0, 11));
+  assert.ok(m.addLine(12, source.length));
+  assert.not.ok(m.addLine(0, 3), 'a line without a tab is no pair');
   assert.is(m.rawOf('b'), '{"n":2}', 'the text runs to the end of the source');
   m.set('c', { n: 3 });
   assert.is(m.size, 3);
@@ -151,6 +157,47 @@ test('LazyMap answers as a Map does', () => {
   assert.ok(over.receipts.has('c'));
   m.clear();
   assert.is(m.size, 0);
+});
+
+test('LazyMap keeps answering as a Map does through thousands of keys read, set and deleted', () => {
+  // Keys of every spelling (escapes a writer may use, \u ones included; non-ASCII; a number), so
+  // the table's hash of a line's bytes and of a looked-up string must agree.
+  const keys: unknown[] = [];
+  for (let i = 0; i < 3000; i++) keys.push(i % 7 === 0 ? `guest:t\n${i}` : i % 11 === 0 ? `é${i}🦊` : `k${i}`);
+  keys.push(42, 'a');
+  const lines = keys.map((k, i) => `${k === 'a' ? '"\\u0061"' : JSON.stringify(k)}\t${JSON.stringify({ n: i })}`);
+  lines.push(`"k5"\t${JSON.stringify({ n: -5 })}`); // a key written twice reads as its later value
+  const source = Buffer.from(lines.join('\n'));
+  const m = new LazyMap<unknown, { n: number }>(source);
+  const plainMap = new Map<unknown, { n: number }>();
+  let at = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const end = source.indexOf(10, at) < 0 ? source.length : source.indexOf(10, at);
+    assert.ok(m.addLine(at, end));
+    at = end + 1;
+    plainMap.set(i < keys.length ? keys[i] : 'k5', { n: i < keys.length ? i : -5 });
+  }
+  assert.is(m.size, plainMap.size);
+  assert.equal(m.get('a'), { n: 3001 }, 'a key spelt with \\u escapes');
+  assert.equal(m.get(42), { n: 3000 }, 'a key that is no string');
+  assert.equal(m.get('k5'), { n: -5 });
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let step = 0; step < 20_000; step++) {
+    const k = random(10) === 0 ? `absent${step}` : keys[random(keys.length)];
+    const op = random(4);
+    if (op === 0) assert.equal(m.get(k), plainMap.get(k));
+    else if (op === 1) assert.is(m.has(k), plainMap.has(k));
+    else if (op === 2) {
+      m.set(k, { n: step });
+      plainMap.set(k, { n: step });
+    } else assert.is(m.delete(k), plainMap.delete(k));
+  }
+  assert.is(m.size, plainMap.size);
+  assert.equal(new Map([...m].sort((a, b) => a[1].n - b[1].n)), new Map([...plainMap].sort((a, b) => a[1].n - b[1].n)));
 });
 
 test.run();
