@@ -112,7 +112,7 @@ export interface ThreadProjectorOptions {
  * waits for the projection, so a loaded town adds up to this much to that wait; an idle one
  * folds at once, as before.
  */
-export const defaultCommitGapMs = Number(process.env.EXP_GAP ?? 60);
+export const defaultCommitGapMs = 60;
 
 /** The longest wait between two restarts of a thread that keeps failing. */
 const maxRestartMs = 30_000;

@@ -49,7 +49,6 @@ export function openEnv(dir: string): RootDatabase {
     // As the event store: a commit is visible only once it is on disk (docs/decisions.md (event-store)).
     overlappingSync: false,
     noSync: false,
-    ...(process.env.EXP_NOMETA ? { noMetaSync: true } : {}),
     maxDbs: MAX_DBS,
   });
 }
