@@ -84,7 +84,7 @@ function withLinksSpliced(out: Record<string, unknown>, self: string): string | 
   const own = out._links as Links | undefined;
   if (typeof own !== 'object' || own === null || Array.isArray(own) || 'self' in own || 'api' in own || 'toJSON' in own) return undefined;
   const d = Object.getOwnPropertyDescriptor(out, '_links');
-  if (!d || !d.writable || !d.enumerable) return undefined;
+  if (!d?.writable || !d.enumerable) return undefined;
   let fields: string;
   out._links = undefined;
   try {
