@@ -16,8 +16,7 @@ import { openReadStore } from '../src/stores/open-read-store.js';
 import { allProjections } from '../src/projections/index.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 
-import { pino } from 'pino';
-import { townLog } from '../src/operations/log.js';
+import { blockDestination, townLog } from '../src/operations/log.js';
 import { cpuUs, percentile, threadCpuUs, vmHwmMb } from './turns-figures.js';
 
 /**
@@ -34,7 +33,7 @@ async function openBenchTown(dir: string, repository = process.env.BENCH_REPOSIT
     origin: 'http://bench.test',
     limiters: createLimiters(clock, { credential: [10_000, 1], identity: [10_000, 1], page: [10_000, 1], xrpc: [10_000, 1] }),
     // A line per request, as `npm start` logs (to /dev/null, asynchronously, as to a pipe); BENCH_LOG=off: none.
-    ...(process.env.BENCH_LOG !== 'off' ? { log: townLog({ destination: pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }) }) } : {}),
+    ...(process.env.BENCH_LOG !== 'off' ? { log: townLog({ destination: blockDestination('/dev/null') }) } : {}),
   });
 }
 

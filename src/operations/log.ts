@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogLevel } from '../config.js';
 import type { Logger } from '../http/front/failure.js';
+import { LineBlocks } from './log-blocks.js';
 
 export type TownLog = Pino;
 
@@ -55,18 +56,18 @@ export function townLog(options: LogOptions = {}): TownLog {
     return pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l' } } });
   }
   if (!options.inBlocks) return pino(settings, pino.destination({ dest: 1, sync: false }));
-  // Lines are written in blocks of 4 KiB (one write a block, not one a request: the write was
+  // Lines are written in blocks of 12 KiB (one write a block, not one a request: the write was
   // half the log's cost on a read), and whatever is waiting every quarter second, so a quiet town's
   // lines still appear at once; a process killed outright loses at most that quarter second.
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => {
-    try {
-      destination.flush();
-    } catch {
-      // Nothing buffered, or the stream is closing.
-    }
-  }, 250).unref();
-  return pino(settings, destination);
+  return pino(settings, blockDestination(1));
+}
+
+/**
+ * A request log's destination: lines gathered into blocks of 12 KiB (log-blocks.ts), each written
+ * asynchronously by sonic-boom to `dest` (a file descriptor or path).
+ */
+export function blockDestination(dest: number | string): LineBlocks {
+  return new LineBlocks(pino.destination({ dest, sync: false }));
 }
 
 /** The front's Logger (failures) on a pino log. */

@@ -40,6 +40,7 @@ import { frameBodies, type FrameLocation, type FramePayload } from './embedded-f
 import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
 import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
 import { lockEventsDirectory } from './embedded-lock.js';
+import { RecentFrames } from './embedded-recent-frames.js';
 
 /** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
 export const PAGE_SIZE = 256;
@@ -144,6 +145,8 @@ export class EmbeddedEventStore implements EventStore {
   private readonly deleted = new Set<string>();
   /** Streams whose tombstone is on its way to the disk: appends to them are refused already. */
   private readonly deleting = new Map<string, Promise<unknown>>();
+  /** This session's newest durable frames: the stream and offset of each (scan passes over them unread). */
+  private readonly recent = new RecentFrames();
 
   constructor(
     private readonly journal: Journal<PendingAppend>,
@@ -278,6 +281,7 @@ export class EmbeddedEventStore implements EventStore {
   durable(entries: PendingAppend[]): void {
     for (const a of entries) {
       this.index.add(a);
+      this.recent.add(a.firstPosition, a.stream, a.offsets);
       const inFlight = this.pending.get(a.stream)!;
       // Appends to one stream become durable in the order they were reserved.
       inFlight.appends.shift();
@@ -393,19 +397,34 @@ export class EmbeddedEventStore implements EventStore {
   /**
    * Durable events after `after` of the streams `wanted` accepts (all when it is undefined),
    * looking at `limit` positions at most; frames of other streams are passed over by their
-   * heads, undecoded, and so are deleted streams' and the tombstones. `last`: the last position
-   * looked at.
+   * heads, undecoded (by the stream kept in `recent` for frames this session wrote, unread), and
+   * so are deleted streams' and the tombstones. `last`: the last position looked at.
    */
   scan(after: number, limit: number, wanted?: (stream: string) => boolean): { events: RecordedEvent[]; last: number } {
     this.assertOpen();
     const events: RecordedEvent[] = [];
     const last = Math.min(after + limit, this.durableHead);
     if (last <= after) return { events, last: after };
-    const from = this.index.locate(after + 1);
-    if (from === undefined) throw new Error(`event index has no entry for position ${after + 1}`);
-    // Positions are consecutive frames in the journal: one sequential read.
-    let offset = this.journal.skip(from.offset, after + 1 - from.position);
+    const recent = this.recent;
+    // Positions are consecutive frames in the journal: one sequential read, from the first one
+    // this session did not write itself (those it did are passed over, or read, by their kept
+    // stream and offset).
+    let offset = -1;
     for (let position = after + 1; position <= last; position++) {
+      if (recent.has(position)) {
+        const stream = recent.streamAt(position);
+        if (stream === DELETED_STREAM || this.deleted.has(stream) || (wanted && !wanted(stream))) continue;
+        const at = recent.offsetAt(position);
+        const { payload } = this.journal.readAt(at);
+        if (payload.p !== position) throw new JournalCorrupt(this.journal.file, at, `expected position ${position}, found ${payload.p}`);
+        events.push(toRecorded(payload));
+        continue;
+      }
+      if (offset < 0) {
+        const from = this.index.locate(position);
+        if (from === undefined) throw new Error(`event index has no entry for position ${position}`);
+        offset = this.journal.skip(from.offset, position - from.position);
+      }
       const { payload, next } = wanted ? this.journal.headAt(offset) : this.journal.readAt(offset);
       if (payload.p !== position) throw new JournalCorrupt(this.journal.file, offset, `expected position ${position}, found ${payload.p}`);
       const seen = payload.s !== DELETED_STREAM && !this.deleted.has(payload.s);

@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonReply, preparedReply } from '../../src/http/front/reply.js';
+import { replyLinks, type Links } from '../../src/http/links.js';
 import type { TownContext } from '../../src/http/handler.js';
 
 const prepared = suite('prepared replies');
@@ -60,6 +61,31 @@ prepared('own self or api links are left to the plain path', () => {
   const same = preparedReply(out);
   assert.not.ok(Object.isFrozen(same), 'not prepared');
   assert.is(JSON.parse(sent(same, '/AGENTS.md/x').body as string)._links.self.href, '/elsewhere');
+});
+
+// A plain object with links of its own (a turn's reply) is serialised with its links spliced in
+// (front/reply.ts withLinksSpliced): the same bytes as serialising the copy with the front's links.
+prepared('links spliced in: the same bytes as the copy, the object left as it was', () => {
+  const withLinks: Record<string, unknown>[] = [
+    { status: 'done', line: 'ann pours', offers: [], receipt: { slug: 'a-b-c', height: 2 }, _links: { receipt: { href: '/r' }, card: { href: '/c' } } },
+    { _links: { card: { href: '/c' } } },
+    { a: 1, _links: {} },
+    { _links: {}, after: 'links first', gone: undefined },
+    { a: undefined, b: [undefined, 1], _links: { doors: [{ href: '/x', name: 'x' }] }, c: 'é \u2028' },
+    Object.assign(Object.create(null), { n: 1, _links: { k: { href: '/k' } } }),
+    { frozen: true, _links: { k: { href: '/k' } } },
+  ];
+  Object.freeze(withLinks[withLinks.length - 1]);
+  for (const [i, out] of withLinks.entries()) {
+    for (const self of ['/AGENTS.md/world/lamp/fill', '/x?y="z"']) {
+      const before = JSON.stringify(out);
+      const { _links, ...rest } = out as { _links?: Links };
+      const expected = JSON.stringify({ ...rest, _links: replyLinks(self, _links) });
+      assert.is(sent(out, self).body, expected, `case ${i}, self ${self}`);
+      assert.is(JSON.stringify(out), before, `case ${i} is left as it was`);
+      assert.ok('_links' in out);
+    }
+  }
 });
 
 prepared.run();

@@ -20,8 +20,24 @@ export async function decodeBody(ctx: TownContext, r: Route, read: BodyReader | 
   return decode(r.body, raw, 'body');
 }
 
+/**
+ * A route's codec's answer to no query at all, decoded once (most requests send none: a turn, a
+ * read), frozen because every such request shares it; a codec that refuses an empty query is
+ * asked every time, so the refusal is made as before.
+ */
+const noQuery = new WeakMap<object, Readonly<Record<string, string | undefined>> | false>();
+
 export function decodeQuery(ctx: TownContext, r: Route): Record<string, string | undefined> {
-  if (!r.query && ctx.querystring === '') return {};
+  if (ctx.querystring === '') {
+    if (!r.query) return {};
+    let kept = noQuery.get(r.query);
+    if (kept === undefined) {
+      const d = r.query.decode({});
+      kept = d._tag === 'Right' ? Object.freeze(d.right as Record<string, string | undefined>) : false;
+      noQuery.set(r.query, kept);
+    }
+    if (kept !== false) return kept as Record<string, string | undefined>;
+  }
   const q = ctx.query as Record<string, string | string[] | undefined>;
   if (r.query) return decode(r.query, q, 'query') as Record<string, string | undefined>;
   const flat: Record<string, string | undefined> = {};

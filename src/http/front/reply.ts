@@ -72,17 +72,44 @@ export function preparedReply<T extends Record<string, unknown>>(out: T): T {
 /** Refuses a reply of `size` bytes over the reply limit (replyTooLarge). */
 export const measureReply = measure;
 
+const apiJson = JSON.stringify({ href: apiHref });
+
+/**
+ * `JSON.stringify({...rest, _links: replyLinks(self, _links)})` of a plain object with an own,
+ * writable `_links` that names neither `self` nor `api`, made without the two copies: `_links`
+ * is set aside while the object is serialised (JSON leaves out a field that is undefined, in
+ * place, so the other fields keep their order), then put back. Undefined for any other object.
+ */
+function withLinksSpliced(out: Record<string, unknown>, self: string): string | undefined {
+  const own = out._links as Links | undefined;
+  if (typeof own !== 'object' || own === null || Array.isArray(own) || 'self' in own || 'api' in own || 'toJSON' in own) return undefined;
+  const d = Object.getOwnPropertyDescriptor(out, '_links');
+  if (!d?.writable || !d.enumerable) return undefined;
+  let fields: string;
+  out._links = undefined;
+  try {
+    fields = JSON.stringify(out);
+  } finally {
+    out._links = own;
+  }
+  const ownJson = JSON.stringify(own);
+  const links = `{"self":{"href":${JSON.stringify(self)}},"api":${apiJson}${ownJson.length === 2 ? '}' : `,${ownJson.slice(1)}`}`;
+  return fields.length === 2 ? `{"_links":${links}}` : `${fields.slice(0, -1)},"_links":${links}}`;
+}
+
 /**
  * A handler's object as the reply: its fields, then `_links` (self, api, then the handler's
  * own), serialised once and measured. The same bytes and headers as setting `ctx.body` to the
  * object and letting koa serialise it, without building the object twice.
  */
 export function jsonReply(ctx: TownContext, out: Record<string, unknown>): void {
-  let text: string;
+  let text: string | undefined;
   const kept = preparedTexts.get(out);
   const proto: unknown = kept === undefined ? Object.getPrototypeOf(out) : undefined;
   if (kept !== undefined) {
     text = kept.head + JSON.stringify(ctx.originalUrl) + kept.tail;
+  } else if ((proto === Object.prototype || proto === null) && !('toJSON' in out) && (text = withLinksSpliced(out, ctx.originalUrl)) !== undefined) {
+    // A plain object with links of its own (a turn's reply): its text is made without copies.
   } else if ((proto !== Object.prototype && proto !== null) || '_links' in out || 'toJSON' in out) {
     const { _links, ...rest } = out as { _links?: Links };
     text = JSON.stringify({ ...rest, _links: replyLinks(ctx.originalUrl, _links) });
