@@ -1,12 +1,10 @@
 /**
- * Reading a request body: koa-body with the route's size limit (the usual plain JSON body read
- * directly, as koa-body would: json-body.ts), then the two checks of spec 7.1
+ * Reading a request body: koa-body with the route's size limit, then the two checks of spec 7.1
  * koa-body does not make: the body is a JSON object (not a list, not a bare value), and it nests
  * at most 256 containers deep. Failures are `bodyTooLarge` (413) and `badJson` (400); whether
  * the object has the right fields is the codec's business (hostRequest), not this module's.
  */
 import { koaBody } from 'koa-body';
-import { parseJsonText, plainJsonBody, readDeclared } from './json-body.js';
 import { limits } from '../contract/limits.js';
 import type { TownContext } from './handler.js';
 import { TownError } from '../contract/town-error.js';
@@ -85,20 +83,13 @@ export function readBody(route: Route) {
       });
     }
     const form = route.form && ctx.is('urlencoded');
-    let value: unknown;
+    if (!form) ctx.req.headers['content-type'] = 'application/json';
     try {
-      if (!form && plainJsonBody(ctx.req)) {
-        // The usual body (json-body.ts): read and parsed as koa-body would, without its detours.
-        value = parseJsonText(await readDeclared(ctx.req, Number(declared)));
-        (ctx.request as { body?: unknown }).body = value;
-      } else {
-        if (!form) ctx.req.headers['content-type'] = 'application/json';
-        await parse(ctx as never, async () => {});
-        value = (ctx.request as { body?: unknown }).body;
-      }
+      await parse(ctx as never, async () => {});
     } catch (err) {
       throw bodyFailure(err, route);
     }
+    const value: unknown = (ctx.request as { body?: unknown }).body;
     if (value === undefined || value === '') return undefined;
     if (!isPlainObject(value))
       throw new TownError(
