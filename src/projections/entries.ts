@@ -91,6 +91,8 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
     collections: spec.collections,
     indexes: spec.indexes,
     handles: (type) => type === worldEntryType || (perWorld.length > 0 && type === expiredType),
+    // `fold` reads by `_id` alone; an expiry's and a carry's rules read through the indexes.
+    readsIndexes: (events) => events.some(breaks),
     apply: (event, unit) => foldAll([event], unit),
     applyBatch: foldAll,
     ...(spec.reset ? { reset: spec.reset } : {}),
