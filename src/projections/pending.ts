@@ -57,6 +57,7 @@ export function pendingProjection(): Projection {
     version: 4,
     perWorld: [pendingDocs.name],
     fold,
+    foldReadsById: true,
     carry: async ({ world, entry }, unit) => {
       const docs = pendingDocs.in(unit);
       if (!entry.carried!.part) await docs.deleteMany({ world });

@@ -173,4 +173,9 @@ class EncodedDocs implements Collection {
     this.plain(Object.keys(spec.keys), 'index on');
     return this.inner.createIndex(spec);
   }
+
+  createIndexes(specs: IndexSpec[]): Promise<void> {
+    for (const spec of specs) this.plain(Object.keys(spec.keys), 'index on');
+    return this.inner.createIndexes(specs);
+  }
 }

@@ -13,7 +13,7 @@ export interface CollectionHost {
   committedView(collection: string): OverlayCollection;
   /** A single write outside units: a unit of its own. */
   write<T>(collection: string, op: (c: Collection) => Promise<T>): Promise<T>;
-  createIndexOutsideUnit(collection: string, spec: IndexSpec): Promise<void>;
+  createIndexesOutsideUnit(collection: string, specs: readonly IndexSpec[]): Promise<void>;
 }
 
 /** `{_id: <text>}` and nothing else. */
@@ -66,6 +66,10 @@ export class EmbeddedCollection implements Collection {
   }
 
   createIndex(spec: IndexSpec): Promise<void> {
-    return this.store.createIndexOutsideUnit(this.name, spec);
+    return this.store.createIndexesOutsideUnit(this.name, [spec]);
+  }
+
+  createIndexes(specs: IndexSpec[]): Promise<void> {
+    return this.store.createIndexesOutsideUnit(this.name, specs);
   }
 }

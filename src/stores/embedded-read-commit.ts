@@ -3,12 +3,11 @@
  * checkpoints and versions written as ONE abortable LMDB transaction, durably (fsync) or not at
  * all.
  */
-import type { Key as LmdbKey } from 'lmdb';
 import { CheckpointBehind, DuplicateKey, LeaseLost, type Doc } from './read-store.js';
 import type { Overlay } from './read-store-unit.js';
 import { entriesFor, indexKeyOf, keyValue, type IndexDef } from './embedded-read-keys.js';
 import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-read-env.js';
-import { committedOwners } from './embedded-read-indexes.js';
+import { committedOwners, compareParts } from './embedded-read-indexes.js';
 import { committed } from './lmdb-commit-failure.js';
 
 /**
@@ -95,7 +94,7 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
     if (!lmdb.collections.has(collection)) added.push(collection);
     // Sorted, so the write thread walks the B-trees in order.
     docPuts.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    idxPuts.sort(compareKeys);
+    idxPuts.sort(compareParts as (a: Key, b: Key) => number);
     // Opened here, before anything is queued (opening is a synchronous transaction).
     writes.push({ dbs: lmdb.open(collection), docPuts, docRemoves, idxPuts, idxRemoves });
   }
@@ -129,17 +128,4 @@ export interface StoredLease {
   expiresAt: number;
   /** The process that took it: one process owns the directory, so another's lease died with it. */
   pid: number;
-}
-
-/** Orders keys as ordered-binary does for the parts used here (strings, numbers); a locality hint only. */
-function compareKeys(a: LmdbKey[], b: LmdbKey[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x === y) continue;
-    if (typeof x === typeof y) return (x as string | number) < (y as string | number) ? -1 : 1;
-    return typeof x === 'number' ? -1 : 1;
-  }
-  return a.length - b.length;
 }

@@ -30,7 +30,7 @@ import { Overlay, OverlayCollection, UnitGate, workInOverlay, type BaseReader, t
 import { MAX } from './embedded-read-keys.js';
 import { openEnv, ReadEnv, type Key } from './embedded-read-env.js';
 import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
-import { buildIndex, UniqueKeys } from './embedded-read-indexes.js';
+import { buildIndexes, UniqueKeys } from './embedded-read-indexes.js';
 import { commitOverlay, type StoredLease } from './embedded-read-commit.js';
 import { committed } from './lmdb-commit-failure.js';
 import { EmbeddedCollection, type CollectionHost } from './embedded-read-collection.js';
@@ -92,7 +92,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     };
     this.hooks = {
       beforeWrite: (collection, id, next, overlay) => this.unique.check(collection, id, next, overlay),
-      createIndex: (collection, spec) => buildIndex(this.lmdb, checkCollectionName(collection), spec),
+      createIndexes: (collection, specs) => buildIndexes(this.lmdb, checkCollectionName(collection), specs),
     };
     const stored = lmdb.meta.get(generationKey);
     this.current = new GenerationView(this, typeof stored === 'number' ? stored : 0);
@@ -290,9 +290,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     return this.gate.exclusive(() => this.runUnit((u) => op(u.collection(name))), this.waitFor(`a write to ${name}`));
   }
 
-  async createIndexOutsideUnit(name: string, spec: IndexSpec): Promise<void> {
+  async createIndexesOutsideUnit(name: string, specs: readonly IndexSpec[]): Promise<void> {
     this.assertOpen();
-    return this.gate.exclusive(() => buildIndex(this.lmdb, name, spec), this.waitFor(`createIndex on ${name}`));
+    return this.gate.exclusive(() => buildIndexes(this.lmdb, name, specs), this.waitFor(`createIndex on ${name}`));
   }
 
   private waitFor(what: string) {

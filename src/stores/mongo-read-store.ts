@@ -63,6 +63,7 @@ import {
   checkDocs,
   checkFilter,
   checkIndexSpec,
+  checkIndexSpecs,
   checkPosition,
   checkProjectionName,
   checkReplacement,
@@ -171,7 +172,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
       },
       count: (collection, filter, exclude) => this.raw(collection).countDocuments(excluding(filter, exclude)),
     };
-    this.hooks = { createIndex: (collection, spec) => createIndex(this.raw(collection), spec) };
+    this.hooks = { createIndexes: (collection, specs) => createIndexes(this.raw(collection), specs) };
   }
 
   raw(name: string): MongoCollection<Doc> {
@@ -482,10 +483,28 @@ function excluding(filter: Filter, exclude: IdSet): MongoFilter<Doc> {
 }
 
 async function createIndex(raw: MongoCollection<Doc>, spec: IndexSpec): Promise<void> {
-  const checked = checkIndexSpec(spec);
-  if (checked.keys.length === 1 && checked.keys[0]![0] === '_id') return; // always there
+  return createIndexes(raw, [spec]);
+}
+
+/**
+ * One createIndexes command: the server checks every index against the others and those there
+ * before it builds any (IndexOptionsConflict, IndexKeySpecsConflict), and builds them in one
+ * pass over the collection, from a sorted bulk load.
+ */
+async function createIndexes(raw: MongoCollection<Doc>, specs: readonly IndexSpec[]): Promise<void> {
+  const checked = checkIndexSpecs(specs).filter((c) => !(c.keys.length === 1 && c.keys[0]![0] === '_id')); // _id: always there
+  if (!checked.length) return;
+  // Two specs of one call that clash are refused before the server sees them, as the embedded store refuses them.
+  for (const [i, c] of checked.entries()) {
+    for (const d of checked.slice(0, i)) {
+      const sameKeys = JSON.stringify(c.keys) === JSON.stringify(d.keys);
+      if (c.name === d.name && !(sameKeys && c.unique === d.unique))
+        throw new Error(`index ${c.name} on ${raw.collectionName} already exists with other keys or options`);
+      if (c.name !== d.name && sameKeys) throw new Error(`an index on ${raw.collectionName} with these keys already exists, named ${d.name}`);
+    }
+  }
   await mapped(raw.collectionName, () =>
-    raw.createIndex(Object.fromEntries(checked.keys), { name: checked.name, ...(checked.unique ? { unique: true } : {}) }),
+    raw.createIndexes(checked.map((c) => ({ key: Object.fromEntries(c.keys), name: c.name, ...(c.unique ? { unique: true } : {}) }))),
   );
 }
 
@@ -588,5 +607,14 @@ class MongoDocs implements Collection {
       return;
     }
     return this.write(() => createIndex(this.raw, spec));
+  }
+
+  async createIndexes(specs: IndexSpec[]): Promise<void> {
+    if (this.deferredIndexes) {
+      checkIndexSpecs(specs);
+      for (const spec of specs) this.deferredIndexes.push([this.name, spec]);
+      return;
+    }
+    return this.write(() => createIndexes(this.raw, specs));
   }
 }

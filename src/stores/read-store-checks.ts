@@ -355,6 +355,12 @@ export function checkIndexSpec(spec: IndexSpec): CheckedIndex {
   return { name, keys, unique: spec.unique === true };
 }
 
+/** createIndexes' specs: an array of index specs, each checked as createIndex checks it. */
+export function checkIndexSpecs(specs: readonly IndexSpec[]): CheckedIndex[] {
+  if (!Array.isArray(specs)) throw new TypeError('createIndexes takes an array of index specs');
+  return specs.map(checkIndexSpec);
+}
+
 /**
  * The fields a filter fixes by equality, as MongoDB uses them to build an upserted document:
  * `field: value` and `field: {$eq: value}` at the top level or inside `$and`. Regular

@@ -61,7 +61,7 @@ export interface BaseReader {
 export interface OverlayHooks {
   /** Refuses a pending write (DuplicateKey on a unique index) before the overlay records it. */
   beforeWrite?(collection: string, id: string, next: Doc | null, overlay: Overlay): void | Promise<void>;
-  createIndex(collection: string, spec: IndexSpec): Promise<void>;
+  createIndexes(collection: string, specs: readonly IndexSpec[]): Promise<void>;
 }
 
 export class Overlay {
@@ -221,7 +221,11 @@ export class OverlayCollection implements Collection {
   }
 
   createIndex(spec: IndexSpec): Promise<void> {
-    return this.overlay.run(() => this.hooks.createIndex(this.name, spec));
+    return this.overlay.run(() => this.hooks.createIndexes(this.name, [spec]));
+  }
+
+  createIndexes(specs: IndexSpec[]): Promise<void> {
+    return this.overlay.run(() => this.hooks.createIndexes(this.name, specs));
   }
 
   private async upsert(next: Doc): Promise<UpdateResult> {

@@ -68,6 +68,17 @@ export interface Collection {
    */
   putMany(docs: Doc[], options?: PutManyOptions): Promise<void>;
   createIndex(spec: IndexSpec): Promise<void>;
+  /**
+   * Creates several indexes at once, each as createIndex would (one that exists with the same
+   * keys and options is left as it is), over the documents already there in one build: how a
+   * rebuild indexes a collection it has just loaded, instead of keeping every index entry up to
+   * date document by document. MongoDB's `createIndexes` (one command, which builds each index
+   * from a sorted pass over the collection); the embedded store sorts the entries and writes a
+   * fresh index in LMDB's append mode. Every spec is checked before anything is built: a clash
+   * with an index there or another spec of the call, or a duplicate key on a unique one,
+   * refuses the call, and none of its indexes is made.
+   */
+  createIndexes(specs: IndexSpec[]): Promise<void>;
 }
 
 /** A duplicate key on a unique index (including `_id`). */

@@ -533,5 +533,118 @@ export function readStoreContract(name: string, makeStore: () => Promise<ReadSto
     assert.equal(all, full);
   });
 
+  test('createIndexes builds several indexes over the documents there, which later writes keep up to date', async ({ store, p }) => {
+    const name = `${p}built`;
+    const c = store.collection(name);
+    // Strings whose UTF-16 and UTF-8 orders differ (a surrogate pair against U+FFFD), numbers of
+    // both signs, missing fields and arrays (multikey), so the entries' order is what the store's is.
+    const tags = ['b', 'a', '\uFFFD', '\u{1F600}', 'é', '', 'a'.repeat(150), undefined];
+    const docs: Doc[] = [];
+    for (let i = 0; i < 240; i++) {
+      const tag = tags[i % tags.length];
+      docs.push({
+        _id: `d${String(i).padStart(3, '0')}`,
+        world: i % 3 === 0 ? 'other' : 'town',
+        n: (i % 17) - 8 + (i % 2 ? 0.5 : 0),
+        ...(tag === undefined ? {} : { tag }),
+        list: [i % 5, `x${i % 4}`],
+      });
+    }
+    for (let i = 0; i < docs.length; i += 60) await c.putMany(docs.slice(i, i + 60));
+    await c.createIndexes([
+      { keys: { tag: 1 }, name: 'tag' },
+      { keys: { world: 1, n: -1 }, name: 'world_n' },
+      { keys: { list: 1 }, name: 'list' },
+    ]);
+    // The same indexes again, in another order: nothing to do.
+    await c.createIndexes([
+      { keys: { list: 1 }, name: 'list' },
+      { keys: { tag: 1 }, name: 'tag' },
+    ]);
+    const expect = async (filter: Filter, test: (d: Doc) => boolean, what: string) => {
+      const want = docs
+        .filter(test)
+        .map((d) => d._id)
+        .sort();
+      assert.equal(sortedIds(await c.find(filter)), want, what);
+    };
+    await expect({ tag: 'a' }, (d) => d.tag === 'a', 'equality');
+    await expect({ tag: '\u{1F600}' }, (d) => d.tag === '\u{1F600}', 'a surrogate pair');
+    await expect({ tag: 'a'.repeat(150) }, (d) => d.tag === 'a'.repeat(150), 'a long string');
+    await expect({ tag: null }, (d) => d.tag === undefined, 'a missing field');
+    await expect({ world: 'town', n: { $gte: -2, $lt: 3 } }, (d) => d.world === 'town' && (d.n as number) >= -2 && (d.n as number) < 3, 'a compound range');
+    await expect({ list: 'x1' }, (d) => (d.list as unknown[]).includes('x1'), 'an element of an array');
+    const page = await c.find({ world: 'town' }, { sort: { n: -1, _id: 1 }, limit: 20 });
+    const sorted = docs
+      .filter((d) => d.world === 'town')
+      .sort((a, b) => (b.n as number) - (a.n as number) || (a._id < b._id ? -1 : 1))
+      .slice(0, 20);
+    assert.equal(ids(page), ids(sorted), 'sorted through the compound index');
+    // Writes after the build move, add and remove entries as ever.
+    await c.updateOne({ _id: 'd001' }, { $set: { tag: 'moved' } });
+    await c.insertOne({ _id: 'late', world: 'town', n: 100, tag: 'a', list: ['x1'] });
+    await c.deleteMany({ _id: 'd002' });
+    docs.find((d) => d._id === 'd001')!.tag = 'moved';
+    docs.push({ _id: 'late', world: 'town', n: 100, tag: 'a', list: ['x1'] });
+    docs.splice(
+      docs.findIndex((d) => d._id === 'd002'),
+      1,
+    );
+    await expect({ tag: 'moved' }, (d) => d.tag === 'moved', 'a moved entry');
+    await expect({ tag: 'a' }, (d) => d.tag === 'a', 'an added entry');
+    await expect({ list: 'x1' }, (d) => (d.list as unknown[]).includes('x1'), 'an added multikey entry');
+    await expect({ world: 'town', n: { $gt: 50 } }, (d) => d.world === 'town' && (d.n as number) > 50, 'an added compound entry');
+  });
+
+  test('createIndexes refuses a clash or a duplicate and then builds none of its indexes', async ({ store, p }) => {
+    const name = `${p}refused`;
+    const c = store.collection(name);
+    await c.putMany([
+      { _id: '1', tag: 'same', v: 1 },
+      { _id: '2', tag: 'same', v: 2 },
+    ]);
+    await c.createIndex({ keys: { v: 1 }, name: 'v' });
+    // A name taken with other keys, the same keys under another name, two specs of one call that clash.
+    await rejects(
+      c.createIndexes([
+        { keys: { w: 1 }, name: 'w' },
+        { keys: { tag: 1 }, name: 'v' },
+      ]),
+      'a name clash',
+    );
+    await rejects(
+      c.createIndexes([
+        { keys: { w: 1 }, name: 'w' },
+        { keys: { v: 1 }, name: 'other' },
+      ]),
+      'a keys clash',
+    );
+    await rejects(
+      c.createIndexes([
+        { keys: { w: 1 }, name: 'w' },
+        { keys: { x: 1 }, name: 'w' },
+      ]),
+      'a clash inside the call',
+    );
+    // A unique index over duplicates: DuplicateKey, and the call's other index is not there.
+    await duplicate(
+      c.createIndexes([
+        { keys: { w: 1 }, name: 'w' },
+        { keys: { tag: 1 }, name: 'tag', unique: true },
+      ]),
+      name,
+    );
+    // Had 'w' been built, an index of that name on other keys would be refused.
+    await c.createIndex({ keys: { x: 1 }, name: 'w' });
+    await c.insertOne({ _id: '3', tag: 'same' }); // no unique index on tag either
+    const error = await rejects(c.createIndexes({ keys: { tag: 1 } } as never), 'not an array');
+    assert.instance(error, TypeError);
+    await c.createIndexes([]); // nothing to build
+    // An index whose entries sort before those there (built by search, not appended).
+    await c.createIndexes([{ keys: { tag: 1 }, name: 'a_tag' }]);
+    assert.is(await c.count({ tag: 'same' }), 3);
+    assert.equal(sortedIds(await c.find({ tag: 'same', v: { $gte: 1 } })), ['1', '2']);
+  });
+
   return test;
 }
