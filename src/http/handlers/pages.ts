@@ -107,12 +107,15 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
     },
 
     async town(ctx) {
+      // a signed-in guest's own turn first (its bound, 2 s, is the longer), then the page's height
+      await settled(ctx.state.caller, 'cards');
       const height = await drawnAt('cards');
       sendPage(ctx, await townPage(r, ctx.state.caller, ctx.state.query.open, height));
     },
 
     async inspect(ctx) {
       const id = spellableId(ctx.params.object);
+      await settled(ctx.state.caller, 'cards', 'receipts');
       const height = await drawnAt('cards', 'receipts');
       sendPage(ctx, await inspectPage(r, id, ctx.state.caller, height));
     },
