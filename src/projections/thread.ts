@@ -316,14 +316,22 @@ export class ThreadProjector extends ProjectorBase {
       this.outstanding -= m.took;
       if (this.outstanding < this.highWater / 2) for (const resolve of this.drained.splice(0)) resolve();
     } else if ('advanced' in m) {
-      const { position, folded } = m.advanced;
-      this.folded = folded;
-      for (const name of this.names) this.checkpoints.set(name, position);
-      this.nudged = false;
-      this.watch.advance(position);
-      if (this.watch.waiting) this.nudge();
+      // Told a tick late: lmdb-js keeps this thread's read snapshot until a timer it set when the
+      // snapshot was taken (read.js, `setTimeout(resetReadTxn, 0)`). A report that arrives in the
+      // same turn of the loop as an earlier read would otherwise let a reader waiting on this
+      // checkpoint (read-your-writes, kept cards) read that older snapshot, without the unit the
+      // report is about. A timer set now fires after lmdb-js's, so the next read takes a fresh one.
+      setTimeout(() => {
+        const { position, folded } = m.advanced;
+        this.folded = folded;
+        for (const name of this.names) this.checkpoints.set(name, position);
+        this.nudged = false;
+        this.watch.advance(position);
+        if (this.watch.waiting) this.nudge();
+      }, 0);
     } else if ('caughtUp' in m) {
-      this.watch.markCaughtUp();
+      // after the reports before it (above), in order
+      setTimeout(() => this.watch.markCaughtUp(), 0);
     } else if ('suspended' in m) {
       this.whenSuspended?.();
     } else if ('failed' in m) {
