@@ -272,7 +272,6 @@ export function cardsProjection(programs: Programs): Projection {
     version: 5,
     perWorld: [cardDocs.name, packageDocs.name],
     fold,
-    foldReadsById: true,
     // A dropped read model holds no package: every one is written again.
     reset: () => known.clear(),
     carry,

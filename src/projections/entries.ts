@@ -38,12 +38,6 @@ export interface WorldProjectionSpec {
    * models are reclaimed by the journal itself and a rebuild agrees.
    */
   perWorld?: string[];
-  /**
-   * `fold` reads the read model by `_id` alone (DocBatch loads): a rebuild may then build its
-   * indexes after its documents (Projection.readsIndexes), except before a batch holding an
-   * expiry or a carry, whose rules read through them.
-   */
-  foldReadsById?: boolean;
   /** Projection.reset: forgets what `fold` remembers of the store between units. */
   reset?(): void;
   /**
@@ -97,8 +91,6 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
     collections: spec.collections,
     indexes: spec.indexes,
     handles: (type) => type === worldEntryType || (perWorld.length > 0 && type === expiredType),
-    // An expiry's and a carry's rules read through the indexes.
-    ...(spec.foldReadsById ? { readsIndexes: (events: RecordedEvent[]) => events.some(breaks) } : {}),
     apply: (event, unit) => foldAll([event], unit),
     applyBatch: foldAll,
     ...(spec.reset ? { reset: spec.reset } : {}),

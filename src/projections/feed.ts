@@ -56,8 +56,6 @@ export function feedProjection(): Projection {
     collections: [feedThreads.name, feedPosts.name],
     indexes: [{ collection: feedThreads.name, spec: { keys: { last: -1 }, name: 'newest' } }],
     handles: (type) => type === 'FeedPosted' || type === 'FeedAnswered',
-    // Posts and threads are read by `_id` alone.
-    readsIndexes: () => false,
     async apply(event: RecordedEvent, unit: Unit): Promise<void> {
       const post = postOf(event);
       await feedPosts.in(unit).replaceOne({ _id: post.rkey }, { _id: post.rkey, ...post }, { upsert: true });

@@ -66,7 +66,6 @@ export function offersProjection(): Projection {
     version: 3,
     perWorld: [offerDocs.name],
     fold,
-    foldReadsById: true,
     carry: async ({ world, entry }, unit) => {
       const carried = entry.carried!;
       const docs = offerDocs.in(unit);

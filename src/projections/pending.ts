@@ -57,7 +57,6 @@ export function pendingProjection(): Projection {
     version: 4,
     perWorld: [pendingDocs.name],
     fold,
-    foldReadsById: true,
     carry: async ({ world, entry }, unit) => {
       const docs = pendingDocs.in(unit);
       if (!entry.carried!.part) await docs.deleteMany({ world });

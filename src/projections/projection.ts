@@ -27,14 +27,6 @@ export interface Projection {
   /** Fields of a collection's documents left out of its digest, for the same reason (by collection). */
   digestOmitsFields?: Record<string, string[]>;
   indexes?: { collection: string; spec: IndexSpec }[];
-  /**
-   * Whether folding these events reads the read model through its indexes (a query by anything
-   * but `_id`). When a projection tells, a rebuild defers its indexes (unique ones aside) while
-   * the batches it folds say no, and builds them in one sorted pass over the documents
-   * (Collection.createIndexes) before the first batch that says yes, or once the journal is
-   * folded. Absent: the indexes are made first and kept up to date with every write.
-   */
-  readsIndexes?(events: RecordedEvent[]): boolean;
   /** Event types it folds; others are skipped without a call (but still checkpointed). */
   handles(type: string): boolean;
   /** Fold one event into the unit. */

@@ -6,7 +6,7 @@
  * (versions.ts). Either way the same progress bar is drawn (progressBar).
  */
 import type { EventStore, RecordedEvent } from '../stores/event-store.js';
-import type { IndexSpec, ReadStore } from '../stores/read-store.js';
+import type { ReadStore } from '../stores/read-store.js';
 import { entryOf } from './entries.js';
 import { applyEvents, type Projection } from './projection.js';
 
@@ -45,28 +45,14 @@ export async function rebuildProjections(
   const now = options.now ?? (() => performance.now());
   const batch = options.batch ?? 10_000;
   const label = projections.map((p) => p.name).join(',');
-  // Indexes a projection's folds do not read through (Projection.readsIndexes) are built after
-  // its documents, each collection's in one sorted pass, instead of entry by entry in every unit.
-  const deferred = new Map<Projection, { collection: string; spec: IndexSpec }[]>();
   for (const projection of projections) {
     await reads.drop(`${projection.name}.`);
     await reads.drop(projection.name);
     projection.reset?.();
-    const later = projection.readsIndexes ? (projection.indexes ?? []).filter((i) => i.spec.unique !== true) : [];
-    for (const index of projection.indexes ?? []) {
-      if (!later.includes(index)) await reads.collection(index.collection).createIndex(index.spec);
+    for (const { collection, spec } of projection.indexes ?? []) {
+      await reads.collection(collection).createIndex(spec);
     }
-    if (later.length) deferred.set(projection, later);
   }
-  const buildDeferred = async (chosen: Projection[]): Promise<void> => {
-    for (const projection of chosen) {
-      const later = deferred.get(projection)!;
-      deferred.delete(projection);
-      const collections = new Map<string, IndexSpec[]>();
-      for (const { collection, spec } of later) collections.set(collection, [...(collections.get(collection) ?? []), spec]);
-      for (const [collection, specs] of collections) await reads.collection(collection).createIndexes(specs);
-    }
-  };
   // Empty, with no checkpoint, and from now on built by this version of each fold: a rebuild
   // that stops part-way is resumed from its checkpoint by the next projector, not begun again.
   await reads.unit(async (unit) => {
@@ -85,7 +71,6 @@ export async function rebuildProjections(
     if (!pending.length) return;
     const chunk = pending;
     pending = [];
-    await buildDeferred([...deferred.keys()].filter((p) => p.readsIndexes!(chunk)));
     const last = await foldChunk(reads, projections, chunk);
     count += chunk.length;
     first ??= chunk[0]!.position;
@@ -117,7 +102,6 @@ export async function rebuildProjections(
   }
   await startCommit();
   await inflight;
-  await buildDeferred([...deferred.keys()]);
   return { events: count, seconds: (now() - started) / 1000 };
 }
 

@@ -82,7 +82,6 @@ export function receiptsProjection(): Projection {
     version: 3,
     perWorld: [receiptDocs.name],
     fold,
-    foldReadsById: true,
     carry: async ({ world, entry }, unit) => {
       if (!entry.carried!.part) await receiptDocs.in(unit).deleteMany({ world, height: { $lt: entry.height } });
     },

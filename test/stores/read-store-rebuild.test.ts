@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { openEmbeddedReadStore, type EmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
 import type { EventStore, RecordedEvent } from '../../src/stores/event-store.js';
 import type { ReadStore, Unit } from '../../src/stores/read-store.js';
 import type { Projection } from '../../src/projections/projection.js';
@@ -32,7 +32,7 @@ test.after.each(async (ctx) => {
 });
 
 /** Per stream: how many events, their sum, and the last position (loaded by _id, then written). */
-function tallies(failAt?: number, readsIndexes?: Projection['readsIndexes']): Projection {
+function tallies(failAt?: number): Projection {
   const fold = async (events: RecordedEvent[], unit: Unit) => {
     const c = unit.collection('tally.streams');
     const ids = [...new Set(events.map((e) => e.stream))];
@@ -53,7 +53,6 @@ function tallies(failAt?: number, readsIndexes?: Projection['readsIndexes']): Pr
     handles: (type) => type === 'counted',
     apply: (event, unit) => fold([event], unit),
     applyBatch: fold,
-    ...(readsIndexes ? { readsIndexes } : {}),
   };
 }
 
@@ -94,49 +93,6 @@ test('a failing unit stops the rebuild with its error and commits nothing of its
   const all: RecordedEvent[] = [];
   for await (const e of events.readAll()) all.push(e);
   assert.is(await reads.checkpoint('tally'), all[7]!.position);
-});
-
-test('indexes its folds do not read through are built after the documents, and before a batch that reads through them', async ({ events, reads }) => {
-  const embedded = reads as EmbeddedReadStore;
-  const seen: { n: number; indexed: boolean }[] = [];
-  // Events 12 and later are read "through the index": while they are folded, a lookup by sum
-  // must read only what it finds (the index is there), not every document.
-  const reading = (batch: RecordedEvent[]) => batch.some((e) => (e.data as { n: number }).n >= 12);
-  const projection = tallies(undefined, reading);
-  const fold = projection.applyBatch!;
-  projection.applyBatch = async (batch, unit) => {
-    const before = embedded.stats.docsRead;
-    await unit.collection('tally.streams').find({ sum: -1 });
-    seen.push({ n: (batch[0]!.data as { n: number }).n, indexed: embedded.stats.docsRead === before });
-    return fold(batch, unit);
-  };
-  await rebuildProjection(events, reads, projection, { batch: 4 });
-  assert.equal(
-    // (the first batch finds an empty collection either way)
-    seen.slice(1).map((s) => s.indexed),
-    [false, false, true, true, true, true],
-    'no index until the batch of events 12–15, then kept',
-  );
-  const docs = await reads.collection('tally.streams').find({}, { sort: { _id: 1 } });
-  for (const d of docs)
-    assert.equal(
-      (await reads.collection('tally.streams').find({ sum: d.sum })).map((x) => x._id),
-      [d._id],
-    );
-  // Never read through: built once the journal is folded.
-  await rebuildProjection(
-    events,
-    reads,
-    tallies(undefined, () => false),
-    { batch: 4 },
-  );
-  const before = embedded.stats.docsRead;
-  assert.equal(
-    (await reads.collection('tally.streams').find({ sum: docs[0]!.sum })).map((x) => x._id),
-    [docs[0]!._id],
-  );
-  assert.is(embedded.stats.docsRead - before, 1, 'found through the index');
-  assert.equal(await reads.collection('tally.streams').find({}, { sort: { _id: 1 } }), docs);
 });
 
 test.run();
