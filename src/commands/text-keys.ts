@@ -185,18 +185,10 @@ export class TextKeys<K> {
 
   private grow(): void {
     const size = this.starts.length * 2;
-    const starts = new Uint32Array(size);
-    starts.set(this.starts);
-    this.starts = starts;
-    const tabs = new Uint32Array(size);
-    tabs.set(this.tabs);
-    this.tabs = tabs;
-    const hashes = new Int32Array(size);
-    hashes.set(this.hashes);
-    this.hashes = hashes;
-    const flags = new Uint8Array(size);
-    flags.set(this.flags);
-    this.flags = flags;
+    this.starts = larger(this.starts, new Uint32Array(size));
+    this.tabs = larger(this.tabs, new Uint32Array(size));
+    this.hashes = larger(this.hashes, new Int32Array(size));
+    this.flags = larger(this.flags, new Uint8Array(size));
   }
 
   private rehash(size: number): void {
@@ -228,4 +220,10 @@ export class TextKeys<K> {
       }
     }
   }
+}
+
+/** `into` (a larger array of the same kind) holding `from`'s elements first. */
+function larger<A extends Uint32Array | Int32Array | Uint8Array>(from: A, into: A): A {
+  into.set(from);
+  return into;
 }

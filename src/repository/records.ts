@@ -114,5 +114,5 @@ export function recordValue(doc: RecordFields & { sealed: boolean }): LexMap {
 }
 
 /** The message the receipt key signs: the content id's text, as UTF-8. */
-export const receiptMessage = (cid: string) => utf8.encode(cid);
 const utf8 = new TextEncoder();
+export const receiptMessage = (cid: string) => utf8.encode(cid);

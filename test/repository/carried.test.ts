@@ -7,37 +7,17 @@
  * service call) answers the pointer. The tree after the carry verifies with `@atproto/repo` and
  * holds the carried epoch alone.
  */
-import { AtpAgent, type XRPCError } from '@atproto/api';
 import { verifyRepoCar } from '@atproto/repo';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { townLexicons } from '../../src/repository/lexicons.js';
 import { carryWhileStopped } from '../world/carry-town.js';
-import { startTestTown, type TestTown } from '../world/support.js';
-
-async function settled(t: TestTown): Promise<void> {
-  const head = (await t.town.events.headPosition())!;
-  for (const p of t.town.projectors) assert.ok(await p.waitFor(head, 30_000), `${p.names.join(',')} caught up`);
-}
-
-async function failure(call: Promise<unknown>): Promise<XRPCError> {
-  try {
-    await call;
-  } catch (error) {
-    return error as XRPCError;
-  }
-  throw new Error('the call succeeded');
-}
+import { startTestTown } from '../world/support.js';
+import { agentFor, failure, settled } from './hosted-support.js';
 
 test('a receipt from before a carry: a pointer and no signed record, through @atproto/api', async () => {
   const t = await startTestTown();
   try {
-    const agentOf = () => {
-      const a = new AtpAgent({ service: t.base });
-      for (const doc of townLexicons) a.lex.add(doc as never);
-      return a;
-    };
-    let agent = agentOf();
+    let agent = agentFor(t.base);
     const ann = await t.guest('ann');
     const fills: { height: number; slug: string }[] = [];
     for (let i = 0; i < 6; i++) {
@@ -52,7 +32,7 @@ test('a receipt from before a carry: a pointer and no signed record, through @at
     assert.ok(before.data.cid, 'a signed record before the carry');
 
     const { archive, height: carriedAt } = await carryWhileStopped(t);
-    agent = agentOf(); // the town listens on another port now
+    agent = agentFor(t.base); // the town listens on another port now
     const after = await t.post('/AGENTS.md/world/lamp/fill', ann.token, { intent: 'after', fields: { measures: 1 } });
     assert.is(after.status, 200, after.text);
     await settled(t);

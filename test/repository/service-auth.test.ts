@@ -4,7 +4,7 @@
  * for a guest, AT Protocol's verifier accepts it against the guest's DID document, and the
  * town's service calls (getEntry, act, try) run as that guest, with every refusal of spec 7.3.
  */
-import { AtpAgent, type XRPCError } from '@atproto/api';
+import { AtpAgent } from '@atproto/api';
 import { Secp256k1Keypair } from '@atproto/crypto';
 import { createServiceJwt, verifyJwt } from '@atproto/xrpc-server';
 import { suite } from 'uvu';
@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { townLexicons } from '../../src/repository/lexicons.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
 import { startTestTown, type Guest, type TestTown } from '../world/support.js';
+import { failure } from './hosted-support.js';
 
 interface Ctx {
   t: TestTown;
@@ -24,15 +25,6 @@ interface Ctx {
 const test = suite<Ctx>('service auth over /xrpc');
 
 const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-
-async function failure(call: Promise<unknown>): Promise<XRPCError> {
-  try {
-    await call;
-  } catch (error) {
-    return error as XRPCError;
-  }
-  throw new Error('the call succeeded');
-}
 
 /** A service JWT for ann from the town, for `lxm` (and `aud`, the town by default). */
 async function tokenFor(ctx: Ctx, lxm: string, more: { aud?: string; exp?: number } = {}): Promise<string> {

@@ -4,7 +4,7 @@
  * proofs and every firehose frame verified by `@atproto/repo` against the key in `did.json`, and
  * a receipt's ed25519 signature checked with tweetnacl alone.
  */
-import { AtpAgent, type XRPCError } from '@atproto/api';
+import { AtpAgent } from '@atproto/api';
 import { readCarWithRoot, MemoryBlockstore, verifyDiffCar, verifyProofs, verifyRecords, verifyRepoCar, MST, def, type BlockMap } from '@atproto/repo';
 import { decodeAll } from '@atproto/lex-cbor';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import WebSocket from 'ws';
 import { townLexicons } from '../../src/repository/lexicons.js';
 import { ed25519FromMultikey } from '../../src/repository/keys.js';
 import { startTestTown, type Guest, type TestTown } from '../world/support.js';
+import { failure, settled } from './hosted-support.js';
 
 interface Ctx {
   t: TestTown;
@@ -27,21 +28,6 @@ interface Ctx {
 }
 
 const test = suite<Ctx>('repository over /xrpc');
-
-/** Waits until the repository projection has folded everything in the journal. */
-async function settled(t: TestTown): Promise<void> {
-  const head = (await t.town.events.headPosition())!;
-  for (const p of t.town.projectors) assert.ok(await p.waitFor(head, 30_000), `${p.names.join(',')} caught up`);
-}
-
-async function failure(call: Promise<unknown>): Promise<XRPCError> {
-  try {
-    await call;
-  } catch (error) {
-    return error as XRPCError;
-  }
-  throw new Error('the call succeeded');
-}
 
 test.before(async (ctx) => {
   ctx.t = await startTestTown({ settings: { firehosePort: 0, listenHost: '127.0.0.1' } });
