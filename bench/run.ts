@@ -12,6 +12,7 @@ const benches: Record<string, string> = {
   turns: './turns.js',
   scratch: './scratch.js',
   repository: './repository.js',
+  'repository-floor': './repository-floor.js',
   mcp: './mcp.js',
   rebuild: './rebuild.js',
   carry: './carry.js',
