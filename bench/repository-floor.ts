@@ -102,7 +102,10 @@ async function libAdd(entries: Entry[], keys: RepositoryKeys, unit: number): Pro
       data = await data.add(r.key, cid);
       tick = Math.max(tick + 1, entry.clock * 1000);
     }
-    const commit = await signCommit({ did: 'did:web:bench.town', version: 3, rev: TID.fromTime(tick, 0).toString(), prev: null, data: await data.getPointer() }, keys.commit);
+    const commit = await signCommit(
+      { did: 'did:web:bench.town', version: 3, rev: TID.fromTime(tick, 0).toString(), prev: null, data: await data.getPointer() },
+      keys.commit,
+    );
     await cidForCbor(cborEncode(commit));
   }
   return (cpuUs() - cpu) / entries.length;
@@ -122,7 +125,10 @@ async function batch(entries: Entry[], keys: RepositoryKeys, unit: number): Prom
       tick = Math.max(tick + 1, entry.clock * 1000);
     }
     data = (await applyPuts(storage, data, puts)).root;
-    const commit = await signCommit({ did: 'did:web:bench.town', version: 3, rev: TID.fromTime(tick, 0).toString(), prev: null, data: await data.getPointer() }, keys.commit);
+    const commit = await signCommit(
+      { did: 'did:web:bench.town', version: 3, rev: TID.fromTime(tick, 0).toString(), prev: null, data: await data.getPointer() },
+      keys.commit,
+    );
     await cidForCbor(cborEncode(commit));
   }
   return (cpuUs() - cpu) / entries.length;
@@ -189,11 +195,19 @@ export async function main(args: string[]): Promise<Record<string, number>> {
         row[name] = await run();
       }
       rows.push(row);
-      console.log(`round ${round + 1} (load ${os.loadavg()[0]!.toFixed(1)}): ${Object.entries(row).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
+      console.log(
+        `round ${round + 1} (load ${os.loadavg()[0]!.toFixed(1)}): ${Object.entries(row)
+          .map(([k, v]) => `${k} ${Math.round(v)}`)
+          .join(', ')}`,
+      );
     }
     const out: Record<string, number> = {};
     for (const name of Object.keys(rows[0]!)) out[`${name}CpuUsPerEntry`] = median(rows.map((r) => r[name]!));
-    console.log(`medians: ${Object.entries(out).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
+    console.log(
+      `medians: ${Object.entries(out)
+        .map(([k, v]) => `${k} ${Math.round(v)}`)
+        .join(', ')}`,
+    );
     return out;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
