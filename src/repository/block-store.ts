@@ -1,8 +1,10 @@
 /**
- * The repository's blocks (tree nodes, records, the head commit) as documents of the read store:
+ * The repository's blocks (tree nodes and the head commit) as documents of the read store:
  * `repository.blocks`, `_id` the CID's text, `bytes` base64 (docs/decisions.md, "Repository:
  * blocks live in the read store"). Blocks are content-addressed, so what was read once can be
- * kept: a CID names the same bytes for ever.
+ * kept: a CID names the same bytes for ever. A record's block is not here: it is the record's
+ * own document (`repository.records`, its value re-encoded: records.ts `recordBlock`), which
+ * keeps the rev of the commit that set it (docs/decisions.md, "A record is its own block").
  *
  * While the projection folds a unit, the store reads through the unit (it sees the unit's own
  * writes) and gathers what the unit's commits add and drop, written once at the unit's end.
@@ -70,13 +72,16 @@ export class DocBlockstore extends ReadableBlockstore {
     return { blocks, missing };
   }
 
-  /** A commit's new blocks and the blocks it no longer needs. */
-  apply(added: BlockMap, removed: CidSet, rev: string): void {
-    for (const id of cidTexts(removed)) this.changes.set(id, null);
-    // Not kept in the cache: the projection holds the tree it wrote in memory (its head's MST),
-    // and records are never read back while folding; caching them only filled the cache with
-    // blocks the next commits drop.
+  /**
+   * A commit's new blocks and the blocks it no longer needs, but for `records` (the CIDs of its
+   * records' values, new and replaced, as text): those are the records' own documents.
+   */
+  apply(added: BlockMap, removed: CidSet, rev: string, records: ReadonlySet<string>): void {
+    for (const id of cidTexts(removed)) if (!records.has(id)) this.changes.set(id, null);
+    // Not kept in the cache: the projection holds the tree it wrote in memory (its head's MST);
+    // caching them only filled the cache with blocks the next commits drop.
     for (const [id, bytes] of blockTexts(added)) {
+      if (records.has(id)) continue;
       this.changes.set(id, bytes);
       this.revs.set(id, rev);
     }

@@ -5,11 +5,13 @@
  * each also kept as a firehose frame. It runs on a projector of its own, off the turn's path
  * (town.ts), so neither a turn nor the other read models wait for it.
  *
- *   repository.records   _id `<collection>/<rkey>`: every record (records.ts RecordDoc)
+ *   repository.records   _id `<collection>/<rkey>`: every record (records.ts RecordDoc), which is
+ *                        also the record's block (its value re-encoded) and keeps the rev of
+ *                        the commit that set it
  *   repository.cards     _id `<card id>`: whether the card is visible to everyone
  *   repository.head      _id `head`: the did, the last height folded and the signed head
- *   repository.blocks    _id `<cid>`: the blocks of the head's tree and records, each with the rev
- *                        of the commit that added it (block-store.ts)
+ *   repository.blocks    _id `<cid>`: the head's tree nodes and commit, each with the rev of
+ *                        the commit that added it (block-store.ts)
  *   repository.firehose  _id `<seq>` (16 digits): the newest frames, for subscribeRepos
  *   repository.accounts  _id `<did>`: each hosted account's record CIDs, to frame its commits
  *
@@ -168,16 +170,23 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     }
     const signing = await (keys ??= options.keys?.() ?? Promise.resolve(undefined));
 
-    const planned = await plan(entries, unit, state, signing);
+    const { planned, records } = await plan(entries, unit, state, signing);
     state.height = entries[entries.length - 1]!.height;
     state.tick = planned[planned.length - 1]!.tick;
     state.records += entries.length;
     if (signing) await commitAll(planned, unit, state, signing);
+    // After the commits: each record keeps the rev of the commit that set its value.
+    await records.flush();
     await heads.replaceOne({ _id: 'head' }, state, { upsert: true });
   }
 
   /** Records of the entries, and the records of cards whose visibility they change, in order. */
-  async function plan(entries: Entry[], unit: Unit, state: HeadDoc, signing: RepositoryKeys | undefined): Promise<PlannedEntry[]> {
+  async function plan(
+    entries: Entry[],
+    unit: Unit,
+    state: HeadDoc,
+    signing: RepositoryKeys | undefined,
+  ): Promise<{ planned: PlannedEntry[]; records: DocBatch<RecordDoc> }> {
     const cards = new DocBatch(cardVisibilityDocs.in(unit));
     await cards.load(
       entries.flatMap((e) => [objectOf(e), ...(e.made ?? []).map((c) => c.id), ...(e.writes ?? []).filter((w) => w.visibility !== undefined).map((w) => w.id)]),
@@ -227,9 +236,8 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       tick = tickOf(tick, entry, ops.length);
       out.push({ entry, ops, tick });
     }
-    await records.flush();
     await cards.flush();
-    return out;
+    return { planned: out, records };
   }
 
   /** Signs the planned operations as commits of at most 200, keeps their frames and blocks. */
@@ -257,7 +265,14 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       const writes: TreeWrite[] = [...byPath.values()].map((op) => ({ action: op.action, collection: op.doc.collection, rkey: op.doc.rkey, leaf: op.leaf }));
       const rev = at.TID.fromTime(tick, 0).toString();
       const result = await at.commitAt(storage!, state.did, head, writes, signing.commit, rev);
-      storage!.apply(result.data.newBlocks, result.data.removedCids, rev);
+      // The records' values, new and replaced, are the records' documents, not blocks.
+      const values = new Set<string>();
+      for (const op of ops) {
+        op.doc.rev = rev;
+        values.add(op.leaf.cid.toString());
+        if (op.prev !== undefined) values.add(op.prev);
+      }
+      storage!.apply(result.data.newBlocks, result.data.removedCids, rev, values);
       head = result.head;
       const carBlocks = new Map(at.blockTexts(result.data.newBlocks));
       for (const [text, bytes] of at.blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
@@ -333,13 +348,15 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       { collection: recordsCollection, spec: { keys: { object: 1 }, name: 'object' } },
       { collection: recordsCollection, spec: { keys: { slug: 1 }, name: 'slug' } },
       { collection: recordsCollection, spec: { keys: { entry: 1 }, name: 'entry' } },
+      { collection: recordsCollection, spec: { keys: { rev: 1 }, name: 'rev' } },
       { collection: blocksCollection, spec: { keys: { rev: 1 }, name: 'rev' } },
     ],
     // Bump when `fold` (or records.ts) changes what it writes.
     // 2: hosted accounts' commits framed (repository.accounts).
     // 3: each block keeps the rev of the commit that added it (getRepo with `since`).
     // 4: a carry entry begins the repository again (carry).
-    version: 4,
+    // 5: a record is its own block (not in repository.blocks) and keeps its commit's rev.
+    version: 5,
     carry: async ({ world, entry }, unit) => {
       if (world !== TOWN_WORLD) return;
       const heads = unit.collection(headCollection);
@@ -391,9 +408,10 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     apply: (event, unit) => foldMixed([event], unit),
     applyBatch: foldMixed,
     digestOmits: [firehoseCollection],
-    // A block's rev is the rev of the commit that added it, and commits depend on how the journal
-    // arrived as frames do (a rebuild covers more entries a commit); the blocks themselves do not.
-    digestOmitsFields: { [blocksCollection]: ['rev'] },
+    // A block's (and a record's) rev is the rev of the commit that added it, and commits depend on
+    // how the journal arrived as frames do (a rebuild covers more entries a commit); the blocks
+    // and records themselves do not.
+    digestOmitsFields: { [blocksCollection]: ['rev'], [recordsCollection]: ['rev'] },
   };
 }
 

@@ -6,10 +6,13 @@
  *
  * A CAR is walked from the head as it stood when the read began; the projector may drop blocks
  * of an older tree meanwhile, so a walk that meets a missing block starts again from the new head.
+ * A record's block is its document's value, encoded again (`recordBlock`): the blocks collection
+ * holds the tree's nodes and commits only.
  */
 import { ipldToJson } from '@atproto/common-web';
-import { parseCid } from '@atproto/lex-data';
-import { concatBytesAsync, getFullRepo, getRecords, type RepoStorage } from '@atproto/repo';
+import { encode as cborEncode } from '@atproto/lex-cbor';
+import { type Cid, parseCid } from '@atproto/lex-data';
+import { concatBytesAsync, def, getRecords, MST, ReadableBlockstore, type RepoStorage, writeCarStream } from '@atproto/repo';
 import type { ReadStore } from '../stores/read-store.js';
 import { type BlockDoc, blocksCollection, DocBlockstore } from './block-store.js';
 import { carOf } from './block-texts.js';
@@ -74,9 +77,36 @@ export class RepositoryReads {
     return out;
   }
 
-  /** The whole repository at its head, as a CAR. */
+  /**
+   * The whole repository at its head, as a CAR: what @atproto/repo's `getFullRepo` writes (the
+   * commit, every node of the tree, every record), walked with the library's `MST.walk` so each
+   * record is read by its key (a record's block is its document, found by key, not by CID).
+   */
   fullCar(): Promise<Uint8Array | undefined> {
-    return this.fromHead((commit) => concatBytesAsync(getFullRepo(this.storage(), commit)));
+    return this.fromHead((commit) => concatBytesAsync(writeCarStream(commit, this.fullRepoBlocks(commit))));
+  }
+
+  private async *fullRepoBlocks(commitCid: Cid): AsyncGenerator<{ cid: Cid; bytes: Uint8Array }> {
+    const storage = this.storage();
+    const commit = await storage.readObjAndBytes(commitCid, def.commit);
+    yield { cid: commitCid, bytes: commit.bytes };
+    const leaves: { key: string; cid: Cid }[] = [];
+    for await (const entry of MST.load(storage, commit.obj.data).walk()) {
+      if (entry.isLeaf()) {
+        leaves.push({ key: entry.key, cid: entry.value });
+        continue;
+      }
+      const cid = await entry.getPointer();
+      const bytes = await storage.getBytes(cid);
+      if (!bytes) throw new Error(`missing mst node: ${cid}`);
+      yield { cid, bytes };
+    }
+    const records = this.reads.collection(recordsCollection);
+    for (let i = 0; i < leaves.length; i += 500) {
+      const chunk = leaves.slice(i, i + 500);
+      const docs = new Map(((await records.find({ _id: { $in: chunk.map((l) => l.key) } })) as RecordDoc[]).map((d) => [d._id, d]));
+      for (const leaf of chunk) yield { cid: leaf.cid, bytes: recordBlockAt(docs.get(leaf.key), leaf.cid) };
+    }
   }
 
   /**
@@ -88,6 +118,7 @@ export class RepositoryReads {
    */
   async carSince(since: string): Promise<Uint8Array | undefined> {
     const blocks = this.reads.collection(blocksCollection);
+    const records = this.reads.collection(recordsCollection);
     for (let attempt = 0; ; attempt++) {
       const head = await this.head();
       if (!head?.commit || !head.rev) return undefined;
@@ -100,14 +131,23 @@ export class RepositoryReads {
         if (commit) texts.set(commit._id, new Uint8Array(Buffer.from(commit.bytes, 'base64')));
       }
       for (const doc of docs) texts.set(doc._id, new Uint8Array(Buffer.from(doc.bytes, 'base64')));
+      // The records whose values commits after `since` set: each its own block.
+      for (const doc of (await records.find({ rev: { $gt: since, $lte: head.rev } })) as RecordDoc[]) texts.set(doc.cid, recordBlock(doc));
       if ((await this.head())?.commit === head.commit && texts.has(head.commit)) return carOf(root, texts, new Map([[head.commit, root]]));
       if (attempt >= 3) throw new Error('the repository moved under every read of its changes');
     }
   }
 
-  /** One record with the tree nodes that prove it, and the signed commit, as a CAR. */
+  /**
+   * One record with the tree nodes that prove it, and the signed commit, as a CAR (@atproto/repo's
+   * `getRecords`), the record's block from its document.
+   */
   recordCar(collection: string, rkey: string): Promise<Uint8Array | undefined> {
-    return this.fromHead((commit) => concatBytesAsync(getRecords(this.storage(), commit, [{ collection: collection as never, rkey }])));
+    return this.fromHead(async (commit) => {
+      const doc = (await this.reads.collection(recordsCollection).findOne({ _id: `${collection}/${rkey}` })) as RecordDoc | null;
+      const storage = doc?.rev !== undefined ? new WithRecord(this.storage(), doc) : this.storage();
+      return concatBytesAsync(getRecords(storage as RepoStorage, commit, [{ collection: collection as never, rkey }]));
+    });
   }
 
   private storage(): RepoStorage {
@@ -129,6 +169,42 @@ export class RepositoryReads {
         if (!moved || attempt >= 3) throw error;
       }
     }
+  }
+}
+
+/** A record's block: its value as DAG-CBOR, the very bytes its CID was made of (deterministic). */
+export const recordBlock = (doc: RecordDoc): Uint8Array => cborEncode(recordValue(doc));
+
+/** The block of the record the tree holds as `cid`, or an error (a commit changed it since). */
+function recordBlockAt(doc: RecordDoc | undefined, cid: Cid): Uint8Array {
+  if (!doc || doc.cid !== cid.toString()) throw new Error(`missing record block: ${cid}`);
+  return recordBlock(doc);
+}
+
+/** The blocks of `base`, and one record's block (its document's value) by its CID. */
+class WithRecord extends ReadableBlockstore {
+  private readonly id: string;
+
+  constructor(
+    private readonly base: ReadableBlockstore,
+    private readonly doc: RecordDoc,
+  ) {
+    super();
+    this.id = doc.cid;
+  }
+
+  async getBytes(cid: Cid): Promise<Uint8Array | null> {
+    return cid.toString() === this.id ? recordBlock(this.doc) : this.base.getBytes(cid);
+  }
+
+  async has(cid: Cid): Promise<boolean> {
+    return (await this.getBytes(cid)) !== null;
+  }
+
+  async getBlocks(cids: Cid[]) {
+    const found = await this.base.getBlocks(cids.filter((c) => c.toString() !== this.id));
+    for (const cid of cids) if (cid.toString() === this.id) found.blocks.set(cid, recordBlock(this.doc));
+    return found;
   }
 }
 

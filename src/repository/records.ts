@@ -64,6 +64,11 @@ export type RecordDoc = RecordFields &
     sealed: boolean;
     /** The CID of the record as it stands (sealed or open). */
     cid: string;
+    /**
+     * The rev of the commit that set the record's value (absent on a box that does not sign):
+     * the record is its own block, and `getRepo` with `since` selects blocks by it.
+     */
+    rev?: string;
   };
 
 const shortName = (p: string) => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);

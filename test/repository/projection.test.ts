@@ -7,14 +7,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cborToLexRecord, concatBytesAsync, getFullRepo, readCarWithRoot, verifyRepoCar, type RepoStorage } from '@atproto/repo';
-import { parseCid } from '@atproto/lex-data';
+import { cborToLexRecord, readCarWithRoot, verifyRepoCar } from '@atproto/repo';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Card, Entry } from '../../src/cards/kernel/entry.js';
 import { worldStream } from '../../src/events/world.js';
 import { applyEvents } from '../../src/projections/projection.js';
-import { DocBlockstore } from '../../src/repository/block-store.js';
+import { RepositoryReads } from '../../src/repository/reads.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
 import {
   blocksCollection,
@@ -138,8 +137,7 @@ test('receipts about a card one may not see are sealed, and follow its visibilit
 
     // What the tree holds: the sealed records carry no public part.
     const head = (await reads.collection(headCollection).findOne({ _id: 'head' })) as HeadDoc;
-    const storage = new DocBlockstore(reads.collection(blocksCollection));
-    const car = await concatBytesAsync(getFullRepo(storage as unknown as RepoStorage, parseCid(head.commit!)));
+    const car = (await new RepositoryReads(reads).fullCar())!;
     const keys = await loadRepositoryKeys(dir);
     const verified = await verifyRepoCar(car, 'did:web:town.test', keys.commit.did());
     assert.is(verified.creates.length, entries.length);
@@ -154,6 +152,18 @@ test('receipts about a card one may not see are sealed, and follow its visibilit
       }
     }
     assert.not.ok(new TextDecoder('latin1').decode(car).includes('writes secret 3 on'), 'no line of the private card in the CAR');
+    // A record is its own block: the blocks collection holds the tree's nodes and commits only,
+    // and each record keeps the rev of the commit that set its value.
+    docs = await records(reads);
+    assert.is(await reads.collection(blocksCollection).count({ _id: { $in: docs.map((d) => d.cid) } }), 0, 'no record in the blocks');
+    assert.ok(
+      docs.every((d) => d.rev !== undefined && d.rev <= head.rev!),
+      'every record has its rev',
+    );
+    assert.ok(
+      docs.filter((d) => d.object === 'secret').every((d) => d.rev! > docs.find((o) => o.height === 4)!.rev!),
+      'a resealed record has the rev of its reseal',
+    );
 
     // Frames: at most 200 operations each, revs rising; the reseal of 130 records fits one.
     const frames = (await reads.collection(firehoseCollection).find({}, { sort: { _id: 1 } })) as FrameDoc[];
