@@ -222,10 +222,12 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
           ops.push({ action: 'update', doc: next, leaf, prev });
         }
       }
-      const base = recordDocOf(entry, signing?.receipt.sign(receiptMessage(entry.cid)));
-      const sealed = !isPublic(base.object);
-      const leaf = await leafOf(recordValue({ ...base, sealed }));
-      const doc: RecordDoc = { ...base, sealed, cid: leaf.cid.toString() };
+      const sig = signing?.receipt.sign(receiptMessage(entry.cid));
+      // The fields made for this record alone: completed in place rather than copied twice.
+      const doc = recordDocOf(entry, sig) as RecordDoc;
+      doc.sealed = !isPublic(doc.object);
+      const leaf = await leafOf(recordValue(doc, sig));
+      doc.cid = leaf.cid.toString();
       records.set(doc);
       if (doc.object) {
         const list = madeAbout.get(doc.object);

@@ -105,15 +105,18 @@ export function recordDocOf(entry: Entry, sig: Uint8Array | undefined): RecordFi
   };
 }
 
-/** The record itself (AT Protocol data: `sig` is bytes). */
-export function recordValue(doc: RecordFields & { sealed: boolean }): LexMap {
+/**
+ * The record itself (AT Protocol data: `sig` is bytes; `sigBytes`, when the caller holds them, are
+ * the bytes `doc.sig` is the base64 of, so they need not be decoded again).
+ */
+export function recordValue(doc: RecordFields & { sealed: boolean }, sigBytes?: Uint8Array): LexMap {
   return {
     $type: doc.collection,
     height: doc.height,
     cid: doc.entry,
     slug: doc.slug,
     createdAt: doc.createdAt,
-    ...(doc.sig !== undefined ? { sig: new Uint8Array(Buffer.from(doc.sig, 'base64')) } : {}),
+    ...(doc.sig !== undefined ? { sig: sigBytes ?? new Uint8Array(Buffer.from(doc.sig, 'base64')) } : {}),
     ...(doc.sealed ? { sealed: true } : doc.public),
   };
 }
