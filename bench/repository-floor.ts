@@ -210,7 +210,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       );
     }
     const out: Record<string, number> = {};
-    for (const name of Object.keys(rows[0]!)) out[`${name}CpuUsPerEntry`] = median(rows.map((r) => r[name]!));
+    for (const name of Object.keys(rows[0]!)) out[name.endsWith('PerS') ? name : `${name}CpuUsPerEntry`] = median(rows.map((r) => r[name]!));
     console.log(
       `medians: ${Object.entries(out)
         .map(([k, v]) => `${k} ${Math.round(v)}`)
