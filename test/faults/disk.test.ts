@@ -204,8 +204,7 @@ async function fullDisk(disk: Disk): Promise<void> {
     // again): nothing else went wrong. LMDB reports a page write the disk cut short as EIO (its
     // mdb_page_flush: a short write has no errno), which is where the disk filled mid-write.
     const storage = (l: { message: string; fields?: unknown }) =>
-      l.message === 'storage fault' ||
-      (l.message.startsWith('projector') && /No space left|ENOSPC|Input\/output error/.test(JSON.stringify(l.fields ?? {})));
+      l.message === 'storage fault' || (l.message.startsWith('projector') && /No space left|ENOSPC|Input\/output error/.test(JSON.stringify(l.fields ?? {})));
     assert.not.ok(
       logged.some((l) => !storage(l)),
       `only storage faults were logged: ${JSON.stringify(logged.filter((l) => !storage(l))).slice(0, 800)}`,
