@@ -353,8 +353,12 @@ export class Journal<T> {
         this.durable = start + bytes.length;
         this.syncs++;
         this.handlers.durable(entries);
-        // Let the writers just released queue their next appends before the next group starts.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // A writer released by `durable` that appends again at once (the world service's next
+        // batch, decided while this group was on its way) has done so by the next microtask: its
+        // group goes out now, before the released writers' replies are made. With nothing queued
+        // yet, the writers just released get the rest of this event-loop turn to queue theirs.
+        await undefined;
+        if (!this.entries.length) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       // Only a bug gets here (a handler threw): stop taking appends rather than guess.
