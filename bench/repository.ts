@@ -8,12 +8,7 @@
  *     200 operations, frames) over a journal of `--entries` (20,000) entries, in units of 1,000
  *     (a projector catching up) and of 50 (a live town's units), beside the bare signature rates.
  *
- *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000] [--aa] [--rate=N]
- *
- * `--rate=N` offers N turns/s in all (autocannon's `overallRate`) instead of as many as the 48
- * connections can get: a town run below what its cores can do, where the repository's thread has
- * CPU to spare beside the turns; then the turns/s ratio is 1 by construction and the p99 is the
- * figure to read.
+ *   npm run bench -- repository [--seconds=4] [--rounds=3] [--warm=1] [--entries=20000] [--aa]
  *
  * `--aa` runs both towns without the repository: the ratios an A/A run gives are the machine's
  * spread, against which an on/off ratio is read.
@@ -57,7 +52,7 @@ const ask = (proc: ChildProcess) =>
     proc.send({ ask: 'stats' });
   });
 
-async function load(url: string, seconds: number, tokens: string[], prefix: string, rate = 0) {
+async function load(url: string, seconds: number, tokens: string[], prefix: string) {
   const name = 'autocannon';
   const autocannon = (await import(name)).default;
   let n = 0;
@@ -66,7 +61,6 @@ async function load(url: string, seconds: number, tokens: string[], prefix: stri
     url,
     connections: 48,
     duration: seconds,
-    ...(rate > 0 ? { overallRate: rate } : {}),
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     setupClient: (c: { setHeaders(h: Record<string, string>): void }) => {
@@ -131,10 +125,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
   const rounds = Math.max(1, flag(args, 'rounds', 3));
   const entries = flag(args, 'entries', 20_000);
   const warm = flag(args, 'warm', 1);
-  const offered = flag(args, 'rate', 0);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'town-bench-repo-'));
   const out: Record<string, number> = {};
-  if (offered > 0) out.offeredTurnsPerS = offered;
   const children: ChildProcess[] = [];
   try {
     // 1. Turns with the repository and without it, interleaved.
@@ -170,7 +162,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       for (const which of first === 'on' ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         const proc = which === 'on' ? on.proc : off.proc;
         const before = await ask(proc);
-        runs[which] = await load(url(towns[which].port), seconds, towns[which].tokens, `r${round}`, offered);
+        runs[which] = await load(url(towns[which].port), seconds, towns[which].tokens, `r${round}`);
         // CPU per turn while the load ran (the repository gives way to turns: it folds after).
         const loaded = await ask(proc);
         during[which] = (loaded.cpuUs - before.cpuUs) / Math.max(1, loaded.height - before.height);
