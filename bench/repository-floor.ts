@@ -89,30 +89,21 @@ function recordOf(entry: Entry, keys: RepositoryKeys) {
   return { key: base._id, collection: base.collection, rkey: base.rkey, value: recordValue({ ...base, sealed: false }) };
 }
 
-/** @atproto/repo alone: records, MST.add, root pointer, signed commit. CPU µs an entry. */
-async function libAdd(entries: Entry[], keys: RepositoryKeys, unit: number): Promise<number> {
-  const cpu = cpuUs();
-  const storage = new MemoryBlockstore();
-  let data = await MST.create(storage);
-  let tick = 0;
-  for (let i = 0; i < entries.length; i += unit) {
-    for (const entry of entries.slice(i, i + unit)) {
-      const r = recordOf(entry, keys);
-      const cid = await cidForCbor(cborEncode(r.value));
-      data = await data.add(r.key, cid);
-      tick = Math.max(tick + 1, entry.clock * 1000);
-    }
-    const commit = await signCommit(
-      { did: 'did:web:bench.town', version: 3, rev: TID.fromTime(tick, 0).toString(), prev: null, data: await data.getPointer() },
-      keys.commit,
-    );
-    await cidForCbor(cborEncode(commit));
-  }
-  return (cpuUs() - cpu) / entries.length;
-}
+/** How a commit's records go into the tree: the library's `MST.add` after `add`, or our one walk. */
+type IntoTree = (data: MST, storage: MemoryBlockstore, records: TreePut[]) => Promise<MST>;
 
-/** The tree by our one walk a commit (tree-batch.ts), the rest as libAdd. CPU µs an entry. */
-async function batch(entries: Entry[], keys: RepositoryKeys, unit: number): Promise<number> {
+const libraryAdds: IntoTree = async (data, _storage, records) => {
+  for (const r of records) data = await data.add(r.key, r.value);
+  return data;
+};
+
+const oneWalk: IntoTree = async (data, storage, records) => (await applyPuts(storage, data, records)).root;
+
+/**
+ * @atproto/repo alone, in memory: each commit's records as DAG-CBOR and CIDs, into the tree,
+ * the root's pointer, the signed commit and its block. CPU µs an entry.
+ */
+async function signedTree(entries: Entry[], keys: RepositoryKeys, unit: number, intoTree: IntoTree): Promise<number> {
   const cpu = cpuUs();
   const storage = new MemoryBlockstore();
   let data = await MST.create(storage);
@@ -124,7 +115,7 @@ async function batch(entries: Entry[], keys: RepositoryKeys, unit: number): Prom
       puts.push({ key: r.key, value: await cidForCbor(cborEncode(r.value)), update: false });
       tick = Math.max(tick + 1, entry.clock * 1000);
     }
-    data = (await applyPuts(storage, data, puts)).root;
+    data = await intoTree(data, storage, puts);
     const commit = await signCommit(
       { did: 'did:web:bench.town', version: 3, rev: TID.fromTime(tick, 0).toString(), prev: null, data: await data.getPointer() },
       keys.commit,
@@ -191,8 +182,8 @@ export async function main(args: string[]): Promise<Record<string, number>> {
             return r.us;
           },
         ],
-        ['libAdd', () => libAdd(entries, keys, unit)],
-        ['batch', () => batch(entries, keys, unit)],
+        ['libAdd', () => signedTree(entries, keys, unit, libraryAdds)],
+        ['batch', () => signedTree(entries, keys, unit, oneWalk)],
         ['records', () => records(entries, keys)],
         ['libCommit', () => libCommit(entries.slice(0, libEntries), keys, unit)],
         ['receipt', async () => receiptAlone(entries, keys)],

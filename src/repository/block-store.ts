@@ -3,7 +3,7 @@
  * `repository.blocks`, `_id` the CID's text, `bytes` base64 (docs/decisions.md, "Repository:
  * blocks live in the read store"). Blocks are content-addressed, so what was read once can be
  * kept: a CID names the same bytes for ever. A record's block is not here: it is the record's
- * own document (`repository.records`, its value re-encoded: records.ts `recordBlock`), which
+ * own document (`repository.records`, its value re-encoded: reads.ts `recordBlock`), which
  * keeps the rev of the commit that set it (docs/decisions.md, "A record is its own block").
  *
  * While the projection folds a unit, the store reads through the unit (it sees the unit's own
