@@ -107,12 +107,19 @@ export interface CallContext {
   self: string;
   /** The turn's clock, passed in by the kernel (milliseconds since the epoch). */
   now: number;
+  /** Where the card lies (a room, or the card carrying it); '' for a card that is nowhere. */
+  place?: string;
 }
 
 export interface SendEffect {
   to: string;
   method: string;
   argument: TypedData;
+}
+/** `move thing to place`: the kernel checks reach, ownership and the way (turn.ts, `Turn.move`). */
+export interface MoveEffect {
+  thing: string;
+  to: string;
 }
 export interface MakeEffect {
   /** Name of a kind (a library module) to make, offered to the caller. */
@@ -139,6 +146,7 @@ export type RunResult =
       says: string[];
       sends: SendEffect[];
       makes: MakeEffect[];
+      moves: MoveEffect[];
       result: TypedData;
       usage: Usage;
     }

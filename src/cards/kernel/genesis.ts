@@ -19,6 +19,8 @@ export interface LayoutCard {
   place: string;
   /** Plain JSON over the kind's initial state; fields the state lacks are left out. */
   seed?: Record<string, unknown>;
+  /** Who owns it: the town (the default), or nobody (''), for a thing any guest may take. */
+  owner?: string;
 }
 
 export interface TownLayout {
@@ -26,11 +28,11 @@ export interface TownLayout {
   cards: LayoutCard[];
 }
 
-const room = (id: string, name: string, description: string, doors: string[], things: string[] = []): LayoutCard => ({
+const room = (id: string, name: string, description: string, doors: string[]): LayoutCard => ({
   id,
   kind: 'room',
   place: '',
-  seed: { name, description, doors, things },
+  seed: { name, description, doors },
 });
 const door = (from: string, to: string, toName: string): LayoutCard => ({
   id: `door-${from}-${to}`,
@@ -55,7 +57,6 @@ export const genesisTown: TownLayout = {
       'the town square',
       'A paved square with a notice board by the well (say something to it and it pins your words) and a lamp on a post. Doors lead to the library, the workshop and the post office.',
       ['door-square-library', 'door-square-workshop', 'door-square-post-office'],
-      ['notice-board', 'lamp'],
     ),
     room('library', 'the library', 'Shelves of the sealed library: every kind of card, each with a page and an example spell.', ['door-library-square']),
     room(
@@ -63,14 +64,12 @@ export const genesisTown: TownLayout = {
       'the workshop',
       'A workbench and tools: craft kind=<lamp, note, board, door or room> at the bench and the new card is offered to you (GET /AGENTS.md/offers).',
       ['door-workshop-square'],
-      ['bench'],
     ),
     room(
       'post-office',
       'the post office',
       'Pigeonholes and a postbox: post letters to any card that hears prose. Sends past the sixteen the host delivers after a turn wait in GET /AGENTS.md/pending until POST /AGENTS.md/deliver.',
       ['door-post-office-square'],
-      ['postbox'],
     ),
     door('square', 'library', 'the library'),
     door('library', 'square', 'the town square'),
@@ -79,7 +78,8 @@ export const genesisTown: TownLayout = {
     door('square', 'post-office', 'the post office'),
     door('post-office', 'square', 'the town square'),
     { id: 'notice-board', kind: 'board', place: 'square', seed: { title: 'the notice board' } },
-    { id: 'lamp', kind: 'lamp', place: 'square' },
+    // nobody's: the thing any guest may take, carry off and give away (the rest are the town's fixtures)
+    { id: 'lamp', kind: 'lamp', place: 'square', owner: '' },
     { id: 'bench', kind: 'bench', place: 'workshop', seed: { name: 'the workbench' } },
     { id: 'postbox', kind: 'postbox', place: 'post-office', seed: { name: 'the postbox' } },
   ],
@@ -148,7 +148,7 @@ export function genesisEntry(
     const src = programs.kind(c.kind);
     if (!src) throw new Error(`genesis: the library has no kind ${c.kind} (for ${c.id})`);
     try {
-      turn.make(src, { id: c.id, maker: TOWN, owner: TOWN, place: c.place, seed: fitSeed(programs, src, c.seed, options, clock), offer: false });
+      turn.make(src, { id: c.id, maker: TOWN, owner: c.owner ?? TOWN, place: c.place, seed: fitSeed(programs, src, c.seed, options, clock), offer: false });
     } catch (e) {
       if (e instanceof Refused) throw new Error(`genesis: ${c.id} (${c.kind}) was refused: ${e.refusal.class} ${e.refusal.reason ?? ''}`);
       throw e;

@@ -17,6 +17,7 @@ import { badSpell, lawRefusal, refusedReason, runRefusal, type Refusal } from '.
 import { applySeed, isRefusal } from './seed.js';
 import { slugOfDigest } from './content-id.js';
 import { canSee, type World } from './world.js';
+import { avatarGuest, moveRefusal } from './turn/move.js';
 
 export class Refused extends Error {
   constructor(readonly refusal: Refusal) {
@@ -182,20 +183,21 @@ export class Turn {
   }
 
   ctx(card: Card): CallContext {
-    return { caller: this.scope.caller, owner: card.owner, self: card.id, now: this.scope.clock };
+    return { caller: this.scope.caller, owner: card.owner, self: card.id, now: this.scope.clock, place: card.place };
   }
 
   /** Runs a method of a card and applies what it returns to the working set. */
   call(id: string, method: string, args: TypedData, caller = this.scope.caller): void {
     const card = this.touch(id);
     const program = this.programOf(card);
-    const ctx: CallContext = { caller, owner: card.owner, self: card.id, now: this.scope.clock };
+    const ctx: CallContext = { caller, owner: card.owner, self: card.id, now: this.scope.clock, place: card.place };
     const r = safely(() => program.call(method, card.state, args, ctx, this.remaining()));
     this.spend(r.usage);
     if (!r.ok) return refuse(runRefusal(r.refusal, id));
     this.update(id, { state: r.state });
     for (const line of r.says) this.say(id, line);
     this.result = r.result;
+    for (const m of r.moves) this.move(id, m.thing, m.to);
     this.queue(id, r.sends);
     for (const m of r.makes) this.makeFromCard(id, m);
     if (program.rules?.length) this.ruleRuns.push({ id, program, before: card.state, after: r.state });
@@ -220,8 +222,23 @@ export class Turn {
     for (const line of r.says) this.say(id, line);
   }
 
+  /** `move thing to place` by the card `mover`, held to the place law (turn/move.ts). */
+  move(mover: string, thing: string, to: string): void {
+    const refusal = moveRefusal(this, mover, thing, to);
+    if (refusal) return refuse(refusal);
+    const into = this.read(to);
+    const card = this.card(thing)!;
+    const guest = avatarGuest(this.world.avatars, into);
+    // given by its owner to another guest's avatar: it is theirs now (unowned things stay unowned)
+    const owner = guest && card.owner === this.scope.principal && guest !== card.owner ? guest : card.owner;
+    this.update(thing, owner === card.owner ? { place: to } : { place: to, owner });
+  }
+
   private queue(from: string, sends: SendEffect[]): void {
     for (const s of sends) {
+      // A send goes to a card that exists and that the turn's guest may see, or the whole turn is
+      // refused: a send into nothing would be dropped at delivery, after the turn said `done`.
+      if (!this.visible(s.to)) refuse({ class: 'unknownObject', reason: `${from} sends ${s.method} to ${s.to}, and there is no card ${s.to}`, object: s.to });
       const depth = this.scope.depth + 1;
       this.sends.push({
         id: `${this.scope.height}.${this.sends.length}`,

@@ -69,6 +69,7 @@ export type Stmt =
   | { k: 'say'; value: Expr; span: Span }
   | { k: 'send'; target: Expr; method: string; arg: Expr; span: Span }
   | { k: 'make'; kind: string; seed?: Expr; span: Span }
+  | { k: 'move'; thing: Expr; to: Expr; span: Span }
   | { k: 'refuse'; clause: string; cls?: 'absentItem' | 'duplicateKey' | 'keyTaken'; reading: Expr; span: Span }
   | { k: 'result'; value: Expr; span: Span }
   | { k: 'pass'; span: Span }

@@ -9,7 +9,7 @@ import { show, type Ty, type VariantTy } from './types.js';
 import type { Value } from './values.js';
 import type { Rt } from './meter.js';
 
-export type CtxName = 'caller' | 'owner' | 'now' | 'this';
+export type CtxName = 'caller' | 'owner' | 'now' | 'this' | 'place';
 
 export type E =
   | { k: 'const'; v: Value }
@@ -50,6 +50,7 @@ export type S =
   | { k: 'say'; e: E }
   | { k: 'send'; target: E; method: string; arg: E; argTy: Ty }
   | { k: 'make'; kind: string; seed: E | null; seedTy: Ty | null }
+  | { k: 'move'; thing: E; to: E }
   | { k: 'refuse'; clause: string; cls?: 'absentItem' | 'duplicateKey' | 'keyTaken'; reading: E }
   | { k: 'result'; e: E; ty: Ty }
   | { k: 'pass' }

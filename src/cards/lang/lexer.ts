@@ -45,6 +45,7 @@ export const keywords = new Set([
   'say',
   'send',
   'make',
+  'move',
   'refuse',
   'result',
   'and',

@@ -5,7 +5,7 @@
  * on what the run hands back. All counts depend only on the program and its inputs, so a
  * replay spends exactly what the first run spent.
  */
-import type { Budget, CallContext, MakeEffect, SendEffect, Usage } from '../program.js';
+import type { Budget, CallContext, MakeEffect, MoveEffect, SendEffect, Usage } from '../program.js';
 import type { TypedData } from '../typed.js';
 import { Halt } from './values.js';
 
@@ -25,6 +25,7 @@ export class Rt {
   says: string[] = [];
   sends: SendEffect[] = [];
   makes: MakeEffect[] = [];
+  moves: MoveEffect[] = [];
   result: TypedData | undefined;
   /** Scratch counter for structural equality. */
   readonly count = { n: 0 };

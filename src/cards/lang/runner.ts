@@ -111,8 +111,9 @@ export class CompiledProgram implements Program {
       for (const s of rt.says) bytes += utf8Length(s) + 1;
       for (const s of rt.sends) bytes += utf8Length(s.to) + utf8Length(s.method) + sizeOf(s.argument);
       for (const m of rt.makes) bytes += utf8Length(m.kind) + (m.seed ? sizeOf(m.seed) : 0);
+      for (const m of rt.moves) bytes += utf8Length(m.thing) + utf8Length(m.to);
       if (bytes > rt.budget.bytes) return { ok: false, refusal: { class: 'budget', reason: 'bytes' }, usage: rt.usage(bytes) };
-      return { ok: true, state: out.state, says: rt.says, sends: rt.sends, makes: rt.makes, result, usage: rt.usage(bytes) };
+      return { ok: true, state: out.state, says: rt.says, sends: rt.sends, makes: rt.makes, moves: rt.moves, result, usage: rt.usage(bytes) };
     } catch (e) {
       return { ok: false, refusal: refusalOf(e), usage: rt.usage(0) };
     }

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { libraryKinds, libraryNames, sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Program } from '../../../src/cards/program.js';
-import { label, list, natural, record } from '../../../src/cards/typed.js';
+import { label, list, natural, record, type TypedData } from '../../../src/cards/typed.js';
 import { ann, bob, budget, cast, ctx, get, ok, plain, refused } from './helpers.js';
 import { readSpell } from './spells.js';
 
@@ -101,49 +101,40 @@ test('board: keyTaken, absentItem, duplicateKey, and who may change a row', () =
   assert.is(p.methods.find((m) => m.name === 'put')!.form, undefined);
 });
 
-test('avatar and room: going sends leave and enter; a room lets only the avatar itself in', () => {
+test('avatar: go, take, drop and give are moves the kernel checks; the avatar keeps no list of places', () => {
   const av = program('avatar');
-  const room = program('room');
-  const c = ctx({ self: 'avatar-ann' });
-  let a = start(av);
-  a = ok(cast(av, 'go', a, { room: label('square') }, c)).state;
-  const moved = ok(cast(av, 'go', a, { room: label('library') }, c));
-  assert.equal(
-    moved.sends.map((x) => [x.to, x.method, plain(x.argument)]),
-    [
-      ['square', 'leave', { who: 'avatar-ann' }],
-      ['library', 'enter', { who: 'avatar-ann' }],
-    ],
-  );
-  assert.equal(refused(cast(av, 'go', moved.state, { room: label('library') }, c)).refusal.class, 'cardRefused');
-  let r = start(room);
-  r = ok(cast(room, 'enter', r, { who: label('avatar-ann') }, ctx({ caller: 'avatar-ann', owner: 'guest:x:host' }))).state;
-  assert.equal(get(r, 'here'), ['avatar-ann']);
-  assert.equal(refused(cast(room, 'enter', r, { who: label('avatar-bob') }, ctx({ caller: bob, owner: 'guest:x:host' }))).refusal, {
-    class: 'cardRefused',
-    clause: 'notYou',
-    reading: 'only avatar-bob itself comes into a room',
-  });
-  assert.equal(refused(cast(room, 'leave', r, { who: label('avatar-bob') }, ctx({ caller: 'avatar-bob', owner: 'guest:x:host' }))).refusal.class, 'absentItem');
-  // A door moves an avatar: the law lets a card (not a guest) do it.
-  const moving = ok(cast(av, 'go', a, { room: label('workshop') }, ctx({ caller: 'door-1', self: 'avatar-ann' }))).state;
-  assert.is(av.checkLaw(a, moving, ctx({ caller: 'door-1' })), undefined);
-  assert.is(av.checkLaw(a, moving, ctx({ caller: bob }))?.name, 'moves');
+  const c = ctx({ self: 'avatar-ann', place: 'square' });
+  const a = start(av);
+  assert.equal(plain(a), { name: 'guest', inbox: [] }, 'no room, no carried list: places are the kernel\'s');
+  const moves = (method: string, args: Record<string, TypedData>) => ok(cast(av, method, a, args, c)).moves;
+  assert.equal(moves('go', { room: label('library') }), [{ thing: 'avatar-ann', to: 'library' }]);
+  assert.equal(moves('take', { thing: label('lamp') }), [{ thing: 'lamp', to: 'avatar-ann' }]);
+  assert.equal(moves('drop', { thing: label('lamp') }), [{ thing: 'lamp', to: 'square' }], 'down where the avatar stands');
+  assert.equal(moves('give', { thing: label('lamp'), to: label('avatar-bob') }), [{ thing: 'lamp', to: 'avatar-bob' }]);
+  assert.equal(refused(cast(av, 'drop', a, { thing: label('lamp') }, ctx({ self: 'avatar-ann', place: '' }))).refusal.class, 'cardRefused');
+  assert.is(av.checkLaw(a, ok(cast(av, 'rename', a, { name: label('x') }, c)).state, ctx({ caller: bob }))?.name, 'named');
 });
 
-test('door: through sends the avatar to the far side', () => {
+test('room: keeps its doors; who and what is here is not its state', () => {
+  const room = program('room');
+  let r = start(room);
+  assert.equal(plain(r), { name: 'a room', description: '', doors: [] });
+  r = ok(cast(room, 'addDoor', r, { door: label('door-1') })).state;
+  assert.equal(refused(cast(room, 'addDoor', r, { door: label('door-1') })).refusal.class, 'keyTaken');
+  assert.equal(refused(cast(room, 'removeDoor', r, { door: label('door-2') })).refusal.class, 'absentItem');
+  assert.equal(get(ok(cast(room, 'removeDoor', r, { door: label('door-1') })).state, 'doors'), []);
+});
+
+test('door: through moves the avatar to where the door leads', () => {
   const p = program('door');
   let s = start(p);
   s = ok(cast(p, 'connect', s, { from: label('square'), to: label('library') })).state;
-  const there = ok(cast(p, 'through', s, { avatar: label('avatar-ann'), side: label('square') }));
-  assert.equal(
-    there.sends.map((x) => [x.to, x.method, plain(x.argument)]),
-    [['avatar-ann', 'go', { room: 'library' }]],
-  );
-  const back = ok(cast(p, 'through', s, { avatar: label('avatar-ann'), side: label('library') }));
-  assert.equal(plain(back.sends[0]!.argument), { room: 'square' });
+  const there = ok(cast(p, 'through', s, { avatar: label('avatar-ann') }, ctx({ self: 'door-1', place: 'square' })));
+  assert.equal(there.moves, [{ thing: 'avatar-ann', to: 'library' }]);
+  assert.equal(there.sends, []);
   const closed = ok(cast(p, 'close', s)).state;
   assert.equal(refused(cast(p, 'through', closed, { avatar: label('a') })).refusal, { class: 'cardRefused', clause: 'closed', reading: 'a door is closed' });
+  assert.equal((refused(cast(p, 'through', start(p), { avatar: label('a') })).refusal as { clause?: string }).clause, 'nowhere');
   const bad = ok(cast(p, 'connect', s, { from: label('x'), to: label('x') })).state;
   assert.is(p.checkLaw(s, bad, ctx())?.name, 'apart');
 });

@@ -27,8 +27,8 @@ export interface FnCtx {
 }
 
 /** The turn's context: known in spells, law, wants and rules. */
-export const ctxTypes: Record<CtxName, Ty> = { caller: PRINCIPAL, owner: PRINCIPAL, now: NAT, this: OBJECT };
-export const isCtxName = (n: string): n is CtxName => n === 'caller' || n === 'owner' || n === 'now' || n === 'this';
+export const ctxTypes: Record<CtxName, Ty> = { caller: PRINCIPAL, owner: PRINCIPAL, now: NAT, this: OBJECT, place: OBJECT };
+export const isCtxName = (n: string): n is CtxName => n === 'caller' || n === 'owner' || n === 'now' || n === 'this' || n === 'place';
 
 export function lookupLocal(name: string, f: FnCtx): Local | undefined {
   for (let i = f.scopes.length - 1; i >= 0; i--) {

@@ -50,7 +50,7 @@ export function name(m: ModuleScope, e: Extract<Expr, { k: 'name' }>, f: FnCtx, 
   }
   const known: string[] = [];
   for (const s of f.scopes) known.push(...s.keys());
-  if (f.kind === 'spell' || f.kind === 'clause') known.push('caller', 'owner', 'now', 'this');
+  if (f.kind === 'spell' || f.kind === 'clause') known.push('caller', 'owner', 'now', 'this', 'place');
   const sug = suggest(e.name, known);
   const hint = sug
     ? `did you mean ${sug}?`

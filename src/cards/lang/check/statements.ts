@@ -140,6 +140,14 @@ function stmt(m: ModuleScope, s: Stmt, f: FnCtx): S {
       else if (s.target.k === 'name' && s.target.name === 'this' && !lookupLocal('this', f)) checkSendToSelf(m, s, at, f);
       return { k: 'send', target, method: s.method, arg, argTy: at };
     }
+    case 'move': {
+      effect(m, 'move', s.span, f);
+      const [thing, tt] = expr(m, s.thing, f);
+      if (!isTextLike(tt)) report(m, 'type', s.thing.span, `a move moves a card (an Object), not ${show(tt)}`, 'move thing to this', f);
+      const [to, pt] = expr(m, s.to, f);
+      if (!isTextLike(pt)) report(m, 'type', s.to.span, `a move puts a card in a place (an Object), not ${show(pt)}`, 'move thing to place', f);
+      return { k: 'move', thing, to };
+    }
     case 'make': {
       effect(m, 'make', s.span, f);
       const kind = checkMakeKind(m, s, f);

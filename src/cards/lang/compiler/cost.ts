@@ -112,6 +112,9 @@ function blockDepth(ss: S[]): number {
       case 'send':
         x += Math.max(exprDepth(s.target), exprDepth(s.arg));
         break;
+      case 'move':
+        x += Math.max(exprDepth(s.thing), exprDepth(s.to));
+        break;
       case 'make':
         x += s.seed ? exprDepth(s.seed) : 0;
         break;
@@ -161,6 +164,8 @@ export function stmtCost(s: S): number {
       return 0;
     case 'send':
       return 1 + nodes(s.target) + nodes(s.arg);
+    case 'move':
+      return 1 + nodes(s.thing) + nodes(s.to);
     case 'make':
       return 1 + (s.seed ? nodes(s.seed) : 0);
     case 'refuse':

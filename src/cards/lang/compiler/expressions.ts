@@ -53,6 +53,8 @@ export function compileExpr(e: E): Ev {
           return (_, rt) => rt.ctx!.owner;
         case 'this':
           return (_, rt) => rt.ctx!.self;
+        case 'place':
+          return (_, rt) => rt.ctx!.place ?? '';
         case 'now':
           return (_, rt) => {
             const n = rt.ctx!.now;

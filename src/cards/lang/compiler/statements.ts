@@ -233,6 +233,15 @@ function compileStmt(s: S): Ex {
         return undefined;
       };
     }
+    case 'move': {
+      const thing = compileExpr(s.thing);
+      const to = compileExpr(s.to);
+      return (env, rt) => {
+        if ((rt.left -= c) < 0) throw outOfTicks;
+        rt.moves.push({ thing: thing(env, rt) as string, to: to(env, rt) as string });
+        return undefined;
+      };
+    }
     case 'make': {
       const seed = s.seed ? compileExpr(s.seed) : undefined;
       const ty = s.seedTy;

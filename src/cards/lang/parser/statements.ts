@@ -126,6 +126,16 @@ function simpleStmtInner(p: Cursor, t: Token): Stmt {
           );
         return { k: 'send', target: target.obj, method: target.name, arg, span: join(t, arg.span) };
       }
+      case 'move': {
+        p.next();
+        const form = 'move thing to place';
+        const thing = expr(p);
+        const to = p.peek();
+        if (to.k !== 'name' || to.v !== 'to') p.fail(to, `expected to and the place after the thing to move, but found ${p.describe(to)}`, form);
+        p.next();
+        const place = expr(p);
+        return { k: 'move', thing, to: place, span: join(t, place.span) };
+      }
       case 'make': {
         p.next();
         const n = p.expectName('the kind to make after "make"', 'make note { text: "hello" }');
