@@ -19,7 +19,7 @@ import type { WorldReads } from '../queries/world-reads.js';
 import { offersAfter } from '../queries/offers.js';
 import { type CardView, doorsList, exactCard, paintOf, wantsOf } from './card-panel.js';
 import { e, layout, seg } from './layout.js';
-import { labelOf, labelsOf, visibleCards } from './reads.js';
+import { labelOf, visibleCards } from './reads.js';
 import { type NearCard, type Nearby, spellForms } from './spell-forms.js';
 
 /** What lies near the card: its room, the room's doors and where they lead, things, avatars. */
@@ -29,7 +29,8 @@ async function nearbyOf(r: WorldReads, reader: string, card: CardView, avatar: s
   const doors = lying.filter((c) => c.kind === 'door');
   const targets = doors.map((d) => labelOf(d.state, 'to') ?? '').filter((to) => to !== '');
   const mine = avatar ? await visibleCards(r, reader, { id: avatar }, 1) : [];
-  const carried = mine.length ? labelsOf(mine[0]!.state, 'carried') : [];
+  // what the avatar carries is what lies in it: places are the one truth (docs/world.md)
+  const carried = avatar ? (await visibleCards(r, reader, { place: avatar }, 200)).map((c) => c.id) : [];
   const named = await visibleCards(r, reader, { id: { $in: [...new Set([...targets, ...carried, ...(room ? [room] : [])])] } }, 200);
   const byId = new Map([...lying, ...named, ...mine].map((c) => [c.id, c]));
   const near = (id: string): NearCard[] => {

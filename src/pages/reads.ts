@@ -51,8 +51,3 @@ export function labelOf(state: TypedData, name: string): string | undefined {
   const v = fieldOf(state, name);
   return v?.tag === 'label' ? v.value : undefined;
 }
-
-export function labelsOf(state: TypedData, name: string): string[] {
-  const v = fieldOf(state, name);
-  return v?.tag === 'list' ? v.items.flatMap((i) => (i.tag === 'label' ? [i.value] : [])) : [];
-}

@@ -8,7 +8,7 @@ import type { CardDoc } from '../projections/cards.js';
 import { actionsOf } from '../queries/card.js';
 import { packageOf, type WorldReads } from '../queries/world-reads.js';
 import { e, layout, readerOf, seg } from './layout.js';
-import { labelOf, labelsOf, visibleCards } from './reads.js';
+import { labelOf, visibleCards } from './reads.js';
 
 /** The most cards one town page reads; a town beyond that is read through /map and /kinds. */
 const cardsOnTownPage = 5000;
@@ -26,7 +26,7 @@ export async function townPage(r: WorldReads, caller: Caller | undefined, open: 
     const lying = inPlace.get(room.id) ?? [];
     const doors = lying.filter((c) => c.kind === 'door');
     const things = lying.filter((c) => c.kind !== 'door' && c.kind !== 'avatar');
-    const here = [...new Set([...labelsOf(room.state, 'here'), ...lying.filter((c) => c.kind === 'avatar').map((c) => c.id)])].filter((id) => byId.has(id));
+    const here = lying.filter((c) => c.kind === 'avatar').map((c) => c.id);
     const unfolded = open === room.id;
     const doorItems = doors
       .map((d) => {

@@ -10,7 +10,7 @@
 import type { Program } from '../cards/program.js';
 import { defaultOptions } from '../cards/kernel/options.js';
 import { TownError } from '../contract/town-error.js';
-import type { CardDoc, PackageDoc } from '../projections/cards.js';
+import { cardDocs, type CardDoc, type PackageDoc } from '../projections/cards.js';
 import { canRead, keptCardDoc, packageOf, programOf, unseenCard, visibleCardDoc, type WorldReads } from './world-reads.js';
 
 /** Methods that are never offered as templates (spec 2.4). */
@@ -130,8 +130,24 @@ async function madeObjectReply(r: WorldReads, id: string, principal: string): Pr
 /** Who a principal is on a card: its guest name (`guest:host:ann` → ann), or as it is. */
 const shortName = (p: string) => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);
 
+/** The most ids a card reply lists as `here`. */
+const hereListed = 64;
+
+/**
+ * The cards lying in (or held by) a card that the caller may see, by id: where a card is has one
+ * truth, each card's own `place`, so a room's occupants and an avatar's things are read from
+ * places (docs/world.md), never kept twice.
+ */
+async function cardsHere(r: WorldReads, id: string, principal: string): Promise<string[]> {
+  const docs = await r.reads
+    .collection(cardDocs.name)
+    .find({ world: r.world, place: id, readers: { $in: principal ? ['*', principal] : ['*'] } }, { sort: { id: 1 }, limit: hereListed, projection: { id: 1 } });
+  return docs.map((d) => (d as unknown as CardDoc).id);
+}
+
 export async function cardReply(r: WorldReads, id: string, principal: string) {
   const { card, pkg, program, paint } = await shownCard(r, id, principal);
+  const here = await cardsHere(r, card.id, principal);
   const ctx = { caller: principal, owner: card.owner, self: card.id, now: r.clock() };
   const open = program ? safe(() => program.openWants(card.state, ctx)) : [];
   return {
@@ -142,6 +158,7 @@ export async function cardReply(r: WorldReads, id: string, principal: string) {
     owner: shortName(card.owner),
     maker: shortName(card.maker),
     place: card.place,
+    here,
     visibility: card.visibility === 'everyone' ? 'everyone' : card.visibility === 'owner' ? 'owner' : 'some',
     yours: card.owner === principal,
     ...(paint !== undefined ? { paint } : {}),

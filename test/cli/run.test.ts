@@ -15,6 +15,7 @@ import { broken, card, cli, escapeRe, inProcess, tempCards } from './support.js'
 
 const lamp = 'src/cards/library/lamp.card';
 const board = 'src/cards/library/board.card';
+const postbox = 'src/cards/library/postbox.card';
 const clock = '2026-11-23T12:00:00Z';
 
 const RunC = t.intersection([
@@ -172,14 +173,17 @@ test('board: keyed rows, keyTaken printed as the reply carries it, update and a 
   ]);
 });
 
-test('sends are delivered after the turn, as the host does; the delivery is listed', async () => {
-  const r = await card('run', lamp, '--spell', 'give to=nobody note=hi');
+test('sends are delivered after the turn, as the host does; the delivery is listed; a send to no card refuses the turn', async () => {
+  const r = await card('run', postbox, '--spell', 'post to=postbox text=hi copies=1');
   assert.is(r.code, 0, 'the turn itself was done');
-  assert.ok(r.lines.includes('  revealed: lamp sent receive to nobody (queued, depth 1)'), r.stdout);
+  assert.ok(r.lines.includes('  revealed: postbox sent receive to postbox (queued, depth 1)'), r.stdout);
   assert.ok(
-    r.lines.some((l) => l.startsWith('  delivered: nobody.receive refused: unknownObject')),
+    r.lines.some((l) => l.startsWith('  delivered: postbox.receive refused: ')),
     r.stdout,
   );
+  const nobody = await card('run', postbox, '--spell', 'post to=nobody text=hi copies=1');
+  assert.is(nobody.code, 1, 'a send into nothing is refused with the whole turn, not dropped at delivery');
+  assert.ok(nobody.lines.includes('  class: unknownObject'), nobody.stdout);
 });
 
 test('the create is the scratch objects route: seed and law refusals, compile errors, exit 1 and no spells cast', async () => {

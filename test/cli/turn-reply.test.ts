@@ -38,7 +38,8 @@ test("done and refused turns: spec 2.5 fields in order, a refusal's own fields b
   const w = lampWorld();
   const light = w.cast(ann, 'lamp', 'light', false);
   const lit = w.cast(ann, 'lamp', 'light', false); // the card refuses: journaled
-  const give = w.cast(ann, 'lamp', 'give to=nobody note=hi', false); // a send, delivered after the turn
+  assert.is(w.create({ principal: ann, object: 'postbox', modules: [sealedLibrary().modules.get('postbox')!] }).outcome.kind, 'journal');
+  const give = w.cast(ann, 'postbox', 'post to=postbox text=hi copies=1', false); // a send, delivered after the turn
   const twelve = w.cast(ann, 'lamp', 'fill 12', false); // badSpell with a hint
 
   const done = outcomeReply(light.outcome, { height: light.height }) as Record<string, unknown>;
@@ -64,7 +65,7 @@ test("done and refused turns: spec 2.5 fields in order, a refusal's own fields b
   assert.ok(give.deliveries?.length, 'the give was delivered');
   const delivered = outcomeReply(give.outcome, { height: give.height, deliveries: give.deliveries }) as Record<string, unknown>;
   const line = (delivered.delivered as Record<string, unknown>[])[0]!;
-  assert.equal([line.object, line.method, line.status, line.class], ['nobody', 'receive', 'refused', 'unknownObject']);
+  assert.equal([line.object, line.method, line.status, line.class], ['postbox', 'receive', 'refused', 'badSpell']);
   assert.is(line.height, give.deliveries![0]!.height);
 
   const full = outcomeReply(light.outcome, { height: light.height, full: true }) as Record<string, unknown>;

@@ -200,7 +200,7 @@ function readerGone(args: string[]): Promise<{ code: number | null; stderr: stri
 test('a reader that goes away (| head -1) ends the output: no stack trace, the exit code of the command', async () => {
   for (const args of [
     ['card', 'forms', board],
-    ['card', 'run', 'src/cards/library/postbox.card', '--spell', 'post to=x text=hi copies=32'],
+    ['card', 'run', 'src/cards/library/postbox.card', '--spell', 'post to=postbox text=hi copies=32'],
     ['card', 'view', board, 'page'],
   ]) {
     const r = await readerGone(args);

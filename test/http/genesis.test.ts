@@ -129,7 +129,7 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
     const bench = await call(w, ann, 'GET', '/AGENTS.md/world/bench');
     assert.is(bench._actions.craft, 'craft kind=<one of lamp, note, board, door, room>');
     const workshop = await call(w, ann, 'GET', '/AGENTS.md/world/workshop');
-    assert.equal(texts(field(workshop, 'things')), ['bench']);
+    assert.equal((await call(w, ann, 'GET', '/AGENTS.md/world/workshop/card')).here, ['bench', 'door-workshop-square'], 'what lies in a room is read from places');
     // Genesis drops a seed field the kind cannot take: the room's words must have fitted.
     assert.match(field(workshop, 'description').value, 'craft kind=<lamp, note, board, door or room> at the bench');
     assert.match(field(await call(w, ann, 'GET', '/AGENTS.md/world/post-office'), 'description').value, 'POST /AGENTS.md/deliver');
@@ -167,6 +167,8 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
       [['done', 'avatar-bob', 'receive']],
     );
     const line = `a note (${note}) from ann.localhost: Meet me at the well.`;
+    const given = await call(w, ann, 'GET', `/AGENTS.md/world/${note}/card`);
+    assert.equal([given.place, given.owner], ['avatar-bob', 'bob'], 'given, not copied: bob holds the note and it is his');
     const bobs = await until(w, bob, '/AGENTS.md/world/avatar-bob', (r) => texts(field(r, 'inbox')).length > 0);
     assert.equal(texts(field(bobs, 'inbox')), [line]);
     const card = await call(w, bob, 'GET', '/AGENTS.md/world/avatar-bob/card');
@@ -239,9 +241,9 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
     const again = await call(w, ann, 'POST', '/AGENTS.md/world/lamp/fill', { intent: 'ann-once', fields: { measures: 2 } });
     assert.is(again.class, 'duplicateIdentity');
     met.set('duplicateIdentity', again);
-    const lost = await turn(w, ann, lamp, 'give', { fields: { to: 'no-such-card' } });
-    assert.equal([lost.delivered[0].status, lost.delivered[0].class], ['refused', 'unknownObject']);
-    met.set('unknownObject', lost.delivered[0]);
+    const lost = await meet('unknownObject', lamp, 'give', { fields: { to: 'no-such-card' } });
+    assert.match(lost.reason, 'no-such-card');
+    assert.is((await call(w, ann, 'GET', `/AGENTS.md/world/${lamp}/card`)).place, 'notice-board', 'a refused give leaves the lamp where it was');
     // On a board of her own (crafted at the bench) ann may replace every row: one key twice.
     const board: string = (await turn(w, ann, 'bench', 'craft', { fields: { kind: 'board' } })).offers[0];
     const row = (key: string) => ({
@@ -256,7 +258,8 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
       argument: { tag: 'record', fields: [{ name: 'rows', value: { tag: 'list', items: [row('a'), row('a')] } }] },
     });
     // A note becoming a lamp: the state does not carry over and lamp has no migrate.
-    const become = await meet('programRefused', note, 'become', { fields: { kind: 'lamp' } });
+    const kept: string = (await turn(w, ann, 'bench', 'craft', { fields: { kind: 'note' } })).offers[0];
+    const become = await meet('programRefused', kept, 'become', { fields: { kind: 'lamp' } });
     assert.is(become.clause, 'stateType');
 
     // In a scratch world forked from the town, where ann is the opener and writes code:

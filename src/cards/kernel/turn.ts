@@ -129,11 +129,22 @@ export class Turn {
   update(id: string, change: Partial<Card>): Card {
     const card = { ...this.touch(id), ...change };
     if (change.state) {
+      // a card of earlier code that keeps its room in its state: followed only to a card that is there
       const room = roomOf(change.state);
-      if (room !== undefined) card.place = room;
+      if (room !== undefined && this.visible(room) && !this.holds(id, room)) card.place = room;
     }
     this.working.set(id, card);
     return card;
+  }
+
+  /** Is `inner` the card `outer` or inside it? (A place must never hold its own holder.) */
+  private holds(outer: string, inner: string): boolean {
+    let at: string | undefined = inner;
+    for (let hops = 0; at && hops < 64; hops++) {
+      if (at === outer) return true;
+      at = this.card(at)?.place;
+    }
+    return false;
   }
 
   say(id: string, line: string): void {
@@ -325,7 +336,7 @@ export class Turn {
       version: 1,
       owner,
       maker: opts.maker,
-      place: roomOf(state) ?? opts.place ?? this.placeNear(opts.near),
+      place: this.placeOfNew(id, roomOf(state)) ?? opts.place ?? this.placeNear(opts.near),
       visibility: opts.visibility ?? 'everyone',
       lent: [],
       lines: [],
@@ -339,6 +350,11 @@ export class Turn {
       this.revealed.push(`made ${id} (${pkg.kind}), offered to ${nameOf(this.scope.principal)}`);
     } else this.revealed.push(`made ${id} (${pkg.kind})`);
     return id;
+  }
+
+  /** A made card of earlier code that names its room: it lies there only when that card is there. */
+  private placeOfNew(id: string, room: string | undefined): string | undefined {
+    return room !== undefined && room !== id && this.visible(room) ? room : undefined;
   }
 
   /** Made things go to the guest's avatar; without one they lie where the card that made them lies. */

@@ -45,7 +45,6 @@ export const keywords = new Set([
   'say',
   'send',
   'make',
-  'move',
   'refuse',
   'result',
   'and',

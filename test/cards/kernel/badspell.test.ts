@@ -68,13 +68,14 @@ test('form clauses: unknownField, duplicateField, missingField, badValue, fixed 
 
 test("noAvatar: `me` and `here` need the caster's avatar", () => {
   const h = Harness.town();
-  expectClause(h, ann, 'lamp', 'give to=me note=hi', 'noAvatar');
-  expectClause(h, ann, 'lamp', 'give to=here', 'noAvatar');
+  const relay = make(h, ann, 'maker');
+  expectClause(h, ann, relay, 'relay to=me text=hi', 'noAvatar');
+  expectClause(h, ann, relay, 'relay to=here text=hi', 'noAvatar');
   h.arrive(ann);
-  const r = h.cast(ann, 'lamp', 'give to=me note=hi');
+  const r = h.cast(ann, relay, 'relay to=me text=hi');
   assert.is(r.status, 'done');
   assert.is(h.world.pending.values().next().value!.to, 'avatar-ann');
-  h.cast(ann, 'lamp', 'give to=here');
+  h.cast(ann, relay, 'relay to=here text=hi');
   assert.equal(
     [...h.world.pending.values()].map((s) => s.to),
     ['avatar-ann', 'square'],
@@ -93,7 +94,7 @@ test('host spell clauses: unknownKind, unknownLaw, noLaw, lawClash, notYours, op
   assert.ok(dropping.reason!.includes('law none'), dropping.reason);
   expectClause(h, ann, mine, 'become dim', 'lawClash');
   expectClause(h, bob, mine, 'lend to bob', 'notYours');
-  expectClause(h, ann, 'lamp', 'adopt', 'notYours');
+  expectClause(h, ann, 'notice-board', 'adopt', 'notYours');
   expectClause(h, ann, mine, 'lend lamp to bob', 'otherCard');
   expectClause(h, ann, 'lamp', 'quiet bob until 99999999999999 -- no', 'opener');
   expectClause(h, mayor, 'lamp', 'quiet bob until tomorrow -- no', 'badValue');
@@ -108,6 +109,7 @@ test('host spell clauses: unknownKind, unknownLaw, noLaw, lawClash, notYours, op
 
 test('plan clauses: tooManyActs, notMade, planWaits, notInPlan, codeTwice, hole', () => {
   const h = Harness.town();
+  h.arrive(ann);
   const mine = make(h, ann, 'lamp');
   expectClause(h, ann, mine, `plan { ${Array(9).fill('douse').join('; ')} }`, 'tooManyActs');
   expectClause(h, ann, mine, 'plan { make note; give to={made 2} }', 'notMade');

@@ -14,13 +14,14 @@ import { rng } from './random.js';
 test('deliveries consume sends oldest first, in a live world and in a replayed one', () => {
   const h = Harness.town();
   const box = h.cast(ann, 'lamp', 'make mailbox').offers[0]!;
+  const relay = h.cast(ann, 'lamp', 'make maker').offers[0]!;
   const r = rng(17);
   let delivered = 0;
   for (let round = 0; round < 30; round++) {
-    // a plan of several gives queues several sends in one entry (ids <height>.0, <height>.1, …)
+    // a plan of several relays queues several sends in one entry (ids <height>.0, <height>.1, …)
     const gives = 1 + r.int(3);
-    const acts = Array.from({ length: gives }, (_, i) => `give to=${box} note=r${round}g${i}`).join('; ');
-    h.act(r.pick([ann, bob]), 'lamp', 'receive', { spell: gives === 1 ? `give to=${box} note=r${round}` : `plan { ${acts} }` });
+    const acts = Array.from({ length: gives }, (_, i) => `relay to=${box} text=r${round}g${i}`).join('; ');
+    h.act(r.pick([ann, bob]), relay, 'receive', { spell: gives === 1 ? `relay to=${box} text=r${round}` : `plan { ${acts} }` });
     if (r.chance(0.4)) {
       const expected = pendingSends(h.world)
         .slice(0, 3)

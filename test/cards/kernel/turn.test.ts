@@ -35,7 +35,7 @@ test('genesis: a square with a notice board and a lamp, a library, a workshop an
   }
   assert.equal((h.state('square') as { name: string }).name, 'the town square');
   assert.equal((h.state('door-square-library') as { to: string }).to, 'library');
-  for (const c of w.cards.values()) assert.is(c.owner, 'town');
+  for (const c of w.cards.values()) assert.is(c.owner, c.id === 'lamp' ? '' : 'town', `${c.id}: the lamp on its post is nobody's`);
   assert.ok(w.kinds.has('lamp') && w.kinds.has('avatar'));
   assert.is(w.receipts.size, 1);
 });
@@ -64,28 +64,38 @@ test("arrival: a guest's first arrival makes an avatar in the square; a second d
   assert.is((h.state(id) as { name: string }).name, 'ann');
   assert.equal(newestLines(card, 8), ['ann.town.test arrived in square'], 'lines show the guest by handle');
   given(h).when(arrive).then([]);
-  assert.equal((h.state('square') as { here: string[] }).here, ['avatar-ann'], 'the square hears the avatar come in');
+  assert.ok(
+    cardsIn(h.world, 'square', ann).some((c) => c.id === 'avatar-ann'),
+    'who stands in the square is read from places: the square keeps no list of its own',
+  );
 });
 
-test("avatars move by their own spells and through doors; the kernel's place follows the avatar's room", () => {
+test("avatars move by their own spells and through doors, only along the ways from where they stand", () => {
   const h = Harness.town();
   h.arrive(ann);
   h.arrive(bob);
   assert.is(h.cast(ann, 'avatar-ann', 'go room=library').status, 'done');
   assert.is(h.world.cards.get('avatar-ann')!.place, 'library');
-  h.deliver();
-  assert.equal((h.state('square') as { here: string[] }).here, ['avatar-bob']);
-  assert.equal((h.state('library') as { here: string[] }).here, ['avatar-ann']);
-  assert.is(refusal(h.turn(bob, 'avatar-ann', 'go', { fields: { room: 'workshop' } })).class, 'lawRefused', 'only its guest moves an avatar');
-  assert.is(h.act(bob, 'door-square-workshop', 'through', { fields: { avatar: 'avatar-bob', side: 'square' } }).status, 'done');
-  h.deliver();
-  h.deliver();
+  assert.equal(pendingSends(h.world), [], 'a move is one write: nothing is sent to either room');
+  assert.ok(!cardsIn(h.world, 'square', ann).some((c) => c.id === 'avatar-ann'));
+  const notBobs = refusal(h.turn(bob, 'avatar-ann', 'go', { fields: { room: 'square' } }));
+  assert.equal([notBobs.class, notBobs.clause], ['cardRefused', 'notYours'], 'only its guest moves an avatar');
+  assert.is(h.act(bob, 'door-square-workshop', 'through', { fields: { avatar: 'avatar-bob' } }).status, 'done');
   assert.is(h.world.cards.get('avatar-bob')!.place, 'workshop');
   assert.equal(
     cardsIn(h.world, 'workshop', ann).map((c) => c.id),
     ['avatar-bob', 'bench', 'door-workshop-square'],
   );
-  assert.equal((h.state('workshop') as { here: string[] }).here, ['avatar-bob']);
+  // the library has one door, back to the square: the workshop is not a way from here
+  const noWay = refusal(h.turn(ann, 'avatar-ann', 'go', { fields: { room: 'workshop' } }));
+  assert.is(noWay.class, 'cardRefused');
+  assert.match(noWay.reason ?? '', /go room=square \(by door-library-square\)/, 'the refusal names the way that works');
+  const nowhere = refusal(h.turn(ann, 'avatar-ann', 'go', { fields: { room: 'nowhere-room' } }));
+  assert.is(nowhere.class, 'unknownObject');
+  assert.match(nowhere.reason ?? '', /go room=square/);
+  assert.is(h.world.cards.get('avatar-ann')!.place, 'library', 'a refused go leaves the avatar where it stood');
+  // a door in another room is out of reach
+  assert.is(refusal(h.turn(ann, 'door-square-workshop', 'through', { fields: { avatar: 'avatar-ann' } })).class, 'cardRefused');
 });
 
 test('a turn: one entry with receipt, writes, lines and wants; the receipt carries slug, content id and height', () => {
@@ -146,8 +156,9 @@ test('a turn: one entry with receipt, writes, lines and wants; the receipt carri
 
 test('a turn that writes nothing advances no version', () => {
   const h = Harness.town();
+  const relay = h.cast(ann, 'lamp', 'make maker').offers[0]!;
   given(h)
-    .when(turn(ann, 'lamp', 'give', { fields: { to: 'town' } }))
+    .when(turn(ann, relay, 'relay', { fields: { to: 'town', text: 'hello' } }))
     .thenMatches([{ kind: 'turn', receipt: { status: 'done' }, writes: undefined }]);
 });
 
@@ -171,7 +182,10 @@ test('try: reports what it would write, offer, fire and open, and the roots it r
     ['note'],
   );
   assert.equal(t.offers.length, 1);
-  assert.equal(t.roots, [{ object: 'lamp', version: 1 }]);
+  assert.equal(t.roots, [
+    { object: 'avatar-ann', version: 1 },
+    { object: 'lamp', version: 1 },
+  ]);
   assert.is(h.world.height, height);
   assert.is(h.world.cards.get('lamp'), lamp);
   assert.is(h.world.pending.size, 0);
@@ -217,7 +231,8 @@ test('visibility: a card visible to its owner alone is absent for others until i
 test('sends: queued by a turn, listed as pending, delivered as entries of their own (at most 16 per call)', () => {
   const h = Harness.town();
   const box = h.cast(ann, 'lamp', 'make mailbox').offers[0]!;
-  for (let i = 0; i < 20; i++) h.act(ann, 'lamp', 'give', { fields: { to: box, note: `n${i}` } });
+  const relay = h.cast(ann, 'lamp', 'make maker').offers[0]!;
+  for (let i = 0; i < 20; i++) h.act(ann, relay, 'relay', { fields: { to: box, text: `n${i}` } });
   assert.is(pendingSends(h.world).length, 20);
   assert.equal(
     pendingSends(h.world)
@@ -235,7 +250,7 @@ test('sends: queued by a turn, listed as pending, delivered as entries of their 
     Array.from({ length: 16 }, (_, i) => height + i),
   );
   assert.ok(entries.every((e) => e.kind === 'delivery' && e.receipt.status === 'done'));
-  assert.is(entries[0]!.receipt.line, 'a letter: a lamp (lamp) from ann.town.test: n0');
+  assert.is(entries[0]!.receipt.line, 'a letter: n0');
   assert.is(pendingSends(h.world).length, 4);
   h.deliver();
   assert.is(h.deliver().kind, 'nothing');
@@ -319,7 +334,8 @@ test("adopt: ownerless or abandoned cards, or anything for the world's opener; n
   h.clock += 2 * 3_600_000;
   assert.is(h.cast(bob, mine, 'adopt').status, 'done', 'ann has not played for two hours: abandoned');
   assert.is(h.world.cards.get(mine)!.owner, bob);
-  assert.is(refusal(h.turn(ann, 'lamp', 'receive', { spell: 'adopt' })).clause, 'notYours');
+  assert.is(refusal(h.turn(ann, 'notice-board', 'receive', { spell: 'adopt' })).clause, 'notYours');
+  assert.is(h.cast(ann, 'lamp', 'adopt').status, 'done', 'the lamp on its post is nobody\'s: the first to adopt it has it');
   assert.is(h.cast(mayor, mine, 'adopt').status, 'done');
   assert.is(h.world.cards.get(mine)!.owner, mayor);
   // a guest who has just arrived still plays here: their avatar is theirs
@@ -341,6 +357,7 @@ test('decide never changes the world it is given', () => {
   h.arrive(ann);
   const box = h.cast(ann, 'lamp', 'make mailbox').offers[0]!;
   h.act(ann, 'lamp', 'give', { fields: { to: box } });
+  assert.is(h.world.cards.get('lamp')!.place, box, 'the lamp was handed into the box beside ann');
   const snapshot = JSON.stringify([...h.world.cards], (_, v) => (v instanceof Map ? [...v] : v));
   const sizes = [h.world.height, h.world.pending.size, h.world.runs.size, h.world.receipts.size, h.world.intents.size];
   for (const cmd of [

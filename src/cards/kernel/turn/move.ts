@@ -10,10 +10,14 @@
  *   beside it (`outOfReach`);
  * - the thing is the guest's to move: the guest owns it, nobody owns it, or it lies in a card the
  *   guest owns, as a thing handed to the guest's avatar does (`notYours`);
- * - the place is one the mover can put it: a way leads there from where the thing is (a door of
- *   its room, see `waysFrom`), or, for a thing other than the mover, the mover itself, the
- *   mover's own place, or a card lying beside the mover (`noWay`);
- * - the place is not the thing, nor inside it, nor where it already is (`here`).
+ * - the place is one the hands that move it can reach: a way leads there from where the thing is
+ *   (a door of its room, see `waysFrom`), or the hands themselves, the place they stand in, a card
+ *   lying beside them or a card they hold (`noWay`). The hands are the mover when it moves another
+ *   card; a card moving itself is moved by the card holding it, or, lying loose, by the hands of
+ *   the caster's avatar standing beside it;
+ * - the place is not the thing, nor inside it, nor where it already is (`here`);
+ * - an avatar goes only by a way: nothing carries a guest's avatar into a thing, so every avatar
+ *   stands in a room (`noWay`).
  */
 import type { Card } from '../entry.js';
 import type { Refusal } from '../refusal.js';
@@ -24,6 +28,8 @@ export interface MoveScope {
   card(id: string): Card | undefined;
   visible(id: string): Card | undefined;
   readonly scope: { principal: string };
+  /** Each guest's avatar: an avatar goes only by a way, so it always stands in a place of the town. */
+  readonly world: { avatars: ReadonlyMap<string, string> };
 }
 
 const labelField = (state: TypedData, name: string): string | undefined => {
@@ -55,6 +61,9 @@ export function waysFrom(turn: MoveScope, placeId: string): { door: string; to: 
     const to = labelField(door.state, 'to');
     const open = door.state.tag === 'record' ? field(door.state, 'open') : undefined;
     if (!to || (open && open.tag === 'boolean' && !open.value)) continue;
+    // a way leads to a place of the town: a card that lies nowhere itself (a room), never into a thing
+    const there = turn.visible(to);
+    if (!there || there.place !== '') continue;
     out.push({ door: id, to });
   }
   return out;
@@ -90,6 +99,13 @@ function holderOf(turn: MoveScope, c: Card): Card | undefined {
   return holder && holder.place !== '' ? holder : undefined;
 }
 
+/** The caster's avatar when it stands where a loose thing lies: the guest's own hands move it. */
+function casterBeside(turn: MoveScope, thing: Card): Card | undefined {
+  const id = turn.world.avatars.get(turn.scope.principal);
+  const avatar = id ? turn.card(id) : undefined;
+  return avatar && thing.place !== '' && avatar.place === thing.place ? avatar : undefined;
+}
+
 /** Why `mover` may not move `thingId` to `toId` in this turn, or undefined when it may. */
 export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, toId: string): Refusal | undefined {
   const mover = turn.card(moverId)!;
@@ -117,15 +133,18 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
   // card, down where it is or to a card beside it; a held thing (moving itself) down where its
   // holder is or to a card beside its holder.
   const way = waysFrom(turn, thing.place).some((w) => w.to === toId);
-  const hands = thingId !== moverId ? mover : holderOf(turn, thing);
-  const near =
-    hands !== undefined && ((thingId !== moverId && toId === moverId) || toId === hands.place || lyingAt(to, hands.place));
+  const avatar = thing.owner !== '' && turn.world.avatars.get(thing.owner) === thingId;
+  if (avatar && !way) return refused(thingId, 'noWay', `an avatar goes only by a way; ${waysText(turn, thing.place)}`);
+  const hands = thingId !== moverId ? mover : (holderOf(turn, thing) ?? casterBeside(turn, thing));
+  const near = hands !== undefined && (toId === hands.id || toId === hands.place || lyingAt(to, hands.place) || to.place === hands.id);
   if (!way && !near) {
-    const held = thingId === moverId && !holderOf(turn, thing) && waysFrom(turn, thing.place).length === 0;
+    const loose = thingId === moverId && hands === undefined;
     return refused(
       thingId,
       'noWay',
-      held ? `${thingId} lies in ${thing.place || 'no place'} and nobody holds it, so it goes nowhere by itself; take it first` : `no way leads from ${thing.place || 'nowhere'} to ${toId}; ${waysText(turn, thing.place)}`,
+      loose
+        ? `${thingId} lies in ${thing.place || 'no place'}, where you do not stand, and nobody holds it; go there or take it first`
+        : `${toId} is not within reach of ${hands ? hands.id : thingId} (it puts things only into itself, down where it stands, into a card beside it or one it holds), and no way leads from ${thing.place || 'nowhere'} to ${toId}; ${waysText(turn, thing.place)}`,
     );
   }
   return undefined;

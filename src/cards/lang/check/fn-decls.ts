@@ -6,7 +6,7 @@ import type { Decl } from '../ast.js';
 import { builtins, shadowable } from '../builtins.js';
 import type { FnSym } from '../ir.js';
 import { ERR, type Ty } from '../types.js';
-import { isCtxName } from './locals.js';
+import { isReservedCtxName } from './locals.js';
 import { type ModuleScope, report } from './scope.js';
 import { typeOf } from './type-expr.js';
 
@@ -30,7 +30,7 @@ export function declareFns(m: ModuleScope, decls: Decl[]): void {
       );
       continue;
     }
-    if (isCtxName(d.name) || d.name === 'self' || d.name === 'before') {
+    if (isReservedCtxName(d.name) || d.name === 'self' || d.name === 'before') {
       report(m, 'resolve', d.nameSpan, `${d.name} names the turn's context and cannot be defined`, 'choose another name');
       continue;
     }
@@ -38,7 +38,7 @@ export function declareFns(m: ModuleScope, decls: Decl[]): void {
     const params = d.params.map((p) => {
       if (seen.has(p.name)) report(m, 'resolve', p.span, `the parameter ${p.name} is named twice`, 'give each parameter its own name');
       seen.add(p.name);
-      if (isCtxName(p.name)) report(m, 'resolve', p.span, `${p.name} names the turn's context and cannot be a parameter`, 'choose another name');
+      if (isReservedCtxName(p.name)) report(m, 'resolve', p.span, `${p.name} names the turn's context and cannot be a parameter`, 'choose another name');
       return { name: p.name, ty: typeOf(m, p.type) };
     });
     let ret: Ty = ERR;

@@ -9,7 +9,7 @@ import type { Span } from '../diagnostics.js';
 import type { E } from '../ir.js';
 import { ERR, type Ty, type VariantTy } from '../types.js';
 import { Tagged } from '../values.js';
-import { type FnCtx, ctxTypes, isCtxName, lookupLocal } from './locals.js';
+import { type FnCtx, ctxTypes, isCtxName, isReservedCtxName, lookupLocal } from './locals.js';
 import { type ModuleScope, report } from './scope.js';
 import { suggest } from './suggest.js';
 
@@ -22,7 +22,7 @@ export interface CtorRef {
 export function name(m: ModuleScope, e: Extract<Expr, { k: 'name' }>, f: FnCtx, want?: Ty): [E, Ty] {
   const local = lookupLocal(e.name, f);
   if (local) return [{ k: 'local', slot: local.slot }, local.ty];
-  if (isCtxName(e.name)) {
+  if (isCtxName(e.name) && (isReservedCtxName(e.name) || !(m.fns.has(e.name) || m.types.has(e.name)))) {
     if (f.kind === 'spell' || f.kind === 'clause') return [{ k: 'ctx', name: e.name }, ctxTypes[e.name]];
     report(
       m,

@@ -76,6 +76,18 @@ function simpleStmt(p: Cursor): Stmt {
 }
 
 function simpleStmtInner(p: Cursor, t: Token): Stmt {
+  // `move` is a word only at the head of a statement followed by a name (`move this to to`), so
+  // code written before it, with a spell, field or local called move, reads as it always did.
+  if (t.k === 'name' && t.v === 'move' && p.peek(1).k === 'name') {
+    p.next();
+    const form = 'move thing to place';
+    const thing = expr(p);
+    const to = p.peek();
+    if (to.k !== 'name' || to.v !== 'to') p.fail(to, `expected to and the place after the thing to move, but found ${p.describe(to)}`, form);
+    p.next();
+    const place = expr(p);
+    return { k: 'move', thing, to: place, span: join(t, place.span) };
+  }
   if (t.k === 'kw') {
     switch (t.v) {
       case 'let': {
@@ -125,16 +137,6 @@ function simpleStmtInner(p: Cursor, t: Token): Stmt {
             `send ${'…'}.${target.name} { field: value }`,
           );
         return { k: 'send', target: target.obj, method: target.name, arg, span: join(t, arg.span) };
-      }
-      case 'move': {
-        p.next();
-        const form = 'move thing to place';
-        const thing = expr(p);
-        const to = p.peek();
-        if (to.k !== 'name' || to.v !== 'to') p.fail(to, `expected to and the place after the thing to move, but found ${p.describe(to)}`, form);
-        p.next();
-        const place = expr(p);
-        return { k: 'move', thing, to: place, span: join(t, place.span) };
       }
       case 'make': {
         p.next();
