@@ -53,7 +53,8 @@ export interface Diagnostic {
 /** A field of a form, derived from a parameter's type and bounds. */
 export type FieldForm =
   | { kind: 'natural'; min: number; max: number }
-  | { kind: 'text'; min: number; max: number }
+  /** `principal`: a Principal parameter, given as `guest:<host>:<name>`, `town`, or a guest's bare name the kernel completes. */
+  | { kind: 'text'; min: number; max: number; principal?: true }
   | { kind: 'object'; min: number; max: number }
   | { kind: 'oneOf'; options: string[] }
   | { kind: 'boolean' };

@@ -20,7 +20,7 @@ import { isGuestName } from '../identity/names.js';
 import { checkOutcomeReply, type CheckReply } from '../queries/check-reply.js';
 import { hostRequestError, outcomeReply, turnReply, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
 import { FileError, InputError, readModules, readText, ValueError, type InputIo, type Modules } from './card-input.js';
-import { guestPrincipal, scratchPrograms, ScratchWorld } from './card-scratch.js';
+import { guestPrincipal, scratchHost, scratchPrograms, ScratchWorld } from './card-scratch.js';
 import { showData } from '../cards/typed-text.js';
 import { diagnosticLines, formsLines, hostRequestLines, type SaidLine, saidLines, sayLines, tryLines, turnLines, valueLines } from './card-show.js';
 import { TypedDataC, type TypedData } from '../cards/typed.js';
@@ -105,9 +105,17 @@ function rejectedBody(e: HostRequest | TownError): Record<string, unknown> {
   return body;
 }
 
+/**
+ * A guest as the flags take it: a short name (`ann`), or the principal state compares against
+ * (`guest:<host>:ann`, with the scratch world's host), the same two forms a spell's Principal
+ * field takes. Answers the short name.
+ */
 function guest(name: string, flag: string): string {
-  if (!isGuestName(name)) throw new InputError(`${flag} ${JSON.stringify(name)} is not a guest name ([a-z][a-z0-9-]{0,31})`);
-  return name;
+  const prefix = `guest:${scratchHost}:`;
+  const short = name.startsWith(prefix) ? name.slice(prefix.length) : name;
+  if (!isGuestName(short))
+    throw new InputError(`${flag} ${JSON.stringify(name)} is not a guest: a name ([a-z][a-z0-9-]{0,31}) or ${prefix}<name>`);
+  return short;
 }
 
 function jsonValue(text: string, flag: string): unknown {

@@ -6,7 +6,7 @@
 import type { MethodInfo } from '../program.js';
 import type { RecordData } from '../typed.js';
 import { fromSpell, inferArgument, type Converted, type ObjectResolver } from './fields.js';
-import { hostAct, hostForms, hostItems, hostTemplate, isHost } from './host.js';
+import { hostAct, hostForms, hostItems, hostTemplate, isHost, guestFields } from './host.js';
 import { badSpell, type Refusal } from './refusal.js';
 import type { Cast, Plan, Spell } from './spell.js';
 import { refuse, Refused, type Turn } from './turn.js';
@@ -103,7 +103,7 @@ function castAct(turn: Turn, cardId: string, cast: Cast, scope: PlanScope): stri
   const hint = m.template ?? m.signature;
   const resolve = resolver(turn, scope, hint);
   const args = converted(m.form ? fromSpell(m.form, cast.items, hint, resolve) : inferArgument(cast.items, m.signature, resolve));
-  turn.call(cardId, cast.method, args);
+  turn.call(cardId, cast.method, guestFields(turn, cardId, m.form, args, hint));
   return cast.method;
 }
 

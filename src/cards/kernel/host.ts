@@ -4,12 +4,13 @@
  * same name is never reached by them, so no card can weaken `become`'s owner check.
  */
 import type { FormField } from '../program.js';
-import { field, type RecordData } from '../typed.js';
+import { field, label, type RecordData, type TypedData } from '../typed.js';
 import { templateOf } from './fields.js';
 import { badSpell } from './refusal.js';
 import type { SpellItem } from './spell.js';
 import { nameOf, refuse, type Turn } from './turn.js';
 import { TOWN } from './world.js';
+import { waysHint } from './turn/move.js';
 
 const text = (min: number, max: number) => ({ kind: 'text' as const, min, max });
 
@@ -81,11 +82,40 @@ const GUEST_NAME = /^[a-z](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
  * a port (`guest:localhost:8080:ann`, the quick start's town): the name is what follows the
  * last colon.
  */
-export function principalOf(turn: Turn, who: string, fieldName: string, hint: string): string {
+export function principalOf(turn: Pick<Turn, 'world'>, who: string, fieldName: string, hint: string, town = false): string {
+  if (town && who === TOWN) return who;
   const m = /^guest:([^\s]+):([^:\s]+)$/.exec(who);
   if (m && GUEST_NAME.test(m[2]!)) return who;
   if (!m && GUEST_NAME.test(who)) return `guest:${turn.world.host}:${who}`;
   return refuse(badSpell('badValue', `${fieldName}: ${JSON.stringify(who.slice(0, 64))} is not a guest (a name, or guest:<host>:<name>)`, hint));
+}
+
+/**
+ * A guest's fields checked for what they name. Every `Object` names a card that exists and the
+ * guest may see (else `unknownObject`; cast at the guest's own avatar, the reason names the ways
+ * from where it stands). Every `Principal` is taken as state compares it: `guest:<host>:<name>` or `town`, a bare
+ * name completed with this world's host (`credit who=bob` credits guest:<host>:bob), anything
+ * else refused `badValue`. Card code's own sends are not guests' words and pass as they are.
+ */
+export function guestFields(turn: Pick<Turn, 'world' | 'visible' | 'card' | 'scope'>, cardId: string, form: FormField[] | undefined, args: TypedData, hint: string): TypedData {
+  if (!form || args.tag !== 'record') return args;
+  // Only real targets: an Object a guest names is a card that exists and that the guest may see,
+  // so no card can keep (or walk to) an id that names nothing.
+  for (const f of form) {
+    if (f.form.kind !== 'object') continue;
+    const v = field(args, f.name);
+    if (v?.tag !== 'label' || v.value === '' || turn.visible(v.value)) continue;
+    const ways = waysHint(turn, cardId);
+    return refuse({ class: 'unknownObject', reason: `${f.name}: there is no card ${v.value}${ways ? `; ${ways}` : ''}`, object: v.value });
+  }
+  if (!form.some((f) => f.form.kind === 'text' && f.form.principal)) return args;
+  const principals = new Set(form.filter((f) => f.form.kind === 'text' && f.form.principal).map((f) => f.name));
+  return {
+    tag: 'record',
+    fields: args.fields.map((f) =>
+      principals.has(f.name) && f.value.tag === 'label' && f.value.value !== '' ? { name: f.name, value: label(principalOf(turn, f.value.value, f.name, hint, true)) } : f,
+    ),
+  };
 }
 
 /** A clock: milliseconds since the epoch, or an ISO time with its zone (never local time). */

@@ -19,7 +19,7 @@ export function fieldForm(t: Ty): FieldForm | undefined {
       return { kind: 'natural', min: num(t.min, defaultBounds.natural[0]), max: num(t.max, defaultBounds.natural[1]) };
     case 'text':
       if (t.sub === 'Object') return { kind: 'object', min: num(t.min, defaultBounds.object[0]), max: num(t.max, defaultBounds.object[1]) };
-      if (t.sub === 'Principal') return { kind: 'text', min: defaultBounds.principal[0], max: defaultBounds.principal[1] };
+      if (t.sub === 'Principal') return { kind: 'text', min: defaultBounds.principal[0], max: defaultBounds.principal[1], principal: true };
       return { kind: 'text', min: num(t.min, defaultBounds.text[0]), max: num(t.max, defaultBounds.text[1]) };
     case 'bool':
       return { kind: 'boolean' };

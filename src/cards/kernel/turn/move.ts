@@ -10,14 +10,13 @@
  *   beside it (`outOfReach`);
  * - the thing is the guest's to move: the guest owns it, nobody owns it, or it lies in a card the
  *   guest owns, as a thing handed to the guest's avatar does (`notYours`);
- * - the place is one the hands that move it can reach: a way leads there from where the thing is
- *   (a door of its room, see `waysFrom`), or the hands themselves, the place they stand in, a card
- *   lying beside them or a card they hold (`noWay`). The hands are the mover when it moves another
- *   card; a card moving itself is moved by the card holding it, or, lying loose, by the hands of
- *   the caster's avatar standing beside it;
+ * - the place is within reach of the hands that move it: the hands themselves, the place they
+ *   stand in, a card lying beside them or a card they hold (`noWay`). The hands are the mover
+ *   when it moves another card; a card moving itself is moved by the card holding it, or, lying
+ *   loose, by the hands of the caster's avatar standing beside it;
  * - the place is not the thing, nor inside it, nor where it already is (`here`);
- * - an avatar goes only by a way: nothing carries a guest's avatar into a thing, so every avatar
- *   stands in a room (`noWay`).
+ * - an avatar goes only by a way, a door of its room leading to another room (`waysFrom`):
+ *   nothing carries a guest's avatar into a thing, so every avatar stands in a room (`noWay`).
  */
 import type { Card } from '../entry.js';
 import type { Refusal } from '../refusal.js';
@@ -73,6 +72,14 @@ export function waysFrom(turn: MoveScope, placeId: string): { door: string; to: 
 function waysText(turn: MoveScope, placeId: string): string {
   const ways = waysFrom(turn, placeId);
   return ways.length ? `the ways from ${placeId}: ${ways.map((w) => `go room=${w.to} (by ${w.door})`).join(', ')}` : `no way leads out of ${placeId || 'nowhere'}`;
+}
+
+/** For a cast at the caster's own avatar, the ways from where it stands (else ''): a hint that names what works. */
+export function waysHint(turn: Pick<MoveScope, 'card' | 'visible' | 'world'> & { scope: { principal: string } }, cardId: string): string {
+  const avatar = turn.world.avatars.get(turn.scope.principal);
+  if (avatar !== cardId) return '';
+  const card = turn.card(cardId);
+  return card ? waysText(turn as MoveScope, card.place) : '';
 }
 
 const refused = (object: string, clause: string, reading: string): Refusal => ({
@@ -132,8 +139,9 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
   // Where it may go: through a way from where it is; a thing moved by another card into that
   // card, down where it is or to a card beside it; a held thing (moving itself) down where its
   // holder is or to a card beside its holder.
-  const way = waysFrom(turn, thing.place).some((w) => w.to === toId);
+  // Ways are for avatars: a guest walks through a door; a thing goes with the hands that carry it.
   const avatar = thing.owner !== '' && turn.world.avatars.get(thing.owner) === thingId;
+  const way = avatar && waysFrom(turn, thing.place).some((w) => w.to === toId);
   if (avatar && !way) return refused(thingId, 'noWay', `an avatar goes only by a way; ${waysText(turn, thing.place)}`);
   const hands = thingId !== moverId ? mover : (holderOf(turn, thing) ?? casterBeside(turn, thing));
   const near = hands !== undefined && (toId === hands.id || toId === hands.place || lyingAt(to, hands.place) || to.place === hands.id);

@@ -13,7 +13,7 @@ import { emptyRecord, label, type RecordData, type TypedData } from '../../typed
 import { castSpell, converted, findSpell, hearsHint, spellMethods } from '../cast.js';
 import type { FormField, MethodInfo } from '../../program.js';
 import { checkArgument, fromFields } from '../fields.js';
-import { hostAct, hostForms, hostTemplate, isHost } from '../host.js';
+import { hostAct, hostForms, hostTemplate, isHost, guestFields } from '../host.js';
 import { badSpell, typeMismatch } from '../refusal.js';
 import { parseSpell, type Spell } from '../spell.js';
 import { refuse, type Turn } from '../turn.js';
@@ -82,7 +82,7 @@ export function runCard(turn: Turn, cardId: string, method: string, input: TurnI
       args = m.form ? converted(fromFields(m.form, {}, hint)) : emptyRecord;
       break;
   }
-  turn.call(cardId, method, args);
+  turn.call(cardId, method, guestFields(turn, cardId, m.form, args, hint));
   return method;
 }
 
