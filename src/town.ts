@@ -388,6 +388,11 @@ export async function openTown(options: TownOptions): Promise<Town> {
         turns: turnsLeft(deps),
         feed: (principal) => feed.left(principal),
         scratches: (principal) => scratches.list({ principal, name: principal.slice(principal.lastIndexOf(':') + 1) }),
+        arrived: async ({ principal, name }) => {
+          // Idempotent (a second arrival decides nothing), and its answer's position covers the
+          // arrival entry even when the arrivals reactor decided it first.
+          fresh.note(principal, (await world.submit({ kind: 'arrive', principal, name })).position);
+        },
       }),
       ...scratchHandlers({ scratches, town: world, events, fresh }),
       ...earlierHandlers({ scratches, fresh, secret: config.secret }),

@@ -113,8 +113,7 @@ function rejectedBody(e: HostRequest | TownError): Record<string, unknown> {
 function guest(name: string, flag: string): string {
   const prefix = `guest:${scratchHost}:`;
   const short = name.startsWith(prefix) ? name.slice(prefix.length) : name;
-  if (!isGuestName(short))
-    throw new InputError(`${flag} ${JSON.stringify(name)} is not a guest: a name ([a-z][a-z0-9-]{0,31}) or ${prefix}<name>`);
+  if (!isGuestName(short)) throw new InputError(`${flag} ${JSON.stringify(name)} is not a guest: a name ([a-z][a-z0-9-]{0,31}) or ${prefix}<name>`);
   return short;
 }
 

@@ -22,7 +22,7 @@ export function exactCard(card: CardView, state: CardDoc['state']): string {
   return (
     '<details class="exact"><summary>the exact card</summary><dl>' +
     `<dt>id</dt><dd>${e(card.id)}</dd><dt>kind</dt><dd>${e(card.kind)} <span class="pin">${e(card.pinSlug)}</span></dd>` +
-    `<dt>version</dt><dd>${e(card.version)}</dd><dt>owner</dt><dd>${e(card.owner)}</dd><dt>maker</dt><dd>${e(card.maker)}</dd>` +
+    `<dt>version</dt><dd>${e(card.version)}</dd><dt>owner</dt><dd>${e(card.owner || 'nobody')}</dd><dt>maker</dt><dd>${e(card.maker)}</dd>` +
     `<dt>place</dt><dd>${card.place ? `<a href="/o/${seg(card.place)}">${e(card.place)}</a>` : '—'}</dd>` +
     `<dt>seen by</dt><dd>${e(card.visibility)}</dd><dt>state</dt><dd><code>${e(showData(state))}</code></dd></dl>` +
     `<h2 class="sub">newest lines</h2>${lines}</details>`

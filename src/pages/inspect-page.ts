@@ -29,7 +29,7 @@ export async function inspectPage(r: WorldReads, id: string, caller: Caller | un
   const body =
     `<h1>inspect ${e(id)}</h1>` +
     `<dl class="who"><dt>kind</dt><dd><a href="/kinds#${e(card.kind)}">${e(card.kind)}</a> → pinned <code>${e(src.pinSlug)}</code></dd>` +
-    `<dt>owner</dt><dd>${e(card.owner)}</dd><dt>maker</dt><dd>${e(card.maker)}</dd><dt>version</dt><dd>${e(card.version)}</dd></dl>` +
+    `<dt>owner</dt><dd>${e(card.owner || 'nobody')}</dd><dt>maker</dt><dd>${e(card.maker)}</dd><dt>version</dt><dd>${e(card.version)}</dd></dl>` +
     `<p><a href="/o/${seg(id)}">card page</a>${caller ? ` · <a href="/play/${seg(id)}">play</a>` : ''}</p>` +
     spells +
     (await lawSection(r, id, reader)) +

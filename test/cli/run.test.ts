@@ -230,7 +230,10 @@ test('bad command lines: exit 2 and nothing run', async () => {
   assert.is(seed.stdout, '');
   const who = await inProcess(['run', lamp, '--as', 'Bob', '--spell', 'light']);
   assert.is(who.code, 2);
-  assert.match(who.stderr, /--as "Bob" is not a guest name/);
+  assert.match(who.stderr, /--as "Bob" is not a guest: a name/);
+  const principal = await inProcess(['run', lamp, '--owner', 'guest:town:ann', '--as', 'guest:town:ann', '--spell', 'light']);
+  assert.is(principal.code, 0, `--as and --owner take the principal state compares against, too: ${principal.stderr}`);
+  assert.ok(principal.lines.includes('  line: ann.town lights the lamp'), principal.stdout);
   const law = await inProcess(['run', lamp, '--law', 'no-such.law']);
   assert.is(law.code, 2);
   assert.match(law.stderr, /cannot read law file no-such\.law: no such file or directory/);

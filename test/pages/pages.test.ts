@@ -31,7 +31,7 @@ pages('every page renders for a guest and for a reader without a session', async
     ['/town', /the town square[\s\S]*the door to the library/],
     ['/o/lamp', /class="paint" id="paint">[^<]*lamp/],
     ['/o/lamp?show=law,source,receipts', /<section id="source">[\s\S]*<section id="receipts">/],
-    ['/inspect/lamp', /<dt>owner<\/dt><dd>town<\/dd>[\s\S]*<section id="law">[\s\S]*<section id="source">/],
+    ['/inspect/lamp', /<dt>owner<\/dt><dd>nobody<\/dd>[\s\S]*<section id="law">[\s\S]*<section id="source">/],
     ['/kinds', /href="\/inspect\/door-/],
     ['/library', /href="\/library\/lamp"/],
     ['/library/lamp', /<pre class="md"># lamp/],

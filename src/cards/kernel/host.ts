@@ -97,7 +97,13 @@ export function principalOf(turn: Pick<Turn, 'world'>, who: string, fieldName: s
  * name completed with this world's host (`credit who=bob` credits guest:<host>:bob), anything
  * else refused `badValue`. Card code's own sends are not guests' words and pass as they are.
  */
-export function guestFields(turn: Pick<Turn, 'world' | 'visible' | 'card' | 'scope'>, cardId: string, form: FormField[] | undefined, args: TypedData, hint: string): TypedData {
+export function guestFields(
+  turn: Pick<Turn, 'world' | 'visible' | 'card' | 'scope'>,
+  cardId: string,
+  form: FormField[] | undefined,
+  args: TypedData,
+  hint: string,
+): TypedData {
   if (!form || args.tag !== 'record') return args;
   // Only real targets: an Object a guest names is a card that exists and that the guest may see,
   // so no card can keep (or walk to) an id that names nothing.
@@ -113,7 +119,9 @@ export function guestFields(turn: Pick<Turn, 'world' | 'visible' | 'card' | 'sco
   return {
     tag: 'record',
     fields: args.fields.map((f) =>
-      principals.has(f.name) && f.value.tag === 'label' && f.value.value !== '' ? { name: f.name, value: label(principalOf(turn, f.value.value, f.name, hint, true)) } : f,
+      principals.has(f.name) && f.value.tag === 'label' && f.value.value !== ''
+        ? { name: f.name, value: label(principalOf(turn, f.value.value, f.name, hint, true)) }
+        : f,
     ),
   };
 }

@@ -3,6 +3,7 @@
  * door for browsers (enterPage, enter, leavePage, leave). The work is done by the identity
  * service (src/identity/service.ts); here are the HTTP shapes of spec 2.2, 2.3, 2.7 and 4.6.
  */
+import type { GuestIdentity } from '../../identity/names.js';
 import { errorClassOf } from '../../contract/errors.js';
 import { arrivalLimits } from '../../identity/arrival-limits.js';
 import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../cookies.js';
@@ -40,6 +41,12 @@ export interface IdentityDeps {
   turns?(principal: string): Promise<TurnsLeft>;
   /** Posts left this hour (the feed room); `me` omits `feed` without it. */
   feed?(principal: string): Promise<FeedLeft>;
+  /**
+   * Makes the admitted guest's avatar before the admission is answered, so the guest's own reads
+   * (its avatar, /play/) see it at once (read-your-writes, as after a turn). Without it the
+   * arrivals reactor makes the avatar shortly after.
+   */
+  arrived?(guest: GuestIdentity): Promise<void>;
 }
 
 /** The credential reply of spec 2.2. */
@@ -80,7 +87,13 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
   async function arrive(ctx: TownContext, name: unknown, proof: unknown): Promise<Admission> {
     const admission = await service.arrive(name, proof, () => arrivals.admit(ctx.state.address));
     await signBrowserIn(ctx, admission.credentialHash);
+    await standIn(admission);
     return admission;
+  }
+
+  /** The admitted guest's avatar, made (once) before the answer; a failure leaves it to the reactor. */
+  async function standIn(admission: Admission): Promise<void> {
+    await deps.arrived?.(admission).catch(() => {});
   }
 
   /** A town serving the earlier catalogue shape (spec 9). */
@@ -108,6 +121,7 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
       if (code !== undefined) {
         const admission = await service.accept(code, name);
         await signBrowserIn(ctx, admission.credentialHash);
+        await standIn(admission);
         return admitted(ctx, admission, json);
       }
       if (credential !== undefined) {
@@ -152,6 +166,7 @@ export function identityHandlers(deps: IdentityDeps): RoomHandlers<IdentityRoute
     async accept(ctx) {
       const admission = await service.accept(ctx.state.body.code, ctx.state.body.name);
       if (admission.named) await signBrowserIn(ctx, admission.credentialHash);
+      await standIn(admission);
       ctx.set('Cache-Control', 'no-store');
       return credentialReply(admission);
     },

@@ -26,6 +26,15 @@ spell relay(self: Maker, to: Object 1..128, text: Text 0..200) -> Maker:
   send to.receive { text: text, post: "" }
   return self
 `,
+  ledger: `type Ledger:
+  credited: List Principal
+
+def initial() -> Ledger:
+  return Ledger { credited: [] }
+
+spell credit(self: Ledger, who: Principal) -> Ledger:
+  return self { credited: append(self.credited, who) }
+`,
   mailbox: `type Mailbox:
   letters: List Text
 

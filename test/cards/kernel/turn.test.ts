@@ -70,7 +70,7 @@ test("arrival: a guest's first arrival makes an avatar in the square; a second d
   );
 });
 
-test("avatars move by their own spells and through doors, only along the ways from where they stand", () => {
+test('avatars move by their own spells and through doors, only along the ways from where they stand', () => {
   const h = Harness.town();
   h.arrive(ann);
   h.arrive(bob);
@@ -335,7 +335,7 @@ test("adopt: ownerless or abandoned cards, or anything for the world's opener; n
   assert.is(h.cast(bob, mine, 'adopt').status, 'done', 'ann has not played for two hours: abandoned');
   assert.is(h.world.cards.get(mine)!.owner, bob);
   assert.is(refusal(h.turn(ann, 'notice-board', 'receive', { spell: 'adopt' })).clause, 'notYours');
-  assert.is(h.cast(ann, 'lamp', 'adopt').status, 'done', 'the lamp on its post is nobody\'s: the first to adopt it has it');
+  assert.is(h.cast(ann, 'lamp', 'adopt').status, 'done', "the lamp on its post is nobody's: the first to adopt it has it");
   assert.is(h.cast(mayor, mine, 'adopt').status, 'done');
   assert.is(h.world.cards.get(mine)!.owner, mayor);
   // a guest who has just arrived still plays here: their avatar is theirs

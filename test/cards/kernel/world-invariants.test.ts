@@ -96,7 +96,8 @@ function commandOf(h: Harness, s: Step, i: number): Command {
   const all = [...w.cards.keys()].sort();
   // half the casts are on the guest's own avatar (its moves), the rest on any card, near first
   const avatar = w.avatars.get(principal);
-  const object = avatar && s.roll < 50 ? avatar : s.roll > 95 ? 'no-such-card' : near.length && s.roll < 80 ? near[s.card % near.length]! : all[s.card % all.length]!;
+  const object =
+    avatar && s.roll < 50 ? avatar : s.roll > 95 ? 'no-such-card' : near.length && s.roll < 80 ? near[s.card % near.length]! : all[s.card % all.length]!;
   const intent = `p-${i}-${s.card}`;
   const card = w.cards.get(object);
   const pkg = card ? w.packages.get(card.pin) : undefined;
@@ -210,7 +211,8 @@ test('the world keeps its invariants after any sequence of turns by several gues
     { numRuns: runs, seed: process.env.TOWN_WORLD_SEED ? Number(process.env.TOWN_WORLD_SEED) : 20261206 },
   );
   // the broken invariant in words, then the shrunk sequence that breaks it
-  if (details.failed) assert.unreachable(`${String((details.errorInstance as Error)?.message ?? details.errorInstance)}\nshrunk to ${JSON.stringify(details.counterexample)}`);
+  if (details.failed)
+    assert.unreachable(`${String((details.errorInstance as Error)?.message ?? details.errorInstance)}\nshrunk to ${JSON.stringify(details.counterexample)}`);
   // the draw reaches the moves that matter, done and refused (a test that never moves proves nothing)
   for (const key of ['go:done', 'go:unknownObject', 'go:cardRefused', 'take:done', 'drop:done', 'give:done', 'through:done']) {
     assert.ok((seen.get(key) ?? 0) > 0, `no ${key} among ${[...seen.keys()].sort().join(' ')}`);

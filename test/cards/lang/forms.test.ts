@@ -63,10 +63,15 @@ test('bounded naturals, objects and texts; lower bound 0 is optional', () => {
   assert.is(m('give').signature, 'spell give(self: S, to: Object 1..128, note: Text 0..80) -> S');
 });
 
-test('tags are one of, booleans one of true, false, principals are text', () => {
+test('tags are one of, booleans one of true, false, principals are text the kernel reads as principals', () => {
   assert.equal(
     m('name').form!.map((f) => f.form),
-    [{ kind: 'text', min: 1, max: 80 }, { kind: 'text', min: 1, max: 160 }, { kind: 'boolean' }, { kind: 'oneOf', options: ['calm', 'cross'] }],
+    [
+      { kind: 'text', min: 1, max: 80 },
+      { kind: 'text', min: 1, max: 160, principal: true },
+      { kind: 'boolean' },
+      { kind: 'oneOf', options: ['calm', 'cross'] },
+    ],
   );
   assert.is(m('name').template, 'name title=<text 1..80> who=<text 1..160> ok=<one of true, false> mood=<one of calm, cross>');
 });

@@ -105,7 +105,7 @@ test('avatar: go, take, drop and give are moves the kernel checks; the avatar ke
   const av = program('avatar');
   const c = ctx({ self: 'avatar-ann', place: 'square' });
   const a = start(av);
-  assert.equal(plain(a), { name: 'guest', inbox: [] }, 'no room, no carried list: places are the kernel\'s');
+  assert.equal(plain(a), { name: 'guest', inbox: [] }, "no room, no carried list: places are the kernel's");
   const moves = (method: string, args: Record<string, TypedData>) => ok(cast(av, method, a, args, c)).moves;
   assert.equal(moves('go', { room: label('library') }), [{ thing: 'avatar-ann', to: 'library' }]);
   assert.equal(moves('take', { thing: label('lamp') }), [{ thing: 'lamp', to: 'avatar-ann' }]);

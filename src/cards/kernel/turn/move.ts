@@ -40,7 +40,7 @@ const labelField = (state: TypedData, name: string): string | undefined => {
 const labelsField = (state: TypedData, name: string): string[] => {
   if (state.tag !== 'record') return [];
   const v = field(state, name);
-  if (!v || v.tag !== 'list') return [];
+  if (v?.tag !== 'list') return [];
   return v.items.flatMap((i) => (i.tag === 'label' ? [i.value] : []));
 };
 
@@ -59,7 +59,7 @@ export function waysFrom(turn: MoveScope, placeId: string): { door: string; to: 
     if (!door || door.place !== placeId) continue;
     const to = labelField(door.state, 'to');
     const open = door.state.tag === 'record' ? field(door.state, 'open') : undefined;
-    if (!to || (open && open.tag === 'boolean' && !open.value)) continue;
+    if (!to || (open?.tag === 'boolean' && !open.value)) continue;
     // a way leads to a place of the town: a card that lies nowhere itself (a room), never into a thing
     const there = turn.visible(to);
     if (!there || there.place !== '') continue;
@@ -71,7 +71,9 @@ export function waysFrom(turn: MoveScope, placeId: string): { door: string; to: 
 /** The ways from a place in words, for a refusal's reading: "door-a to library, door-b to square". */
 function waysText(turn: MoveScope, placeId: string): string {
   const ways = waysFrom(turn, placeId);
-  return ways.length ? `the ways from ${placeId}: ${ways.map((w) => `go room=${w.to} (by ${w.door})`).join(', ')}` : `no way leads out of ${placeId || 'nowhere'}`;
+  return ways.length
+    ? `the ways from ${placeId}: ${ways.map((w) => `go room=${w.to} (by ${w.door})`).join(', ')}`
+    : `no way leads out of ${placeId || 'nowhere'}`;
 }
 
 /** For a cast at the caster's own avatar, the ways from where it stands (else ''): a hint that names what works. */
@@ -129,7 +131,11 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
   if (within(turn, toId, thingId)) return refused(thingId, 'here', `${toId} is ${thingId} or inside it`);
   const lyingAt = (c: Card, place: string) => place !== '' && c.place === place;
   if (thingId !== moverId && thing.place !== moverId && !lyingAt(thing, mover.place))
-    return refused(thingId, 'outOfReach', `${thingId} lies in ${thing.place || 'no place'}, out of ${moverId}'s reach (it takes only what lies where it is, or what it holds)`);
+    return refused(
+      thingId,
+      'outOfReach',
+      `${thingId} lies in ${thing.place || 'no place'}, out of ${moverId}'s reach (it takes only what lies where it is, or what it holds)`,
+    );
   // Whose it is: a thing held by someone else's card is theirs to move, even when nobody owns it.
   const principal = turn.scope.principal;
   const holder = thing.place ? turn.card(thing.place) : undefined;

@@ -46,7 +46,8 @@ export function lookupLocal(name: string, f: FnCtx): Local | undefined {
 export function declareLocal(m: ModuleScope, name: string, ty: Ty, span: Span, f: FnCtx): number {
   const scope = f.scopes[f.scopes.length - 1]!;
   if (scope.has(name)) report(m, 'resolve', span, `${name} is already declared in this block`, `assign it instead: ${name} = …`, f);
-  if (isReservedCtxName(name) || name === 'before') report(m, 'resolve', span, `${name} names the turn's context and cannot be declared`, 'choose another name', f);
+  if (isReservedCtxName(name) || name === 'before')
+    report(m, 'resolve', span, `${name} names the turn's context and cannot be declared`, 'choose another name', f);
   const slot = f.slots++;
   scope.set(name, { slot, ty });
   return slot;
