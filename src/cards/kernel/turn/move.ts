@@ -62,7 +62,7 @@ export function waysFrom(turn: MoveScope, placeId: string): { door: string; to: 
     if (!to || (open?.tag === 'boolean' && !open.value)) continue;
     // a way leads to a place of the town: a card that lies nowhere itself (a room), never into a thing
     const there = turn.visible(to);
-    if (!there || there.place !== '') continue;
+    if (there?.place !== '') continue;
     out.push({ door: id, to });
   }
   return out;
