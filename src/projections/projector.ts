@@ -33,8 +33,8 @@ export interface ProjectorOptions {
    */
   lingerMs?: number;
   /**
-   * Give way to a busy town (the repository's projector: docs/decisions.md, "Giving way to
-   * turns"): before a unit is folded, the projector watches its meters (how fast the journal
+   * Give way to a busy town (the repository's projector: docs/decisions/repository-commits.md):
+   * before a unit is folded, the projector watches its meters (how fast the journal
    * grows, how much CPU the process spends), and while one of them runs at its `busyPerSecond`
    * or more it waits, holding at most a unit of events, so the unit's CPU goes to the turns and
    * reads. An event waits at most `maxLagMs` from when it was recorded: past that the projector

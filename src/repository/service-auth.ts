@@ -4,7 +4,7 @@
  * `issue` makes one for a guest who shows the town's bearer credential (com.atproto.server.
  * getServiceAuth): `iss` the guest's did:web, `aud`, `exp`, `iat`, `lxm`, `jti`, signed by the
  * town's K-256 commit key, which every guest's DID document lists as its `#atproto` key (the
- * town speaks for the accounts it hosts; docs/decisions.md, "Service auth").
+ * town speaks for the accounts it hosts; docs/decisions/service-auth.md).
  *
  * `verify` checks one a caller presents to the town's own service calls with AT Protocol's own
  * verifier (`@atproto/xrpc-server`'s verifyJwt, given a resolver of the town's guests' keys):
