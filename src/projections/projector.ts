@@ -46,8 +46,7 @@ export interface ProjectorOptions {
    * While live events keep arriving (some came in while the last unit committed), wait this long
    * after a unit before the next one. A unit's cost is much of it what its commit rewrites
    * whatever it holds (the B-tree paths and hot index leaves it touches, the free list, the
-   * synced write), so under load fewer, larger units cost each event less (docs/performance.md,
-   * "Session 6: the turn path"). An idle projector's next event is folded at once, as without
+   * synced write), so under load fewer, larger units cost each event less (docs/decisions/projector-thread.md). An idle projector's next event is folded at once, as without
    * it. Default 0: no wait.
    */
   commitGapMs?: number;

@@ -20,8 +20,7 @@ import { isGuestName, principalOf } from '../identity/names.js';
 
 /**
  * AT Protocol's JWT code, loaded at the first service call: its package brings express and its
- * own lexicons, about a fifth of what the town loads at start (docs/performance.md, "Start:
- * what is loaded"), for a route most towns never serve.
+ * own lexicons, about a fifth of what the town loads at start (docs/decisions/world-snapshots.md), for a route most towns never serve.
  */
 let jwtCode: Promise<typeof import('@atproto/xrpc-server')> | undefined;
 const jwt = () => (jwtCode ??= import('@atproto/xrpc-server'));
