@@ -1,6 +1,6 @@
 /**
  * A rebuild of every read model against its floor, the journal read alone, in the same process
- * and the same run (issue 20's goal: a rebuild at >= 35 % of the journal-read-alone rate, with
+ * and the same run (the goal: a rebuild at >= 35 % of the journal-read-alone rate, with
  * the digests of the live read models):
  *
  *   npm run bench -- rebuild [--dir=<town>] [--entries=200000] [--cards=100000] [--rounds=2] [--batch=10000] [--repository]

@@ -1,6 +1,6 @@
 /**
  * The floor of the repository's work per entry, against the repository's own fold, over one
- * journal, in interleaved rounds (docs/performance.md, "Session 8: the repository's cost"):
+ * journal, in interleaved rounds (docs/performance.md, "The repository"):
  *
  *   ours        the repository projection folding the journal into a fresh read store, units of
  *               `--unit` entries (rebuildProjections with the repository alone: records, cards,

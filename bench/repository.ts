@@ -137,7 +137,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     children.push(on.proc, off.proc);
     const towns = { on: await on.first, off: await off.first };
     const url = (port: number) => `http://127.0.0.1:${port}/AGENTS.md/world/lamp/fill`;
-    // Warm both (the JIT takes seconds of load to compile a turn's path: docs/performance.md, Session 5).
+    // Warm both (the JIT takes seconds of load to compile a turn's path: docs/performance.md).
     await load(url(towns.on.port), warm, towns.on.tokens, 'warm');
     await load(url(towns.off.port), warm, towns.off.tokens, 'warm');
     await drained(on.proc, aa);

@@ -36,7 +36,7 @@ function spinJs(total: number, n: number): number {
   return total;
 }
 
-/** Puts into a map and appends to a list, n of each in one run (issue 19, 9). */
+/** Puts into a map and appends to a list, n of each in one run. */
 const rows = `
 def puts(n: Natural) -> Natural:
   let m: Map Natural Natural = {}

@@ -124,7 +124,7 @@ function perThread(a: Record<string, { user: number; system: number }>, b: Recor
 }
 
 /**
- * The figures under the names issue 20 gives them, as the last line, so runs can be compared by a
+ * The figures under the names the performance goals give them, as the last line, so runs can be compared by a
  * program (`BENCH_JSON {...}`); a figure the run did not measure (`--no-big`) is absent.
  */
 function benchJson(out: Record<string, number>): Record<string, number> {

@@ -82,7 +82,7 @@ export interface Settings {
   readyLagSeconds?: number;
   /**
    * TOWN_CATALOGUE: which catalogue shape the town serves (spec 9): `current` (default) or
-   * `earlier`, for agents written against the earlier shape (docs/earlier-shape.md).
+   * `earlier`, for agents written against the earlier shape (docs/decisions/earlier-catalogue-shape.md).
    */
   catalogue?: CatalogueShape;
 }

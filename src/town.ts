@@ -74,8 +74,7 @@ const repositoryNice = 10;
 /**
  * While the journal grows by 32 KiB a second or more (about 25 simple turns), or the process
  * spends a quarter of a core or more (turns, reads), the repository's projector waits for the
- * town to pause, and folds anyway once an entry has waited `maxLagMs` (docs/decisions.md,
- * "Giving way to turns").
+ * town to pause, and folds anyway once an entry has waited `maxLagMs` (docs/decisions/repository-commits.md).
  */
 const repositoryGiveWay = { journalBytesPerSecond: 32 * 1024, cpuPerSecond: 250_000, maxLagMs: 10_000 };
 
@@ -168,7 +167,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
   const clock = options.clock ?? Date.now;
   const snapshots = (options.snapshots ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots;
   // The world's snapshot is read (off the event loop) while the stores open and the read models
-  // are checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions.md, "The start, session 7").
+  // are checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions/world-snapshots.md).
   snapshots.readAhead?.(TOWN_WORLD);
   const events = await openEventStore({
     url: settings.eventStoreUrl,
@@ -236,7 +235,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       const modules = programs.libraryModules;
       const threaded = modules && options.projectorThread !== false;
       // The repository folds on a projector of its own: it signs commits, which must not hold up
-      // the read models a caller's next read waits for (docs/decisions.md, "Repository: off the turn's path").
+      // the read models a caller's next read waits for (docs/decisions/repository-commits.md).
       const groups: { names: ProjectionName[]; repository: boolean }[] = [{ names: projectionNames.filter((n) => n !== 'repository'), repository: false }];
       if (options.repository !== false) groups.push({ names: ['repository'], repository: true });
       const made = groups.map((group) =>
@@ -276,7 +275,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     // read) until a timer of its own ends it, and loading the world holds the thread for up to
     // seconds without one firing. The projector threads write meanwhile, and a snapshot pinned
     // across their writes meets lmdb 3.5.6's free-list defect: a commit aborted, or the process
-    // (docs/decisions.md, "Embedded read store: a commit lmdb aborted is made again"). So the
+    // (docs/decisions/lmdb-defects.md). So the
     // snapshot ends first.
     await new Promise((resolve) => setTimeout(resolve, 0));
     const worldOpened = world.open().then(() => step('world'));

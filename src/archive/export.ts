@@ -6,7 +6,7 @@
  * dropped after, so nothing pauses and what the archive promises is what an import must give.
  * The file is written beside its name and renamed into place: a file by that name is whole.
  *
- * What goes in besides the journal (docs/decisions.md, "Backup and export"): the repository's
+ * What goes in besides the journal (docs/decisions/export-and-import.md): the repository's
  * public keys always; with secrets (the default, for a backup that restores a working town) the
  * MAC key (`secret.key`, or TOWN_SECRET's value) that keeps sessions and signs cookies, and the
  * repository's `commit.key` and `receipt.key`, without which the restored town would sign with

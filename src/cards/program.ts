@@ -191,7 +191,7 @@ export interface Program {
   /** A plain entry (a `def`) run on typed arguments, for the scratch REPL. */
   runEntry(name: string, args: TypedData[], budget: Budget): RunResult;
 
-  // ---- added by the language (see docs/decisions.md (cards-language)) ----
+  // ---- added by the language (see docs/decisions/card-language-semantics.md) ----
   rules: RuleInfo[];
   /** Names of the main module's defs, runnable with `runEntry` (includes `migrate` when defined). */
   entries: string[];

@@ -2,7 +2,7 @@
  * Typed data, spec 2.6: the one value model shared by the HTTP bodies (`argument`, `seed`,
  * `arguments`), the card language, the kernel and the journal.
  *
- * Decisions (docs/decisions.md): text, object ids and principals travel as `label`; a natural
+ * Decisions (docs/decisions/typed-data-on-the-wire.md): text, object ids and principals travel as `label`; a natural
  * is a non-negative integer, written as a JSON number when it is a safe integer and as a string
  * of decimal digits otherwise, so no precision is lost in JSON; a variant's payload defaults to
  * the empty record.

@@ -8,7 +8,7 @@
  *
  * The embedded stores belong to one process at a time: against them a worker runs while the
  * server does not (e.g. to bring a stopped town's read models up to date); beside a running
- * server, workers use EventStoreDB and MongoDB (docs/decisions.md (world)).
+ * server, workers use EventStoreDB and MongoDB (docs/decisions/projector-thread.md).
  *
  * With TOWN_METRICS_PORT it serves /metrics, /health and /ready there (src/operations); it logs
  * JSON lines to stdout (LOG_LEVEL).

@@ -65,7 +65,7 @@ async function live(named: string[]): Promise<number> {
   }
   if (settings.mongoUrl) {
     // Projector workers and fronts in other processes read the generation they opened: they
-    // would go on with the old one. See docs/decisions.md ("Rebuild without downtime").
+    // would go on with the old one. See docs/decisions/live-rebuild-and-generations.md.
     console.error(
       'no town answers on this TOWN_DATA: with MongoDB, run --live through the town that folds the read models (TOWN_PROJECTORS=inline, embedded journal), or stop the workers and run npm run rebuild',
     );

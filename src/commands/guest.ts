@@ -1,7 +1,7 @@
 /**
  * Decider of a guest name (`guest-<name>`). A name is held by its newest claim until that claim
  * is released. A claim is made before the invitation or proof it rests on is spent, so a claim
- * whose spend loses its race (or never happens) is released again; see docs/decisions.md (identity).
+ * whose spend loses its race (or never happens) is released again; see docs/decisions/admission-order.md.
  */
 import type { Decider, Decision } from '../contract/decider.js';
 import type { ClaimSource, GuestEvent } from '../events/identity.js';

@@ -4,7 +4,7 @@
  * An invitation is issued unused, and leaves that state once: spent by an acceptance or revoked
  * by the operator. Expiry is not an event: an unused invitation past its time reads as expired.
  * Accepting decides over two streams, the invitation and the guest name it claims; the service
- * appends the claim first and the spend last (see docs/decisions.md (identity)).
+ * appends the claim first and the spend last (see docs/decisions/admission-order.md).
  */
 import type { Decider, Decision } from '../contract/decider.js';
 import type { acceptReasons } from '../contract/errors.js';

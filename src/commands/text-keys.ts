@@ -3,7 +3,7 @@
  * of typed arrays over the lines `<key as JSON>\t<value as JSON>`, so that loading a snapshot
  * makes no string and no Map entry per key. A town of 200,000 entries has ~700,000 such keys;
  * making them into a Map's keys (a string each, a Map that grows by rehashing) was most of a
- * snapshot start's load (docs/decisions.md, "The start, session 7").
+ * snapshot start's load (docs/decisions/world-snapshots.md).
  *
  * A key is hashed as the string it stands for (its JSON escapes undone), so a lookup hashes the
  * string it is given, allocating nothing, and decodes a line's key only when the hashes match.

@@ -125,7 +125,7 @@ interface Batch {
  * Entries read per page when catching up. Small on purpose: a page's decoded entries are all
  * alive until it is folded, and whatever is alive when the young generation is collected gets
  * copied and promoted. 128 against 2048 on 200,000 entries: about a fifth less CPU (measured
- * 32, 128, 512, 2048; docs/performance.md).
+ * 32, 128, 512, 2048; docs/decisions/world-snapshots.md).
  */
 const replayPage = 128;
 

@@ -126,7 +126,7 @@ export const earlierXrpcErrors = earlierXrpc;
 /** `badSpell` clauses of the earlier shape; the kernel's others are answered `unclear`. */
 export const earlierBadSpellClauses = ['otherCard', 'noAction', 'unknownField', 'duplicateField', 'badValue', 'unclosedBlock', 'unclear'] as const;
 
-/** Refusal classes the earlier shape does not have, and what they are answered as (docs/decisions.md). */
+/** Refusal classes the earlier shape does not have, and what they are answered as (docs/decisions/earlier-catalogue-shape.md). */
 export const earlierRefusalAs = { cardRefused: 'lawRefused', quiet: 'quota', moved: 'staleRoot' } as const;
 
 /** Repository errors the earlier shape lacks, answered as the nearest it has. */

@@ -38,10 +38,10 @@ export const limits = {
   hostedAccountRequests: 256,
   cardIdLength: [1, 128] as [number, number],
   guestNameLength: [1, 32] as [number, number],
-  // Not shown in the spec: our choices (docs/decisions.md).
+  // Not shown in the spec: our choices (docs/decisions/catalogue-guide-and-examples.md).
   feedQuotaPerHour: 20,
   feedPostChars: 3000,
-  // Pages for a signed-in person (issue 18): their own budget, not the credential's API budget.
+  // Pages for a signed-in person: their own budget, not the credential's API budget.
   ratePerSessionOnPages: [300, 60] as [number, number],
   ratePerAddressOnPagesWithLogin: [1200, 60] as [number, number],
   liveStreamsPerSession: 4,

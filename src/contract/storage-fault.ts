@@ -4,7 +4,7 @@
  * answers it 503 `hostUnavailable` (spec 7.1; the host cannot take turns now) rather than 500
  * `internal`. Nothing is acknowledged on such a failure: the journal answers an append only once
  * it is on disk and cuts a failed group off again (embedded-journal.ts), so a resend of the same
- * intent is always safe. docs/decisions.md (faults).
+ * intent is always safe. docs/decisions/request-order-and-failure-classes.md.
  */
 
 /**

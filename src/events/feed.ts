@@ -4,7 +4,7 @@
  * one expected revision, so two fronts can never both answer a post or let a guest past its quota.
  *
  * A post is named by its record key (a TID of the clock it was decided at); its `at://` URI is
- * made from the town's DID and the feed collection (src/feed/uri.ts), so the events stay valid
+ * made from the town's DID and the feed collection (`postUri` below), so the events stay valid
  * if the town moves host.
  */
 import * as t from 'io-ts';

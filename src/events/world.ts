@@ -30,7 +30,7 @@ export const worldStream = (world: string) => `${worldStreamPrefix}${world}`;
  * The journal stream of a world's epoch beginning at height `start`: `world-<world>` for the
  * first (from 0), `world-<world>@<start>` for one a carry began (its first event the carry
  * entry). Named by its start, so each entry's height is `start` + its revision, and a carry
- * begun again after a kill at the same height lands on the same stream (epoch-streams.ts).
+ * begun again after a kill at the same height lands on the same stream (test/faults/carry-kill.test.ts).
  */
 export const epochStream = (world: string, start: number) => (start === 0 ? worldStream(world) : `${worldStream(world)}@${start}`);
 

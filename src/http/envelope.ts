@@ -83,7 +83,7 @@ const reasonPhrase: Partial<Record<number, string>> = {
  */
 export function rawEnvelope(cls: ErrorClass, message: string, self: string | undefined, date: Date): Buffer {
   // Spec 2.10 lists `self` in every envelope. A request refused before any target could be read
-  // named no resource: the town's root stands in (docs/decisions.md, "Wire limits below koa").
+  // named no resource: the town's root stands in (docs/decisions/wire-guard.md).
   const { status, body } = envelope(new TownError(cls, message), self ?? '/');
   const json = Buffer.from(JSON.stringify(body));
   const head =

@@ -149,7 +149,7 @@ export function decideVerify(state: { challenge: HandleChallengeState; guest: Gu
 }
 
 /**
- * Who may post a challenge's text before verifying (docs/decisions.md): the challenge's own
+ * Who may post a challenge's text before verifying (docs/decisions/earlier-catalogue-shape.md): the challenge's own
  * credential while the name is free (it speaks for no one yet, and for nothing else), or a
  * credential already active for that very name. Answers the name to post as, or undefined.
  */

@@ -2,7 +2,7 @@
  * The MCP room's answers written to the socket: the transport's own (a web-standard `Response`),
  * and the JSON-RPC errors the room gives before a session is found. A module of its own, without
  * the SDK, so that the room answers these without loading the SDK (session.ts loads it, on a
- * session's first request: docs/decisions.md, "The start, session 7").
+ * session's first request: docs/decisions/mcp-server.md).
  */
 import type { ServerResponse } from 'node:http';
 import type { TownContext } from '../http/handler.js';

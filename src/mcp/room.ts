@@ -24,7 +24,7 @@ import { answer, jsonRpcError, sessionGone } from './replies.js';
 import { type McpLimits, McpSessions } from './sessions.js';
 import { agentTools } from './tools.js';
 
-/** Our choices (spec 8 has no MCP): docs/decisions.md says why each. */
+/** Our choices (spec 8 has no MCP): docs/decisions/mcp-server.md says why each. */
 export const mcpLimits: McpLimits = {
   sessionsPerCredential: 4,
   sessions: 512,
@@ -71,7 +71,7 @@ function packageVersion(): string {
 /**
  * The SDK's message types, loaded by the first request that may open a session: the SDK (with
  * ajv and its zod) was 145 of the ~1,200 modules a start loaded, for a room most starts never see
- * a request in (docs/decisions.md, "The start, session 7").
+ * a request in (docs/decisions/mcp-server.md).
  */
 let sdkTypesLoaded: Promise<typeof import('@modelcontextprotocol/sdk/types.js')> | undefined;
 const sdkTypes = () => (sdkTypesLoaded ??= import('@modelcontextprotocol/sdk/types.js'));

@@ -2,7 +2,7 @@
  * The archive of a past epoch: a file a carry leaves behind, holding every entry of the epoch
  * so the whole receipts the new journal no longer holds can still be read and checked.
  *
- * Format (docs/decisions.md, "Carries"): the stored entries as JSON, one a line, in height
+ * Format (docs/decisions/carries-and-epochs.md): the stored entries as JSON, one a line, in height
  * order; then one trailer line `{"trailer": {...}}` naming the town, the epoch, its first
  * height, the height it ends at, the entry count, the digest of the world's present at its end,
  * and the SHA-256 of every byte before the trailer. Written under a temporary name and renamed

@@ -6,7 +6,7 @@
  * Why not sonic-boom's own `minLength`: it appends each line to its pending text and measures that
  * text (`Buffer.byteLength`) on every write, which flattens the whole pending block, a copy of up
  * to 16 KiB per line; under a turn load that was the largest allocation on the main thread
- * (docs/performance.md, "Session 7"). Here a line is measured alone, and a block is joined once.
+ * (docs/decisions/metrics-logs-and-readiness.md). Here a line is measured alone, and a block is joined once.
  */
 import type { DestinationStream } from 'pino';
 

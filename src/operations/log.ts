@@ -1,5 +1,5 @@
 /**
- * The town's operational log (issue 22, item 2): JSON lines through pino, one line per request
+ * The town's operational log: JSON lines through pino, one line per request
  * at `info` (request id, route name, status, duration, principal hash) and the failures at
  * `error`. Never a credential, cookie, invitation code or body: the front logs named fields
  * only, never a request's headers or body, and the redaction below is a second guard should a

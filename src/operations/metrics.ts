@@ -1,5 +1,5 @@
 /**
- * The town's metrics (issue 22, item 1): one prom-client registry per town (tests and benches
+ * The town's metrics: one prom-client registry per town (tests and benches
  * open several towns in one process), rendered in the Prometheus text format at `GET /metrics`,
  * with the process's default metrics (memory, event-loop delay, GC) from one registry per
  * process.

@@ -1,5 +1,5 @@
 /**
- * Readiness (issue 22, item 3): whether this process should be sent traffic. A town is ready
+ * Readiness: whether this process should be sent traffic. A town is ready
  * when its journal is open and every read model is caught up within a bound:
  *
  * - after a start, not before every projection has folded the journal as it stood when the

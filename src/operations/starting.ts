@@ -1,5 +1,5 @@
 /**
- * What the listener answers while the town opens (issue 22, item 3). `npm start` listens at
+ * What the listener answers while the town opens. `npm start` listens at
  * once and opens the town behind it: a start that replays a long journal, or rebuilds a read
  * model of another version, takes a while, and in that while a load balancer or orchestrator
  * must see the process alive (`/health` 200) but not ready (`/ready` 503), and every other

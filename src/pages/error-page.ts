@@ -1,5 +1,5 @@
 /**
- * A failure on a page, for a person (issue 18): the town's frame and navigation, what happened in
+ * A failure on a page, for a person: the town's frame and navigation, what happened in
  * plain words, the front's own message, and what to do next. A 429 or 503 page loads itself again
  * once `Retry-After` has passed (town.js counts down; without script, a link asks again).
  */

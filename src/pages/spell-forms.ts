@@ -1,5 +1,5 @@
 /**
- * A card's spells as forms (issue 18 item 6): each spell a form posting `do` to /play/{object},
+ * A card's spells as forms: each spell a form posting `do` to /play/{object},
  * with one input per field typed by its kind and bounds (a number within its range, a choice
  * among its options, text within its length, a card id offered from what lies near), and a cast
  * button. A spell that wants one card, where the cards near are known, is also offered as one

@@ -33,8 +33,8 @@ export interface ProjectorOptions {
    */
   lingerMs?: number;
   /**
-   * Give way to a busy town (the repository's projector: docs/decisions.md, "Giving way to
-   * turns"): before a unit is folded, the projector watches its meters (how fast the journal
+   * Give way to a busy town (the repository's projector: docs/decisions/repository-commits.md):
+   * before a unit is folded, the projector watches its meters (how fast the journal
    * grows, how much CPU the process spends), and while one of them runs at its `busyPerSecond`
    * or more it waits, holding at most a unit of events, so the unit's CPU goes to the turns and
    * reads. An event waits at most `maxLagMs` from when it was recorded: past that the projector
@@ -46,8 +46,7 @@ export interface ProjectorOptions {
    * While live events keep arriving (some came in while the last unit committed), wait this long
    * after a unit before the next one. A unit's cost is much of it what its commit rewrites
    * whatever it holds (the B-tree paths and hot index leaves it touches, the free list, the
-   * synced write), so under load fewer, larger units cost each event less (docs/performance.md,
-   * "Session 6: the turn path"). An idle projector's next event is folded at once, as without
+   * synced write), so under load fewer, larger units cost each event less (docs/decisions/projector-thread.md). An idle projector's next event is folded at once, as without
    * it. Default 0: no wait.
    */
   commitGapMs?: number;

@@ -41,8 +41,8 @@ export interface CollectionOptions {
   /**
    * Top-level fields kept as JSON text in the store and handed back decoded: values whose
    * nesting grows with the data (a card's state, typed data) would otherwise reach MongoDB's
-   * 100 levels, which both read stores refuse (docs/decisions.md, "What EventStoreDB and
-   * MongoDB would refuse"). Such a field cannot be filtered, sorted or updated inside.
+   * 100 levels, which both read stores refuse (docs/decisions/store-limits-parity.md).
+   * Such a field cannot be filtered, sorted or updated inside.
    */
   encoded?: readonly string[];
 }

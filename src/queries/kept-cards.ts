@@ -1,5 +1,5 @@
 /**
- * The town's card documents kept between reads (issue 20): a read of a card the cards projection
+ * The town's card documents kept between reads: a read of a card the cards projection
  * has not changed since the last read is answered from the document read then, instead of being
  * read from the store and decoded again (and the replies made of it are kept with it: card.ts).
  *

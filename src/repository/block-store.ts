@@ -1,10 +1,10 @@
 /**
  * The repository's blocks (tree nodes and the head commit) as documents of the read store:
- * `repository.blocks`, `_id` the CID's text, `bytes` base64 (docs/decisions.md, "Repository:
- * blocks live in the read store"). Blocks are content-addressed, so what was read once can be
+ * `repository.blocks`, `_id` the CID's text, `bytes` base64 (docs/decisions/repository-commits.md).
+ * Blocks are content-addressed, so what was read once can be
  * kept: a CID names the same bytes for ever. A record's block is not here: it is the record's
  * own document (`repository.records`, its value re-encoded: reads.ts `recordBlock`), which
- * keeps the rev of the commit that set it (docs/decisions.md, "A record is its own block").
+ * keeps the rev of the commit that set it (docs/decisions/repository-commits.md).
  *
  * While the projection folds a unit, the store reads through the unit (it sees the unit's own
  * writes) and gathers what the unit's commits add and drop, written once at the unit's end.

@@ -2,8 +2,7 @@
  * @atproto/repo's `BlockMap` and `CidSet` key blocks by the CID's text and parse that text back
  * into a CID (base32, then a new CID object) on every iteration: `addMap`, `forEach`, `entries`,
  * `toList`. The repository projection moved every block of every commit through four such
- * iterations, and those parses were a tenth of what it spent per entry (docs/performance.md,
- * "The repository's CPU per entry"). These helpers reach the texts the library keeps (its
+ * iterations, and those parses were a tenth of what it spent per entry (docs/decisions/repository-commits.md). These helpers reach the texts the library keeps (its
  * private `map` and `set`, as of @atproto/repo 0.9) so blocks move between maps as text, and
  * the frame's CAR is written with the CIDs the projection already holds.
  *

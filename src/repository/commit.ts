@@ -4,7 +4,7 @@
  * commit block are all the library's. What this adds is the commit's `rev`, given by the caller
  * instead of read off the wall clock (`Repo.formatCommit` takes `TID.nextStr()`): the projection
  * derives it from the journal, so a repository rebuilt from the journal reaches the same signed
- * head as the live one (docs/decisions.md, "Repository: the head is a function of the journal").
+ * head as the live one (docs/decisions/repository-commits.md).
  * Otherwise this is `Repo.formatCommit` step for step, but for which keys it proves (provedKeys),
  * and that each record comes already encoded with its CID (the projection encoded it to learn
  * its CID, and `formatCommit` would encode it again) and blocks move between the library's maps

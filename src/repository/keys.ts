@@ -3,7 +3,7 @@
  * once under the data directory, mode 0600, shared by every process of the box that reads it.
  *
  *   commit.key   K-256 (secp256k1) private key, hex: signs repository commits, the only curves
- *                AT Protocol verifiers accept (docs/decisions.md, "Repository: two keys")
+ *                AT Protocol verifiers accept (docs/decisions/repository-records-and-keys.md)
  *   receipt.key  ed25519 seed, hex: signs every world entry's content id, so a receipt can be
  *                checked on its own with tweetnacl (or any ed25519 verifier)
  *

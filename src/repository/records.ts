@@ -1,5 +1,5 @@
 /**
- * World entries as records of the repository (docs/decisions.md, "Repository: records").
+ * World entries as records of the repository (docs/decisions/repository-records-and-keys.md).
  *
  *   collection  `town.world.<kind>`: one per entry kind (genesis, arrival, turn, delivery, cite,
  *               carry, and the scratch kinds fork and create, which the town's own journal never

@@ -4,7 +4,7 @@
  * `issue` makes one for a guest who shows the town's bearer credential (com.atproto.server.
  * getServiceAuth): `iss` the guest's did:web, `aud`, `exp`, `iat`, `lxm`, `jti`, signed by the
  * town's K-256 commit key, which every guest's DID document lists as its `#atproto` key (the
- * town speaks for the accounts it hosts; docs/decisions.md, "Service auth").
+ * town speaks for the accounts it hosts; docs/decisions/service-auth.md).
  *
  * `verify` checks one a caller presents to the town's own service calls with AT Protocol's own
  * verifier (`@atproto/xrpc-server`'s verifyJwt, given a resolver of the town's guests' keys):
@@ -20,8 +20,7 @@ import { isGuestName, principalOf } from '../identity/names.js';
 
 /**
  * AT Protocol's JWT code, loaded at the first service call: its package brings express and its
- * own lexicons, about a fifth of what the town loads at start (docs/performance.md, "Start:
- * what is loaded"), for a route most towns never serve.
+ * own lexicons, about a fifth of what the town loads at start (docs/decisions/world-snapshots.md), for a route most towns never serve.
  */
 let jwtCode: Promise<typeof import('@atproto/xrpc-server')> | undefined;
 const jwt = () => (jwtCode ??= import('@atproto/xrpc-server'));

@@ -5,7 +5,7 @@
  * on its path (several times: `getEntries` returns a copy, `slice`, `spliceIn`), hashes new
  * children eagerly (`MST.create`), and the commit then walks the old and new trees side by side
  * (`DataDiff.of`) and serialises the nodes on each proved path again. A commit of 200 records
- * paid that 200 times over (docs/performance.md, "The repository's tree in one pass").
+ * paid that 200 times over (docs/decisions/repository-commits.md).
  *
  * Here the commit's writes, sorted by key, descend the tree once: each node on the way to any of
  * them is rebuilt once with all of its new leaves and gaps, every node it does not reach is kept

@@ -218,7 +218,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       // A key the tree does not hold gets the proof of its absence, as AT Protocol's own servers
       // answer (the lexicon: "prove the existence or non-existence"): the commit and the nodes on
       // the key's path, which `verifyProofs` checks with a claim of no CID. Feed posts are not in
-      // the tree (decisions), so their collection stays RecordNotFound rather than "proved absent".
+      // the tree (docs/decisions/repository-reads-and-firehose.md), so their collection stays RecordNotFound rather than "proved absent".
       // A receipt from before a carry is not in the tree either, but it is no absence: its pointer says where it lives.
       const collection = nsidParam(q, 'collection');
       const rkey = rkeyParam(q);

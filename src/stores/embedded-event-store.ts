@@ -11,7 +11,7 @@
  *
  * Stream heads are checked in memory, synchronously, in the same step that numbers the events and
  * reserves their place in the journal, so two appends can never both pass the same check.
- * Readers only ever see what is durable. See docs/decisions.md (event-store).
+ * Readers only ever see what is durable. See docs/decisions/event-journal-file.md.
  *
  * Over 500 lines on purpose: appends, retries, deletions (tombstones) and the scans readers and
  * subscriptions share one set of in-memory heads, and checking them is one synchronous step.

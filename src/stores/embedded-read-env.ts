@@ -46,7 +46,7 @@ export function openEnv(dir: string): RootDatabase {
   survivingCommitFailures();
   return open({
     path: dir,
-    // As the event store: a commit is visible only once it is on disk (docs/decisions.md (event-store)).
+    // As the event store: a commit is visible only once it is on disk (docs/decisions/event-journal-file.md).
     overlappingSync: false,
     noSync: false,
     maxDbs: MAX_DBS,

@@ -3,7 +3,7 @@
  * as the store learned them when it wrote them. A scan for some streams (a reactor's
  * subscription: invitations, the feed) passes over the world's entries by the stream kept here
  * instead of reading, checksumming and parsing each frame's head from the journal again: the
- * writer knows what it just wrote (issue 20: no re-reading of frames the writer just encoded).
+ * writer knows what it just wrote (no re-reading of frames the writer just encoded).
  *
  * Positions are kept contiguous, oldest first, up to `capacity`; older ones are read as before.
  */

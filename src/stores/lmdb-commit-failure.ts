@@ -34,8 +34,8 @@ const badTxnRetries = 3;
  * is durable. lmdb 3.5 can abort a commit with MDB_BAD_TXN ("reserved freelist had a data entry
  * with zero-size") when another transaction pins an old snapshot while its free-page list is in
  * some states: found starting a 200,000-entry town, whose projector thread's first lease write
- * failed that way while the main thread replayed (docs/decisions.md, "Embedded read store: a
- * commit lmdb aborted is made again"). LMDB aborted the whole transaction, so nothing of it is
+ * failed that way while the main thread replayed (docs/decisions/lmdb-defects.md).
+ * LMDB aborted the whole transaction, so nothing of it is
  * on disk, and the next commit succeeds: the same writes are queued again, a few times at most.
  * Any other failure (a full disk) fails the write at once, with the errno's error.
  */

@@ -1,5 +1,5 @@
 /**
- * A person's path through the town in a real browser (issue 18 item 1): enter with an
+ * A person's path through the town in a real browser: enter with an
  * invitation at /enter, play the lamp by filling a spell's form and see the receipt, watch /town
  * in a second browser redraw itself when someone else casts, and sign out. What a guest wrote
  * (`<script>` and attribute-breaking quotes) stays text on every page that shows it. No page

@@ -1,5 +1,5 @@
 /**
- * Every page for people in a real browser (issue 18 items 1–3): each at 1280 and 390 px wide,
+ * Every page for people in a real browser: each at 1280 and 390 px wide,
  * screenshot kept under test-artifacts/screenshots/, checked by axe (no serious or critical
  * violation; text contrast at least 4.5:1), with a clean console, signed in and signed out; the
  * error pages too, and a 429 page that loads itself again after Retry-After. The guest door of

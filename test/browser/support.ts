@@ -1,5 +1,5 @@
 /**
- * The browser tests' harness (issue 18): a real town served over HTTP, and Debian's Chromium
+ * The browser tests' harness: a real town served over HTTP, and Debian's Chromium
  * driven by playwright-core. One browser is launched per test file and its pages are reused.
  *
  * Chromium is looked for at $CHROMIUM_PATH, then /usr/bin/chromium (Debian's `chromium`

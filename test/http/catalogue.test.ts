@@ -261,7 +261,7 @@ test('every repository error of spec 7.3 with its HTTP status', () => {
   for (const [name, http] of Object.entries(spec73)) assert.is(catalogue.xrpcErrors[name].http, http, name);
 });
 
-/** The values spec 8 leaves "not shown", as we chose them (docs/decisions.md). */
+/** The values spec 8 leaves "not shown", as we chose them (docs/decisions/catalogue-guide-and-examples.md). */
 const ours: Record<string, unknown> = {
   feedQuota: '20 per hour',
   feedPostChars: 3000,

@@ -1,5 +1,5 @@
 /**
- * The deployment file (issue 22, item 6). These machines cannot run containers, so compose.yaml
+ * The deployment file. These machines cannot run containers, so compose.yaml
  * is read with a YAML parser and held to what the town reads: its services, their health checks
  * (on the routes and ports the town serves them), its volumes, and only variables src/config.ts
  * reads, which in turn are exactly the ones it lists.

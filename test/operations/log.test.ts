@@ -1,5 +1,5 @@
 /**
- * The operational log (issue 22, item 2): JSON lines, one per request, with the request id
+ * The operational log: JSON lines, one per request, with the request id
  * (the caller's X-Request-Id when sane, echoed), the route name, status, duration and a hash of
  * the principal; and never a credential, an invitation code, a session cookie or a body. The
  * test captures the log while guests accept invitations, sign in and cast turns, then searches

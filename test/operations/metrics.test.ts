@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (issue 22, item 1): the Prometheus text of a running town, read by a strict
+ * `GET /metrics`: the Prometheus text of a running town, read by a strict
  * parser of the format; its counters move when turns happen; it is answered only to the
  * operator's addresses or token, and to anyone else exactly as a path no route has.
  */

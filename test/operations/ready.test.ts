@@ -1,5 +1,5 @@
 /**
- * Readiness (issue 22, item 3): `/health` answers 200 while the process serves; `/ready` answers
+ * Readiness: `/health` answers 200 while the process serves; `/ready` answers
  * 503 `hostUnavailable` while a start opens and replays the journal and while the read models
  * are behind it beyond the bound, and 200 after.
  */

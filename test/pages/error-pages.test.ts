@@ -1,5 +1,5 @@
 /**
- * Failures a person meets, and the headers every reply carries (issue 18 items 3 and 5): a page
+ * Failures a person meets, and the headers every reply carries: a page
  * that fails is a styled page with navigation that says what happened and what to do next (404,
  * 429, 501 alike), naming the signed-in guest instead of offering the door; an agent still gets
  * the JSON envelope; and every reply — a page, JSON, an envelope echoing the path, a refusal

@@ -1,6 +1,6 @@
 /**
- * No one session or address holds more than its share of the town's 16 live streams (issue 18
- * item 4): a session 4, an address 8, each refused 429 beyond with Retry-After, and a stream
+ * No one session or address holds more than its share of the town's 16 live streams: a session
+ * holds at most 4, an address 8, each refused 429 beyond with Retry-After, and a stream
  * closed gives its place back.
  */
 import http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Pages have their own budget (issue 18 item 3): a signed-in person's pages and live streams
+ * Pages have their own budget: a signed-in person's pages and live streams
  * spend their session's page budget, never their credential's API budget; a reader without a
  * session spends the address's (spec 8: 32 a minute); a page over its budget is a styled page
  * that loads itself again after Retry-After (its script; browser/pages.test.ts watches it).

@@ -1,5 +1,5 @@
 /**
- * A fork of the town that does not copy it (issue 13): the fork entry names the town and the
+ * A fork of the town that does not copy it: the fork entry names the town and the
  * height, and the fork reads through to the town as it stood there. The town's changes since are
  * never seen in the fork, the fork's never in the town; a card the forker could not see at the
  * height is `unknown` in every route; and the same fork opened again from the journal (a restart:

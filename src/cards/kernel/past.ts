@@ -10,7 +10,7 @@
  * - `intents`: 20-byte records, sorted: 8 bytes of SHA-256(principal, intent), 7 bytes of
  *   SHA-256(request fingerprint), 1 byte of status, 4 bytes of height.
  *
- * Truncated hashes: docs/decisions.md ("Carries") gives the false-positive argument.
+ * Truncated hashes: docs/decisions/carries-and-epochs.md gives the false-positive argument.
  */
 import { createHash } from 'node:crypto';
 import { cidText, slugOfDigest, slugWords } from './content-id.js';

@@ -75,7 +75,7 @@ export class Turn {
   readonly before = new Map<string, Card>();
   readonly madeIds: string[] = [];
   readonly reprogrammed = new Set<string>();
-  /** Rules to run once the law has held (issue 19, 6): an act's before and after, in act order. */
+  /** Rules to run once the law has held: an act's before and after, in act order. */
   private readonly ruleRuns: { id: string; program: Program; before: TypedData; after: TypedData }[] = [];
   readonly newPackages = new Map<string, Package>();
   /** Lines said per card this turn. */

@@ -530,7 +530,7 @@ const builtinList: Builtin[] = [
 export const builtins: Map<string, Builtin> = new Map(builtinList.map((b) => [b.name, b]));
 
 /**
- * Built-ins added after modules were already written and pinned (issue 19): a module's own def
+ * Built-ins added after modules were already written and pinned: a module's own def
  * of one of these names is kept and shadows it in that module, so a package that compiled
  * before still compiles (board's `keys`); the older built-ins cannot be defined again.
  */

@@ -3,7 +3,7 @@
  * JSON reply at the front when the town serves that shape. The kernel decides as ever; only the
  * names change: a `badSpell` clause outside the earlier list reads `unclear` (the kernel's own
  * clause stays readable in `reason`), and the classes the earlier shape lacks become the nearest
- * it has (earlierRefusalAs, docs/decisions.md).
+ * it has (earlierRefusalAs, docs/decisions/earlier-catalogue-shape.md).
  */
 import { earlierBadSpellClauses, earlierRefusalAs, earlierXrpcAs } from '../../contract/earlier.js';
 import { XrpcFailure } from '../../contract/xrpc-failure.js';

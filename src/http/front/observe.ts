@@ -1,5 +1,5 @@
 /**
- * The front's observations of every request (issue 22, items 1 and 2): its request id, one log
+ * The front's observations of every request: its request id, one log
  * line when it is answered (request id, method, route name, status, duration, principal hash)
  * and its route's counts and latency. Called by app.ts's one middleware, at the start and at
  * the end of a request, with what it already holds: nothing here makes a closure or a label set

@@ -1,5 +1,5 @@
 /**
- * The rate step (spec 8, and the page budgets of issue 18). Which budget a call spends:
+ * The rate step (spec 8, and our page budgets for signed-in people). Which budget a call spends:
  *
  * - a page or live stream for a signed-in browser: the session's page budget and its address's
  *   signed-in page budget, never the credential's API budget (a person clicking through pages

@@ -1,5 +1,5 @@
 /**
- * The security headers every reply carries (issue 18 item 5), set once here for the front, the
+ * The security headers every reply carries, set once here for the front, the
  * failure step and the wire guard alike, so no reply (a page, a JSON envelope, an event stream,
  * a refusal written straight to the socket) goes out without them.
  *

@@ -2,7 +2,7 @@
  * The identity routes of the earlier catalogue shape (spec 9): a handle challenge, its post to
  * the town's feed, and its verification (src/identity/handle-challenge.ts decides). The posting
  * route is ours: the earlier shape has no feed routes, and a guest that holds no handle anywhere
- * else needs somewhere to say the text in public (docs/decisions.md).
+ * else needs somewhere to say the text in public (docs/decisions/earlier-catalogue-shape.md).
  */
 import type { FeedService } from '../../commands/feed-service.js';
 import { TownError } from '../../contract/town-error.js';

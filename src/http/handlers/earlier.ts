@@ -29,7 +29,7 @@ export type EarlierRoute = 'heapObjects' | 'replEarlier' | 'checkEarlier' | 'car
 /**
  * A checkpoint names the object and entry of an Activity run in the caller's heap, for that
  * caller: `<base64url JSON>.<mac>`. An Activity here runs to the end of its turn; it is resumed
- * by casting its entry again on the same object with the response (docs/decisions.md).
+ * by casting its entry again on the same object with the response (docs/decisions/earlier-catalogue-shape.md).
  */
 interface Checkpoint {
   object: string;

@@ -1,5 +1,5 @@
 /**
- * The operator's routes (issue 22): `/ready`, the readiness probe load balancers and
+ * The operator's routes: `/ready`, the readiness probe load balancers and
  * orchestrators ask, and `/metrics`, the Prometheus text for the operator's addresses or token.
  *
  * A caller the operator does not allow is answered as if there were no such route

@@ -1,4 +1,4 @@
-/** Issue 19, defect 6: the law's outcome comes first, the same with rules or without. */
+/** The law's outcome comes first, the same with rules or without. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Harness, ann, refusal } from './harness.js';

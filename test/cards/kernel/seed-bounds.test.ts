@@ -1,5 +1,5 @@
 /**
- * Issue 19, defect 2: a seed (scratch create, `make`) is checked against the state's bounds like
+ * A seed (scratch create, `make`) is checked against the state's bounds like
  * the state `initial()` returns, refused `cardRefused` with clause `bounds`; and a law refusal
  * names the clause that failed, never the first clause by default.
  */

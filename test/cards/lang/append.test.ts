@@ -1,4 +1,4 @@
-/** Issue 19, 9: appending to a list costs a slot, not a copy of the list; every list stays a value. */
+/** Appending to a list costs a slot, not a copy of the list; every list stays a value. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { natural } from '../../../src/cards/typed.js';

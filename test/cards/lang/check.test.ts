@@ -145,7 +145,7 @@ test('type: a spell takes the state first and returns it', () => {
     7,
     "the first parameter of spell light is Natural, but the card's state is Lamp",
   );
-  // the parameter is kept: the author most likely left out self (issue 19, 4)
+  // the parameter is kept: the author most likely left out self
   assert.is(x.hint, 'spell light(self: Lamp, n: Natural) -> Lamp:');
   diag(fails(head + 'spell light(self: Lamp) -> Natural:\n  return 1\n'), 'type', 8, 7, "returns Natural, but a spell returns the card's new state, Lamp");
 });

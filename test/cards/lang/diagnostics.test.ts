@@ -1,4 +1,4 @@
-/** Issue 19, defects 3, 4 and 8: diagnostics stand where the mistake is, hint what fits, and refuse what can be known. */
+/** Diagnostics stand where the mistake is, hint what fits, and refuse what can be known. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, diag, fails } from './helpers.js';

@@ -1,4 +1,4 @@
-/** Issue 19, defect 1: long and deep input ends in a value or a diagnostic, never a crashed stack. */
+/** Long and deep input ends in a value or a diagnostic, never a crashed stack. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';

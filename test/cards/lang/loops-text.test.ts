@@ -1,4 +1,4 @@
-/** Issue 19, 10: break and continue; text functions find, replace, split, join, lower, upper, trim, code and char. */
+/** Break and continue; text functions find, replace, split, join, lower, upper, trim, code and char. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { label, natural, type TypedData } from '../../../src/cards/typed.js';

@@ -1,4 +1,4 @@
-/** Issue 19, 9: `Map K V` keyed by naturals or texts, persistent, metered per operation by log n. */
+/** `Map K V` keyed by naturals or texts, persistent, metered per operation by log n. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { label, natural, record } from '../../../src/cards/typed.js';

@@ -1,4 +1,4 @@
-/** Issue 19, defect 7: text is ordered by code points everywhere (`<`, `sort`), as `length` and `slice` count it. */
+/** Text is ordered by code points everywhere (`<`, `sort`), as `length` and `slice` count it. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { label } from '../../../src/cards/typed.js';

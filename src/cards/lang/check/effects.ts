@@ -1,5 +1,5 @@
 /**
- * What the checker can know about `make` and `send` (issue 19, 8): a kind that is no module, a
+ * What the checker can know about `make` and `send`: a kind that is no module, a
  * seed field the kind's state does not hold or of another type, and a send to the card itself
  * naming a spell it does not have or fields its form does not take. What depends on the world
  * (another card's spells, the bounds of a value) is left to the turn.

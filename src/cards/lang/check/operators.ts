@@ -14,7 +14,7 @@ const chainFrom = 8;
 /**
  * Checks a binary expression. The parser builds `a + b + … + z` as a left-leaning tree as deep
  * as the chain is long; the spine is walked with a loop here, never by recursion, so a flat
- * chain of any length checks in constant stack (issue 19, 1), and a long one becomes one
+ * chain of any length checks in constant stack, and a long one becomes one
  * `chain` node so compiling and running it need no deep stack either.
  */
 export function binary(m: ModuleScope, e: Bin, f: FnCtx): [E, Ty] {
