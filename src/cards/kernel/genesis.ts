@@ -51,11 +51,16 @@ const door = (from: string, to: string, toName: string): LayoutCard => ({
 export const genesisTown: TownLayout = {
   entrance: 'square',
   cards: [
-    { id: 'town', kind: 'town', place: '', seed: { name: 'the town' } },
+    {
+      id: 'town',
+      kind: 'town',
+      place: '',
+      seed: { name: 'the town', bounties: 'lamp-to-market: two of you bring the lamp to the market (bring lamp; 0 of 2 joined; 5 coins each)' },
+    },
     room(
       'square',
       'the town square',
-      'A paved square with a notice board by the well (say something to it and it pins your words) and a lamp on a post. Doors lead to the library, the workshop and the post office.',
+      'A paved square with a notice board by the well (say something to it and it pins your words), a lamp on a post and the market, where coins, goods and bounties change hands (purse, sell, buy, join, meet). Doors lead to the library, the workshop and the post office.',
       ['door-square-library', 'door-square-workshop', 'door-square-post-office'],
     ),
     room('library', 'the library', 'Shelves of the sealed library: every kind of card, each with a page and an example spell.', ['door-library-square']),
@@ -80,6 +85,25 @@ export const genesisTown: TownLayout = {
     { id: 'notice-board', kind: 'board', place: 'square', seed: { title: 'the notice board' } },
     // nobody's: the thing any guest may take, carry off and give away (the rest are the town's fixtures)
     { id: 'lamp', kind: 'lamp', place: 'square', owner: '' },
+    {
+      id: 'market',
+      kind: 'market',
+      place: 'square',
+      seed: {
+        name: 'the market',
+        bounties: [
+          {
+            key: 'lamp-to-market',
+            text: 'two of you bring the lamp to the market',
+            by: 'town',
+            wants: 'lamp',
+            reward: 5,
+            crew: 2,
+            joined: [],
+          },
+        ],
+      },
+    },
     { id: 'bench', kind: 'bench', place: 'workshop', seed: { name: 'the workbench' } },
     { id: 'postbox', kind: 'postbox', place: 'post-office', seed: { name: 'the postbox' } },
   ],

@@ -240,8 +240,8 @@ export class Turn {
     const into = this.read(to);
     const card = this.card(thing)!;
     const guest = avatarGuest(this.world.avatars, into);
-    // given by its owner to another guest's avatar: it is theirs now (unowned things stay unowned)
-    const owner = guest && card.owner === this.scope.principal && guest !== card.owner ? guest : card.owner;
+    // come into a guest's avatar: it is theirs now (what nobody owns stays nobody's)
+    const owner = guest && card.owner !== '' && guest !== card.owner ? guest : card.owner;
     this.update(thing, owner === card.owner ? { place: to } : { place: to, owner });
   }
 

@@ -11,7 +11,7 @@ import { compile } from '../compile.js';
 import type { Library, Module } from '../program.js';
 
 /** The modules of the sealed library, in the order genesis loads them. */
-export const libraryNames = ['core', 'room', 'door', 'avatar', 'note', 'board', 'lamp', 'bench', 'postbox', 'town'] as const;
+export const libraryNames = ['core', 'room', 'door', 'avatar', 'note', 'board', 'lamp', 'bench', 'postbox', 'market', 'town'] as const;
 
 /** The folder holding `<name>.card` and `<name>.md`. */
 export function libraryDir(): string {

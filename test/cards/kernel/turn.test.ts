@@ -27,7 +27,7 @@ test('genesis: a square with a notice board and a lamp, a library, a workshop an
   for (const id of ['town', 'square', 'library', 'workshop', 'post-office', 'notice-board', 'lamp']) assert.ok(w.cards.has(id), id);
   assert.equal(
     cardsIn(w, 'square', ann).map((c) => c.id),
-    ['door-square-library', 'door-square-post-office', 'door-square-workshop', 'lamp', 'notice-board'],
+    ['door-square-library', 'door-square-post-office', 'door-square-workshop', 'lamp', 'market', 'notice-board'],
   );
   for (const room of ['library', 'workshop', 'post-office']) {
     assert.is(w.cards.get(`door-square-${room}`)!.kind, 'door');

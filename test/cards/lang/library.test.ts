@@ -31,7 +31,7 @@ test('the library loads from the source tree (also when running from dist/) with
 
 test('every module compiles; every one but core programs a card', () => {
   for (const name of libraryNames) program(name);
-  assert.equal(libraryKinds(), ['room', 'door', 'avatar', 'note', 'board', 'lamp', 'bench', 'postbox', 'town']);
+  assert.equal(libraryKinds(), ['room', 'door', 'avatar', 'note', 'board', 'lamp', 'bench', 'postbox', 'market', 'town']);
 });
 
 test('every library page has an example spell that the module hears, and it runs', () => {
@@ -115,6 +115,42 @@ test('avatar: go, take, drop and give are moves the kernel checks; the avatar ke
   assert.is(av.checkLaw(a, ok(cast(av, 'rename', a, { name: label('x') }, c)).state, ctx({ caller: bob }))?.name, 'named');
 });
 
+test('market: purses mint by rule, a sale moves the thing and the coins in one spell, a bounty pays its full crew; the law counts every coin', () => {
+  const m = program('market');
+  const c = ctx({ self: 'market', place: 'square' });
+  let s = start(m);
+  s = ok(cast(m, 'purse', s, {}, c)).state;
+  assert.is(refused(cast(m, 'purse', s, {}, c)).refusal.class, 'cardRefused', 'one purse per guest');
+  const listed = ok(cast(m, 'sell', s, { item: label('note-3'), price: natural(4) }, c));
+  assert.equal(listed.moves, [{ thing: 'note-3', to: 'market' }]);
+  s = listed.state;
+  const bobs = ctx({ self: 'market', place: 'square', caller: bob });
+  assert.is((refused(cast(m, 'buy', s, { item: label('note-3'), to: label('avatar-bob') }, bobs)).refusal as { clause?: string }).clause, 'purse');
+  s = ok(cast(m, 'purse', s, {}, bobs)).state;
+  const sold = ok(cast(m, 'buy', s, { item: label('note-3'), to: label('avatar-bob') }, bobs));
+  assert.equal(sold.moves, [{ thing: 'note-3', to: 'avatar-bob' }]);
+  assert.equal(sold.sends.map((x) => [x.to, x.method]), [['town', 'news']], 'the town hears what is for sale now');
+  s = sold.state;
+  assert.is(m.checkLaw(undefined, s, c), undefined);
+  const coins = (st: typeof s) => Object.fromEntries((get(st, 'coins') as { key: string; value: number }[]).map((e) => [e.key, e.value]));
+  assert.equal(coins(s), { [ann]: 14, [bob]: 6 });
+  // a bounty for a crew of two: held from the poster's purse, paid to each member when met
+  s = ok(cast(m, 'post', s, { key: label('fetch'), text: label('bring the lamp'), wants: label('lamp'), reward: natural(2), crew: natural(2) }, c)).state;
+  assert.is((refused(cast(m, 'join', s, { key: label('fetch') }, c)).refusal as { clause?: string }).clause, 'own');
+  s = ok(cast(m, 'join', s, { key: label('fetch') }, bobs)).state;
+  assert.is((refused(cast(m, 'meet', s, { key: label('fetch') }, bobs)).refusal as { clause?: string }).clause, 'crew', 'a crew of two needs two');
+  const cys = ctx({ self: 'market', place: 'square', caller: 'guest:town.test:cy' });
+  s = ok(cast(m, 'join', s, { key: label('fetch') }, cys)).state;
+  const met = ok(cast(m, 'meet', s, { key: label('fetch') }, cys));
+  assert.equal(met.moves, [{ thing: 'lamp', to: 'market' }]);
+  assert.equal(coins(met.state), { [ann]: 10, [bob]: 8, 'guest:town.test:cy': 2 });
+  assert.is(m.checkLaw(s, met.state, cys), undefined);
+  // a state that makes coins out of nothing breaks the law
+  const forged = ok(cast(m, 'purse', start(m), {}, c)).state;
+  const inflated = { ...forged, fields: (forged as { fields: { name: string; value: TypedData }[] }).fields.map((f) => (f.name === 'minted' ? { name: 'minted', value: natural(99) } : f)) } as typeof forged;
+  assert.ok(m.checkLaw(forged, inflated, c));
+});
+
 test('room: keeps its doors; who and what is here is not its state', () => {
   const room = program('room');
   let r = start(room);
@@ -168,7 +204,9 @@ test('town: answers prose deterministically, counts and remembers topics', () =>
   const hi = ok(cast(p, 'receive', s, { text: label('hello town'), post: label('') }, ctx({ caller: bob })));
   assert.equal(
     hi.result,
-    label(`Hello, bob.town.test. I have heard 10 posts so far. Say help to learn what I answer.`),
+    label(
+      `Hello, bob.town.test. I have heard 10 posts so far. Open a purse of 10 coins at the market in the square (purse), then: bounties: no open bounties. On the market: nothing for sale. Sell what you carry (sell item=<card> price=<coins>), buy with buy item=<card> to=me.`,
+    ),
     "spec 5.2: the guest's handle, not the principal",
   );
   const unknown = ok(cast(p, 'receive', s, { text: label('tell me about the zeppelin'), post: label('') }));
@@ -179,6 +217,7 @@ test('town: answers prose deterministically, counts and remembers topics', () =>
     p.methods.map((m) => [m.name, m.kind]),
     [
       ['receive', 'receive'],
+      ['news', 'spell'],
       ['paint', 'view'],
     ],
   );

@@ -6,10 +6,11 @@
  * A card's code moves a card (itself or another) when all of these hold, else the whole turn is
  * refused:
  * - both cards exist and the turn's guest may see them (`unknownObject`);
- * - the thing is within the mover's reach: the mover itself, a card it holds, or a card lying
- *   beside it (`outOfReach`);
- * - the thing is the guest's to move: the guest owns it, nobody owns it, or it lies in a card the
- *   guest owns, as a thing handed to the guest's avatar does (`notYours`);
+ * - the thing is within the mover's reach: the mover itself, a card it holds, a card lying beside
+ *   it, or a card the caster's avatar holds standing beside it (handed in) (`outOfReach`);
+ * - the thing is the guest's to move: the guest owns it, nobody owns it, it lies in a card the
+ *   guest owns (as a thing handed to the guest's avatar does), or the mover holds it: a card
+ *   governs what was handed into it (`notYours`);
  * - the place is within reach of the hands that move it: the hands themselves, the place they
  *   stand in, a card lying beside them or a card they hold (`noWay`). The hands are the mover
  *   when it moves another card; a card moving itself is moved by the card holding it, or, lying
@@ -130,17 +131,23 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
   if (thing.place === toId) return refused(thingId, 'here', `${thingId} is already in ${toId}`);
   if (within(turn, toId, thingId)) return refused(thingId, 'here', `${toId} is ${thingId} or inside it`);
   const lyingAt = (c: Card, place: string) => place !== '' && c.place === place;
-  if (thingId !== moverId && thing.place !== moverId && !lyingAt(thing, mover.place))
+  // handed in: the caster's avatar holds the thing and stands where the mover lies (a stall, a box)
+  const casterId = turn.world.avatars.get(turn.scope.principal);
+  const caster = casterId ? turn.card(casterId) : undefined;
+  const handedIn = caster !== undefined && thing.place === caster.id && lyingAt(mover, caster.place);
+  if (thingId !== moverId && thing.place !== moverId && !lyingAt(thing, mover.place) && !handedIn)
     return refused(
       thingId,
       'outOfReach',
-      `${thingId} lies in ${thing.place || 'no place'}, out of ${moverId}'s reach (it takes only what lies where it is, or what it holds)`,
+      `${thingId} lies in ${thing.place || 'no place'}, out of ${moverId}'s reach (it takes what lies beside it, what it holds, and what you hand it standing beside it)`,
     );
   // Whose it is: a thing held by someone else's card is theirs to move, even when nobody owns it.
   const principal = turn.scope.principal;
   const holder = thing.place ? turn.card(thing.place) : undefined;
   const loose = thing.owner === '' && (!holder || holder.place === '' || holder.owner === '' || holder.owner === principal);
-  if (thing.owner !== principal && holder?.owner !== principal && !loose)
+  // a card governs what was handed into it: its own code moves what it holds (a market hands on what it sells)
+  const keeps = thingId !== moverId && thing.place === moverId;
+  if (thing.owner !== principal && holder?.owner !== principal && !loose && !keeps)
     return refused(thingId, 'notYours', `${thingId} is not yours to move: it ${thing.owner ? `belongs to ${thing.owner}` : `is held by ${thing.place}`}`);
   // Where it may go: through a way from where it is; a thing moved by another card into that
   // card, down where it is or to a card beside it; a held thing (moving itself) down where its
@@ -165,8 +172,8 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
 }
 
 /**
- * The guest a card is the avatar of, if it is one: a thing the guest's own hands give to another
- * guest's avatar becomes that guest's (handing over is giving).
+ * The guest a card is the avatar of, if it is one: a thing that comes into a guest's avatar
+ * becomes that guest's (handing over is giving; a sale hands on), unless nobody owns it.
  */
 export function avatarGuest(avatars: ReadonlyMap<string, string>, card: Card): string | undefined {
   return card.owner && avatars.get(card.owner) === card.id ? card.owner : undefined;
