@@ -24,6 +24,7 @@ import { blankWorld, type World } from '../../../src/cards/kernel/world.js';
 import type { FormField } from '../../../src/cards/program.js';
 import { field, type TypedData } from '../../../src/cards/typed.js';
 import { Harness, HOST, ann, bob } from './harness.js';
+import { checkCoins } from './coins.js';
 
 const cat = `guest:${HOST}:cat`;
 const guests = [ann, bob, cat];
@@ -137,30 +138,6 @@ function waysFrom(w: World, room: string): string[] {
     if (!to || (open?.tag === 'boolean' && !open.value)) return [];
     return [to];
   });
-}
-
-/** A natural of typed data as a number. */
-const num = (v: TypedData | undefined): number => (v?.tag === 'natural' ? Number(v.value) : Number.NaN);
-
-/**
- * The market's coins, counted here from its state, not by its law: the coins in purses and held
- * for guests' bounties add up to what was minted, and nothing minted them but purses of 10 and
- * the town's bounties.
- */
-function checkCoins(w: World, where: string): void {
-  for (const c of w.cards.values()) {
-    if (c.kind !== 'market' || c.state.tag !== 'record') continue;
-    const coins = field(c.state, 'coins');
-    const purses = coins?.tag === 'list' ? coins.items.reduce((t, e) => t + (e.tag === 'record' ? num(field(e, 'value')) : 0), 0) : Number.NaN;
-    const bounties = field(c.state, 'bounties');
-    let escrow = 0;
-    for (const b of bounties?.tag === 'list' ? bounties.items : []) {
-      if (b.tag === 'record' && label(b, 'by') !== 'town') escrow += num(field(b, 'reward')) * num(field(b, 'crew'));
-    }
-    const minted = num(field(c.state, 'minted'));
-    assert.is(purses + escrow, minted, `${where}: ${c.id} holds ${purses} in purses and ${escrow} in escrow, and minted ${minted}`);
-    assert.is(minted, 10 * labels(c.state, 'granted').length + num(field(c.state, 'townPaid')), `${where}: ${c.id} minted by no rule`);
-  }
 }
 
 function checkWorld(w: World, where: string): void {
