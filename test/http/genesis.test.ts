@@ -342,6 +342,73 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
   }
 });
 
+test('a market day over HTTP: five guests, an offer collected and sold, a bounty that needs two of them, every coin counted', async () => {
+  const w = await open();
+  try {
+    const names = ['ann', 'bob', 'cy', 'dee', 'eve'];
+    const guests: Guest[] = [await accept(w, w.town.firstInvitation!, 'ann')];
+    for (const name of names.slice(1)) guests.push(await accept(w, (await issueInvitation(w.town.events, clock, { guest: null, lifetimeMs: 86_400_000 })).code, name));
+    const [ann, bob, cy, dee, eve] = guests as [Guest, Guest, Guest, Guest, Guest];
+    // The market's state as the acting guest reads it right after its turn: purses and escrow
+    // add up to what was minted, and minted is 10 a purse and the town's bounties met.
+    const coins = async (g: Guest) => {
+      const m = await call(w, g, 'GET', '/AGENTS.md/world/market');
+      const purses = new Map<string, number>(field(m, 'coins').items.map((e: any) => [e.fields[0].value.value, Number(e.fields[1].value.value)]));
+      const escrow = field(m, 'bounties').items.reduce((t: number, b: any) => {
+        const f = (n: string) => b.fields.find((x: { name: string }) => x.name === n).value.value;
+        return f('by') === 'town' ? t : t + Number(f('reward')) * Number(f('crew'));
+      }, 0);
+      const minted = Number(field(m, 'minted').value);
+      assert.is([...purses.values()].reduce((t, n) => t + n, 0) + escrow, minted, 'every coin minted is in a purse or escrow');
+      assert.is(minted, 10 * field(m, 'granted').items.length + Number(field(m, 'townPaid').value));
+      return (who: Guest) => purses.get(who.principal) ?? 0;
+    };
+    const act = async (g: Guest, object: string, method: string, fields: Record<string, unknown> = {}) => {
+      const r = await turn(w, g, object, method, { fields });
+      await coins(g);
+      return r;
+    };
+    const done = async (g: Guest, object: string, method: string, fields: Record<string, unknown> = {}) => {
+      const r = await act(g, object, method, fields);
+      assert.is(r.status, 'done', `${g.name} ${object}.${method}: ${JSON.stringify(r)}`);
+      return r;
+    };
+    for (const g of guests) await done(g, 'market', 'purse');
+
+    // ann crafts a note at the workshop, collects the offer, and sells it in the square
+    await done(ann, 'avatar-ann', 'go', { room: 'workshop' });
+    await done(ann, 'bench', 'craft', { kind: 'note' });
+    const offered = await call(w, ann, 'GET', '/AGENTS.md/offers?compact=1');
+    const note: string = offered.offers.at(-1);
+    await done(ann, 'avatar-ann', 'go', { room: 'square' });
+    await done(ann, 'market', 'sell', { item: note, price: 4 });
+    // bob takes it up: the note and its price change hands in one turn
+    await done(bob, 'market', 'buy', { item: note, to: 'avatar-bob' });
+    const bought = await call(w, bob, 'GET', `/AGENTS.md/world/${note}/card`);
+    assert.equal([bought.place, bought.owner], ['avatar-bob', 'bob']);
+    const after = await coins(bob);
+    assert.equal([after(ann), after(bob)], [14, 6]);
+
+    // the town's bounty needs two guests
+    await done(cy, 'market', 'join', { key: 'lamp-to-market' });
+    await done(cy, 'avatar-cy', 'take', { thing: 'lamp' });
+    const alone = await act(cy, 'market', 'meet', { key: 'lamp-to-market' });
+    assert.equal([alone.class, alone.clause], ['cardRefused', 'crew']);
+    await done(dee, 'market', 'join', { key: 'lamp-to-market' });
+    await done(cy, 'market', 'meet', { key: 'lamp-to-market' });
+    const paid = await coins(cy);
+    assert.equal([paid(cy), paid(dee), paid(eve)], [15, 15, 10]);
+
+    // the town answers from the market's news (delivered after the turn)
+    const told = await until(w, eve, '/AGENTS.md/world/town', (r) => String(field(r, 'goods').value).includes('lamp for 3 coins'));
+    assert.match(field(told, 'bounties').value, 'no open bounties');
+    const answer = await turn(w, eve, 'town', 'receive', { fields: { text: 'what can I buy at the market?' } });
+    assert.match(answer.line, 'lamp for 3 coins');
+  } finally {
+    await close(w);
+  }
+});
+
 test("the town's opener (the host) quiets a guest through the operator's command: her turns are refused `quiet` until then", async () => {
   const w = await open();
   try {
