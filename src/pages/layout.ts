@@ -15,7 +15,7 @@ export const e = (value: unknown): string => escapeHtml(String(value));
 export const seg = (id: string): string => encodeURIComponent(id);
 
 /** Who the navigation names: a signed-in guest (or one just admitted, before their next page). */
-export type Reader = Pick<Caller, 'handle'>;
+export type Reader = Pick<Caller, 'handle' | 'name'>;
 
 export interface PageOptions {
   caller?: Reader;
@@ -52,7 +52,9 @@ const places: [string, string][] = [
 
 export function navigation(caller: Reader | undefined): string {
   const links = places.map(([href, label]) => `<a href="${href}">${label}</a>`).join(' ');
-  const who = caller ? `<a href="/play/">play</a> <span class="who">${e(caller.handle)}</span> <a href="/leave">leave</a>` : '<a href="/enter">enter</a>';
+  const who = caller
+    ? `<a href="/play/">play</a> <span class="who" title="${e(caller.handle)}">${e(caller.name)}</span> <a href="/leave">leave</a>`
+    : '<a href="/enter">enter</a>';
   return `<nav aria-label="the town">${links} <span class="me">${who}</span></nav>`;
 }
 

@@ -1,12 +1,18 @@
 /**
- * GET /library and /library/{name}: the sealed library's pages. A page is shown verbatim, as
- * escaped preformatted text: the markdown is the library's own words, and showing it as text
- * needs no markdown renderer that could be tricked into markup.
+ * GET /library and /library/{name}: the sealed library's pages, Markdown rendered to HTML by
+ * markdown-it with raw HTML off: any markup in the text is escaped, and its link check refuses
+ * javascript: and data: links, so a page can never carry script (docs/dependencies.md).
  */
+import MarkdownIt from 'markdown-it';
 import { sealedLibrary } from '../cards/library/index.js';
 import { TownError } from '../contract/town-error.js';
 import type { Caller } from '../contract/caller.js';
 import { e, layout } from './layout.js';
+
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+
+/** A library page's Markdown as HTML that carries no markup of the text's own. */
+export const libraryHtml = (md: string): string => markdown.render(md);
 
 const firstLine = (md: string) =>
   md
@@ -30,7 +36,7 @@ export function libraryPage(name: string, caller: Caller | undefined): string {
     throw new TownError('unknownRoute', `the library has no page ${JSON.stringify(name.slice(0, 80))}`, { hint: 'the library lists its pages at /library' });
   return layout(
     `library: ${name}`,
-    `<h1>library: ${e(name)}</h1><p><a href="/library">the library</a> · <a href="/lib/${encodeURIComponent(name)}">module source</a></p><pre class="md">${e(md)}</pre>`,
+    `<h1>library: ${e(name)}</h1><p><a href="/library">the library</a> · <a href="/lib/${encodeURIComponent(name)}">module source</a></p><div class="md">${libraryHtml(md)}</div>`,
     { caller },
   );
 }

@@ -58,6 +58,58 @@ function nearList(id: string, nearby: Nearby): string {
   return `<section class="near" aria-labelledby="near-h"><h2 id="near-h">near here</h2><ul>${items.map((c) => `<li><a href="/play/${seg(c.id)}">${e(c.name)}</a>${c.name !== c.id ? ` <code>${e(c.id)}</code>` : ''}</li>`).join('')}</ul></section>`;
 }
 
+/** A button that casts one spell of the reader's avatar with one field filled, from any play page. */
+function avatarButton(avatar: string, method: string, field: string, value: string, label: string): string {
+  return (
+    `<form class="quick" method="post" action="/play/${seg(avatar)}"><input type="hidden" name="do" value="${e(`${method}?${field}=${encodeURIComponent(value)}`)}">` +
+    `<button>${e(label)}</button></form>`
+  );
+}
+
+const nameOf = (c: CardDoc) => labelOf(c.state, 'name') ?? labelOf(c.state, 'title') ?? c.id;
+
+/**
+ * Where the reader stands, as a game screen shows it: the room's name and words, who and what
+ * is here, the ways out as buttons, and what the reader carries (each with a button to drop,
+ * and each thing here one to take). Read from places, the one truth of where a card is.
+ */
+async function standing(r: WorldReads, reader: string, avatar: string | undefined): Promise<string> {
+  if (!avatar) return '';
+  const [me] = await visibleCards(r, reader, { id: avatar }, 1);
+  if (!me?.place) return '';
+  const [room] = await visibleCards(r, reader, { id: me.place }, 1);
+  if (!room) return '';
+  const lying = await visibleCards(r, reader, { place: room.id }, 200);
+  const carried = await visibleCards(r, reader, { place: avatar }, 200);
+  const others = lying.filter((c) => c.kind === 'avatar' && c.id !== avatar);
+  const things = lying.filter((c) => c.kind !== 'avatar' && c.kind !== 'door');
+  const listed = new Set(
+    room.state.tag === 'record'
+      ? ((room.state.fields.find((f) => f.name === 'doors')?.value as { items?: { value?: string }[] })?.items ?? []).map((i) => i.value)
+      : [],
+  );
+  const doors = lying.filter((c) => c.kind === 'door' && listed.has(c.id));
+  const targets = await visibleCards(r, reader, { id: { $in: doors.map((d) => labelOf(d.state, 'to') ?? '') } }, 50);
+  const roomName = (id: string) => {
+    const t = targets.find((c) => c.id === id);
+    return t ? nameOf(t) : id;
+  };
+  const link = (c: CardDoc) => `<a href="/play/${seg(c.id)}">${e(nameOf(c))}</a>`;
+  const ways = doors
+    .map((d) => labelOf(d.state, 'to') ?? '')
+    .filter((to) => to !== '')
+    .map((to) => avatarButton(avatar, 'go', 'room', to, `go to ${roomName(to)}`));
+  return (
+    `<section class="standing" aria-labelledby="standing-h"><h2 id="standing-h">You are in ${e(nameOf(room))}</h2>` +
+    `<p class="scene">${e(labelOf(room.state, 'description') ?? '')}</p>` +
+    `<p><strong>Here with you:</strong> ${others.length ? others.map(link).join(', ') : 'nobody'}</p>` +
+    `<div class="here"><strong>Lying here:</strong> ${things.length ? `<ul>${things.map((c) => `<li>${link(c)} ${avatarButton(avatar, 'take', 'thing', c.id, `take ${nameOf(c)}`)}</li>`).join('')}</ul>` : 'nothing'}</div>` +
+    `<div class="ways"><strong>Ways out:</strong> ${ways.length ? ways.join('') : 'none'}</div>` +
+    `<div class="carried"><strong>You carry:</strong> ${carried.length ? `<ul>${carried.map((c) => `<li>${link(c)} ${avatarButton(avatar, 'drop', 'thing', c.id, `drop ${nameOf(c)}`)}</li>`).join('')}</ul>` : 'nothing'}</div>` +
+    '</section>'
+  );
+}
+
 export interface PlayOptions {
   /** `?say=`: text to put in the reply box. */
   say?: string;
@@ -75,8 +127,9 @@ export async function playPage(r: WorldReads, id: string, caller: Caller, o: Pla
     `<form class="reply" method="post" action="/play/${seg(id)}">` +
     `<label for="say">say to ${e(id)}</label><textarea id="say" name="text" rows="2">${e(o.say ?? '')}</textarea><button>reply</button>` +
     '<p class="h">Prose goes to the card as it is; a spell typed here is cast as written.</p></form>';
+  const here = await standing(r, caller.principal, o.avatar);
   const body =
-    `<h1>${e(id)}</h1>${o.outcome ?? ''}${paintOf(card)}${spellForms(id, pkg, nearby)}${reply}${wantsOf(card)}${doorsList(doors, true)}${nearList(id, nearby)}` +
+    `<h1>${e(id)}</h1>${o.outcome ?? ''}${here}${paintOf(card)}${spellForms(id, pkg, nearby)}${reply}${wantsOf(card)}${doorsList(doors, true)}${nearList(id, nearby)}` +
     `${exactCard(card, doc.state)}<p><a href="/o/${seg(id)}">card page</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
   return layout(`play ${id}`, body, { caller, liveView: card.paint !== undefined ? { object: id, version: card.version } : undefined });
 }
@@ -125,7 +178,7 @@ export async function outcomeSection(r: WorldReads, caller: Caller, decided: Dec
     : '';
   const receipt = reply.receipt ? ` <code class="slug">${e(reply.receipt.slug)}</code> at #${e(reply.receipt.height)}` : '';
   return (
-    `<section class="receipt ${e(reply.status ?? '')}" role="status"><h2>${e(reply.status ?? '')}${reply.class ? ` (${e(reply.class)})` : ''}</h2>` +
+    `<section class="receipt ${e(reply.status ?? '')}" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>${e(reply.status ?? '')}${reply.class ? ` (${e(reply.class)})` : ''}</h2>` +
     `<p class="line">${e(reply.line ?? '')}${receipt}</p>${revealed}${back}</section>`
   );
 }

@@ -40,7 +40,7 @@ export const allNear = (n: Nearby): NearCard[] => {
 function wanted(field: string, n: Nearby): NearCard[] | undefined {
   if (field === 'room') return n.rooms;
   if (field === 'door') return n.doors;
-  if (field === 'thing') return n.things;
+  if (field === 'thing' || field === 'item') return n.things;
   if (field === 'avatar' || field === 'who') return n.avatars;
   return undefined;
 }

@@ -347,7 +347,8 @@ test('a market day over HTTP: five guests, an offer collected and sold, a bounty
   try {
     const names = ['ann', 'bob', 'cy', 'dee', 'eve'];
     const guests: Guest[] = [await accept(w, w.town.firstInvitation!, 'ann')];
-    for (const name of names.slice(1)) guests.push(await accept(w, (await issueInvitation(w.town.events, clock, { guest: null, lifetimeMs: 86_400_000 })).code, name));
+    for (const name of names.slice(1))
+      guests.push(await accept(w, (await issueInvitation(w.town.events, clock, { guest: null, lifetimeMs: 86_400_000 })).code, name));
     const [ann, bob, cy, dee, eve] = guests as [Guest, Guest, Guest, Guest, Guest];
     // The market's state as the acting guest reads it right after its turn: purses and escrow
     // add up to what was minted, and minted is 10 a purse and the town's bounties met.

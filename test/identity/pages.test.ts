@@ -55,13 +55,13 @@ test('everything written into a page is escaped', () => {
   const page = enterPage({ error: { message: evil, hint: evil }, values: { code: evil, name: evil } });
   assert.not.match(page, /<script>alert/);
   assert.match(page, /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot;&#39;&amp;/);
-  assert.not.match(leavePage({ handle: evil }), /<script>alert/);
+  assert.not.match(leavePage({ handle: evil, name: 'ada' }), /<script>alert/);
   assert.not.match(keyPage({ ...identityOf('h', 'ada'), handle: evil }, evil), /<script>alert/);
 });
 
 test('the key page shows the key; the leave page has one sign-out button', () => {
   assert.match(keyPage(identityOf('town.test', 'ada'), 'svc_key_abc'), /svc_key_abc/);
-  const leave = leavePage({ handle: 'ada.town.test' });
+  const leave = leavePage({ handle: 'ada.town.test', name: 'ada' });
   assert.is(leave.match(/<button/g)?.length, 1);
   assert.match(leave, /method="post" action="\/leave"/);
   // Signed out, it says so and offers the door again, not a button that does nothing.

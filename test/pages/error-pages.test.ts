@@ -46,7 +46,7 @@ test('a page not built yet is a styled 501 page with navigation; signed in, it n
   assert.match(page, /route book is not built yet/);
   assert.match(page, /<nav aria-label="the town">[\s\S]*href="\/enter"/);
   const inside = await (await fetch(`${t.base}/o/ada.town.test/book`, { headers: signedIn })).text();
-  assert.match(inside, /ada\.town\.test<\/span> <a href="\/leave">/);
+  assert.match(inside, /title="ada\.town\.test">ada<\/span> <a href="\/leave">/);
   assert.not.match(inside, /href="\/enter"/);
 });
 
@@ -96,7 +96,7 @@ test('the error page of each class says what happened and what to do next, escap
     assert.not.match(html, /<script>alert/);
     assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
   }
-  const slow = errorPage(new TownError('rateLimited', 'over', { headers: { 'Retry-After': '7' } }), { handle: 'ada.town.test' }, '/town').html;
+  const slow = errorPage(new TownError('rateLimited', 'over', { headers: { 'Retry-After': '7' } }), { handle: 'ada.town.test', name: 'ada' }, '/town').html;
   assert.match(slow, /<body data-retry-after="7">/);
   assert.match(slow, /<a href="\/town">Try again now<\/a>/);
   assert.not.match(slow, /http-equiv="refresh"/);

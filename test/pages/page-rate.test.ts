@@ -73,7 +73,7 @@ rate('a session has its own page budget: past it, a styled 429 page that retries
   assert.match(over.text, /<a href="\/library">Try again now<\/a>/);
   assert.match(over.text, /<link rel="stylesheet" href="\/static\/town.css">/);
   assert.match(over.text, /<nav aria-label="the town">/);
-  assert.match(over.text, /bob\.town\.test<\/span> <a href="\/leave">/, 'the navigation names bob, not "enter"');
+  assert.match(over.text, /title="bob\.town\.test">bob<\/span> <a href="\/leave">/, 'the navigation names bob, not "enter"');
   assert.not.match(over.text, /href="\/enter"/);
   // Another session is not affected.
   const cat = await t.guest('cat');

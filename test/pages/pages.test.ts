@@ -34,7 +34,7 @@ pages('every page renders for a guest and for a reader without a session', async
     ['/inspect/lamp', /<dt>owner<\/dt><dd>nobody<\/dd>[\s\S]*<section id="law">[\s\S]*<section id="source">/],
     ['/kinds', /href="\/inspect\/door-/],
     ['/library', /href="\/library\/lamp"/],
-    ['/library/lamp', /<pre class="md"># lamp/],
+    ['/library/lamp', /<div class="md"><h1>lamp<\/h1>[\s\S]*<table>/],
     ['/lib', /href="\/lib\/lamp"/],
     ['/lib/lamp', /<span id="L1"><a href="#L1" class="ln">1<\/a>/],
     ['/history', /the chronicle: day 1/],
@@ -45,7 +45,7 @@ pages('every page renders for a guest and for a reader without a session', async
     const signed = await t.request('GET', p, { cookie: ann.cookie });
     html(signed);
     assert.match(signed.text, re, `${p} signed in`);
-    assert.match(signed.text, /ann\.town\.test<\/span> <a href="\/leave">/, `${p} names the guest`);
+    assert.match(signed.text, /title="ann\.town\.test">ann<\/span> <a href="\/leave">/, `${p} names the guest`);
     const anon = await t.request('GET', p);
     html(anon);
     assert.match(anon.text, re, `${p} without a session`);
@@ -170,7 +170,10 @@ pages('POST /play casts a real turn: a form of the card, or a reply to receive',
   const before = await t.request('GET', '/AGENTS.md/world/lamp', { token: ann.token });
   const form = await t.request('POST', '/play/lamp', { cookie: ann.cookie, form: { do: 'fill', 'f.measures': '3' } });
   html(form);
-  assert.match(form.text, /<section class="receipt done" role="status"><h2>done<\/h2><p class="line">[^<]+<code class="slug">/);
+  assert.match(
+    form.text,
+    /<section class="receipt done" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>done<\/h2><p class="line">[^<]+<code class="slug">/,
+  );
   const after = await t.request('GET', '/AGENTS.md/world/lamp', { token: ann.token });
   assert.ok(after.json.version > before.json.version, 'the lamp moved');
   // `do` carrying its own fields, as a view's act does.
@@ -185,6 +188,26 @@ pages('POST /play casts a real turn: a form of the card, or a reply to receive',
   const refused = await t.request('POST', '/play/lamp', { cookie: ann.cookie, form: { do: 'fill', 'f.measures': '12' } });
   html(refused);
   assert.match(refused.text, /receipt refused/);
+});
+
+pages('the play page is a game screen: where you stand, who and what is here, the ways out as buttons, what you carry', async ({ t, ann }) => {
+  const page = await t.request('GET', '/play/avatar-ann', { cookie: ann.cookie });
+  html(page);
+  assert.match(page.text, /<h2 id="standing-h">You are in the town square<\/h2>/);
+  assert.match(page.text, /Lying here:[\s\S]*the market/);
+  for (const room of ['the library', 'the workshop', 'the post office']) assert.match(page.text, `<button>go to ${room}</button>`);
+  assert.match(page.text, /You carry:<\/strong>/);
+  // one click on a way out moves the avatar; one click takes the lamp, and it is carried
+  const went = await t.request('POST', '/play/avatar-ann', { cookie: ann.cookie, form: { do: 'take?thing=lamp' } });
+  assert.match(went.text, /receipt done/);
+  assert.match(went.text, /You carry:<\/strong> <ul>(<li>(?:(?!<\/div>).)*<\/li>)*<li><a href="\/play\/lamp">lamp<\/a>/);
+  assert.match(went.text, /<button>drop lamp<\/button>/);
+  const moved = await t.request('POST', '/play/avatar-ann', { cookie: ann.cookie, form: { do: 'go?room=library' } });
+  assert.match(moved.text, /You are in the library/);
+  assert.match(moved.text, /<button>go to the town square<\/button>/);
+  const back = await t.request('POST', '/play/avatar-ann', { cookie: ann.cookie, form: { do: 'go?room=square' } });
+  assert.match(back.text, /You are in the town square/);
+  await t.request('POST', '/play/avatar-ann', { cookie: ann.cookie, form: { do: 'drop?thing=lamp' } });
 });
 
 pages('POST /play refuses what is not one of the offered forms, and forms of other sites', async ({ t, ann }) => {

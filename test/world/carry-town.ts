@@ -19,14 +19,20 @@ export function playedTown(steps = 3500, seed = 11): Harness {
   return play(seed, steps);
 }
 
+/** Appends the journal in chunks of at most 64 entries and about 64 KiB (under the smallest append size a test sets). */
 export async function storeTown(events: EventStore, h: Harness): Promise<void> {
-  for (let i = 0; i < h.journal.length; i += 64) {
-    const chunk = h.journal.slice(i, i + 64);
-    await events.append(
-      worldStream(TOWN_WORLD),
-      chunk.map((e) => entryEvent(TOWN_WORLD, e)),
-      i === 0 ? 'noStream' : BigInt(i - 1),
-    );
+  let i = 0;
+  while (i < h.journal.length) {
+    const chunk = [entryEvent(TOWN_WORLD, h.journal[i]!)];
+    let bytes = JSON.stringify(chunk[0]).length;
+    while (i + chunk.length < h.journal.length && chunk.length < 64) {
+      const next = entryEvent(TOWN_WORLD, h.journal[i + chunk.length]!);
+      bytes += JSON.stringify(next).length;
+      if (bytes > 64 * 1024) break;
+      chunk.push(next);
+    }
+    await events.append(worldStream(TOWN_WORLD), chunk, i === 0 ? 'noStream' : BigInt(i - 1));
+    i += chunk.length;
   }
 }
 

@@ -41,7 +41,6 @@ export function checkCoins(w: World, where: string): void {
   }
 }
 
-
 /** A guest's coins at a market, 0 without a purse. */
 export function coinsOf(w: World, market: string, principal: string): number {
   const c = w.cards.get(market);

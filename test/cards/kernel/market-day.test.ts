@@ -37,13 +37,17 @@ test('five guests trade, meet a bounty that needs two of them and one of their o
   const ownerOf = (id: string) => h.world.cards.get(id)!.owner;
 
   for (const g of [ann, bob, cy, dee, eve]) h.arrive(g);
-  for (const g of [ann, bob, cy, dee, eve]) assert.is(done(g, 'market', 'purse').line, `${g.slice(g.lastIndexOf(':') + 1)}.${HOST} opens a purse of 10 coins at the market`);
+  for (const g of [ann, bob, cy, dee, eve])
+    assert.is(done(g, 'market', 'purse').line, `${g.slice(g.lastIndexOf(':') + 1)}.${HOST} opens a purse of 10 coins at the market`);
   assert.is(act(ann, 'market', 'purse').class, 'cardRefused', 'one purse per guest');
 
   // ann makes a note at the workshop (an offer of the spec: cards made for the caller) and sells it
   done(ann, me(ann), 'go', { room: 'workshop' });
   const note = done(ann, 'bench', 'craft', { kind: 'note' }).offers[0]!;
-  assert.ok(offersFor(h.world, ann).some((o) => o.object === note), 'the note is offered to ann');
+  assert.ok(
+    offersFor(h.world, ann).some((o) => o.object === note),
+    'the note is offered to ann',
+  );
   done(ann, note, 'write', { text: 'A map of the town' });
   assert.is(act(ann, 'market', 'sell', { item: note, price: 4 }).class, 'cardRefused', 'the market is in the square, out of reach');
   done(ann, me(ann), 'go', { room: 'square' });

@@ -217,7 +217,18 @@ test('the world keeps its invariants after any sequence of turns by several gues
   if (details.failed)
     assert.unreachable(`${String((details.errorInstance as Error)?.message ?? details.errorInstance)}\nshrunk to ${JSON.stringify(details.counterexample)}`);
   // the draw reaches the moves that matter, done and refused (a test that never moves proves nothing)
-  for (const key of ['go:done', 'go:unknownObject', 'go:cardRefused', 'take:done', 'drop:done', 'give:done', 'through:done', 'purse:done', 'sell:done', 'join:done']) {
+  for (const key of [
+    'go:done',
+    'go:unknownObject',
+    'go:cardRefused',
+    'take:done',
+    'drop:done',
+    'give:done',
+    'through:done',
+    'purse:done',
+    'sell:done',
+    'join:done',
+  ]) {
     assert.ok((seen.get(key) ?? 0) > 0, `no ${key} among ${[...seen.keys()].sort().join(' ')}`);
   }
 });

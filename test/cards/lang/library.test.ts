@@ -129,7 +129,11 @@ test('market: purses mint by rule, a sale moves the thing and the coins in one s
   s = ok(cast(m, 'purse', s, {}, bobs)).state;
   const sold = ok(cast(m, 'buy', s, { item: label('note-3'), to: label('avatar-bob') }, bobs));
   assert.equal(sold.moves, [{ thing: 'note-3', to: 'avatar-bob' }]);
-  assert.equal(sold.sends.map((x) => [x.to, x.method]), [['town', 'news']], 'the town hears what is for sale now');
+  assert.equal(
+    sold.sends.map((x) => [x.to, x.method]),
+    [['town', 'news']],
+    'the town hears what is for sale now',
+  );
   s = sold.state;
   assert.is(m.checkLaw(undefined, s, c), undefined);
   const coins = (st: typeof s) => Object.fromEntries((get(st, 'coins') as { key: string; value: number }[]).map((e) => [e.key, e.value]));
@@ -147,7 +151,10 @@ test('market: purses mint by rule, a sale moves the thing and the coins in one s
   assert.is(m.checkLaw(s, met.state, cys), undefined);
   // a state that makes coins out of nothing breaks the law
   const forged = ok(cast(m, 'purse', start(m), {}, c)).state;
-  const inflated = { ...forged, fields: (forged as { fields: { name: string; value: TypedData }[] }).fields.map((f) => (f.name === 'minted' ? { name: 'minted', value: natural(99) } : f)) } as typeof forged;
+  const inflated = {
+    ...forged,
+    fields: (forged as { fields: { name: string; value: TypedData }[] }).fields.map((f) => (f.name === 'minted' ? { name: 'minted', value: natural(99) } : f)),
+  } as typeof forged;
   assert.ok(m.checkLaw(forged, inflated, c));
 });
 
