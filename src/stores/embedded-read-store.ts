@@ -66,7 +66,12 @@ export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): 
   const dir = path.join(options.dataDir, 'read');
   fs.mkdirSync(dir, { recursive: true });
   const twice = options.readUnitsTwice ?? process.env.TOWN_READ_UNITS_TWICE === '1';
-  return new EmbeddedReadStore(new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages), options.gateWaitMs ?? 30_000, twice, options.unitLimits);
+  return new EmbeddedReadStore(
+    new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages),
+    options.gateWaitMs ?? 30_000,
+    twice,
+    options.unitLimits,
+  );
 }
 
 /** Where the current generation is kept in `meta`. */

@@ -350,7 +350,11 @@ export class MongoReadStore implements ReadStore, StoredNames {
    */
   private async writeFence(projection: string, token: number, session: ClientSession): Promise<void> {
     try {
-      await this.fences.updateOne({ _id: projection, token: { $lte: token } }, { $max: { token }, $currentDate: { fencedAt: true } }, { upsert: true, session });
+      await this.fences.updateOne(
+        { _id: projection, token: { $lte: token } },
+        { $max: { token }, $currentDate: { fencedAt: true } },
+        { upsert: true, session },
+      );
     } catch (error) {
       if ((error as { code?: number }).code === 11000) throw new LeaseLost(projection, token);
       throw error;

@@ -35,7 +35,8 @@ export function checkCollectionName(name: string): string {
   if (name.includes('$') || name.includes('\0') || name.startsWith('system.') || name.startsWith('.') || name.endsWith('.')) {
     throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
   }
-  if (name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name === FENCES_COLLECTION) throw new TypeError(`collection name ${name} is reserved for ${name}`);
+  if (name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name === FENCES_COLLECTION)
+    throw new TypeError(`collection name ${name} is reserved for ${name}`);
   return name;
 }
 
