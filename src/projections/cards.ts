@@ -170,15 +170,23 @@ export function cardsProjection(programs: Programs): Projection {
    * the run thrown away would never be written by the run that commits.
    */
   const known = new Map<string, PackageDoc>();
-  /** This unit's packages (read or written), kept once it commits. */
+  /**
+   * The packages this unit has read or written (one map however many folds and carries it runs:
+   * a carry's later parts hold cards of packages its first part brought), kept once it commits.
+   */
+  const units = new WeakMap<Unit, Map<string, PackageDoc>>();
   const learning = (unit: Unit) => {
-    const learnt = new Map<string, PackageDoc>();
+    let learnt = units.get(unit);
+    if (learnt) return learnt;
+    const mine = new Map<string, PackageDoc>();
+    units.set(unit, mine);
     unit.onCommit(() => {
-      for (const p of learnt.values()) {
+      for (const p of mine.values()) {
         if (known.size > 4096) known.clear();
         known.set(p._id, p);
       }
     });
+    learnt = mine;
     return learnt;
   };
   /** The ids a package of `world` may have: a scratch world's own first, then the shared one. */
