@@ -107,5 +107,23 @@ test('every projection folds the same when each unit runs twice (the first run t
   }
 });
 
+test('TOWN_READ_UNITS_TWICE=1 turns it on for every embedded read store opened (how the whole suite can run so)', async () => {
+  const before = process.env.TOWN_READ_UNITS_TWICE;
+  process.env.TOWN_READ_UNITS_TWICE = '1';
+  try {
+    const on = await openEmbeddedReadStore({ dataDir: path.join(dir, 'env-on') });
+    let runs = 0;
+    await on.unit(async () => void runs++);
+    await on.close();
+    assert.is(runs, 2);
+    const off = await openEmbeddedReadStore({ dataDir: path.join(dir, 'env-off'), readUnitsTwice: false });
+    assert.is(off.readUnitsTwice, false, 'the option wins over the variable');
+    await off.close();
+  } finally {
+    if (before === undefined) delete process.env.TOWN_READ_UNITS_TWICE;
+    else process.env.TOWN_READ_UNITS_TWICE = before;
+  }
+});
+
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 test.run();
