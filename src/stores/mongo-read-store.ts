@@ -124,7 +124,7 @@ export interface MongoReadStoreOptions {
   transactions?: 'auto' | 'never';
   /** What one unit may write (default DEFAULT_MONGO_UNIT_LIMITS); null: no limit. */
   unitLimits?: UnitLimits | null;
-  /** Change stream restarts (after an error) are counted here; see MongoReadStore.streamRestarts. */
+  /** Told of each change stream failure, before it is opened again (MongoReadStore.changeStreamRestarts counts them). */
   onStreamRestart?(error: unknown): void;
 }
 
@@ -424,22 +424,32 @@ export class MongoReadStore implements ReadStore, StoredNames {
     this.assertOpen();
     checkProjectionName(projection);
     checkLeaseArgs(holder, ttlMs);
+    let doc: LeaseDoc | null;
     try {
       // Free, expired or ours: taken with the next token. Held by another: the filter matches
       // nothing, the upsert hits the `_id`, and the lease is not ours.
-      const doc = await this.leases.findOneAndUpdate(
+      doc = await this.leases.findOneAndUpdate(
         { _id: projection, $or: [{ holder }, { $expr: { $lt: ['$expiresAt', '$$NOW'] } }] },
         [{ $set: { holder, token: { $add: [{ $ifNull: ['$token', 0] }, 1] }, expiresAt: { $add: ['$$NOW', ttlMs] } } }],
         { upsert: true, returnDocument: 'after' },
       );
-      if (!doc) return undefined;
-      // The fence follows: from now on a unit fenced with an older token is refused.
-      await this.fences.updateOne({ _id: projection }, { $max: { token: doc.token } }, { upsert: true });
-      return leaseOf(doc);
     } catch (error) {
       if ((error as { code?: number }).code === 11000) return undefined;
       throw error;
     }
+    if (!doc) return undefined;
+    // The fence follows: from now on a unit fenced with an older token is refused. (Should this
+    // worker stop between the two writes, its first fenced unit raises the fence itself.)
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.fences.updateOne({ _id: projection }, { $max: { token: doc.token } }, { upsert: true });
+        break;
+      } catch (error) {
+        // Two first upserts of the document at once: the other made it, so this one updates it.
+        if ((error as { code?: number }).code !== 11000 || attempt > 0) throw error;
+      }
+    }
+    return leaseOf(doc);
   }
 
   async renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined> {
