@@ -174,6 +174,11 @@ export class TownMetrics {
     });
   }
 
+  /** A counter whose value (it only grows) is read when scraped. */
+  counter(name: string, help: string, read: () => number): void {
+    this.registry.registerMetric(scraped(name, help, 'counter', () => [{ labels: {}, value: read() }]));
+  }
+
   /** A gauge with one label, each label's value read when scraped. */
   labelledGauge(name: string, help: string, label: string, read: () => Promise<[string, number][]> | [string, number][]): void {
     new client.Gauge({

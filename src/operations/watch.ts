@@ -97,5 +97,10 @@ export function watch(parts: WatchedParts): Operations {
     async () => ((await state())?.projections ?? []).map((p) => [p.name, p.lagSeconds]),
   );
   metrics.gauge('town_ready', '1 when /ready answers 200, else 0', async () => ((await state())?.ready ? 1 : 0));
+  metrics.counter(
+    'town_read_store_change_stream_restarts_total',
+    'Times the read store opened its change stream again after it failed (MongoDB replica sets; else 0)',
+    () => reads.changeStreamRestarts,
+  );
   return { metrics, access: operatorAccess({ allow: settings.metricsAllow, token: settings.metricsToken }), readiness };
 }

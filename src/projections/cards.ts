@@ -163,16 +163,45 @@ function written(doc: CardDoc, w: Write, height: number, pkg: (pin: string) => P
 }
 
 export function cardsProjection(programs: Programs): Projection {
-  /** Packages never change: what was read or derived once is kept (bounded). */
+  /**
+   * Packages never change: what was read or derived once is kept (bounded). Only what a unit
+   * that COMMITTED read or wrote: a unit's work may run again after its first run was thrown
+   * away (MongoDB's withTransaction does after a WriteConflict), and a package remembered by
+   * the run thrown away would never be written by the run that commits.
+   */
   const known = new Map<string, PackageDoc>();
-  const remember = (p: PackageDoc) => {
-    if (known.size > 4096) known.clear();
-    known.set(p._id, p);
+  /**
+   * The packages this unit has read or written (one map however many folds and carries it runs:
+   * a carry's later parts hold cards of packages its first part brought), kept once it commits.
+   */
+  const units = new WeakMap<Unit, Map<string, PackageDoc>>();
+  const learning = (unit: Unit) => {
+    let learnt = units.get(unit);
+    if (learnt) return learnt;
+    const mine = new Map<string, PackageDoc>();
+    units.set(unit, mine);
+    unit.onCommit(() => {
+      for (const p of mine.values()) {
+        if (known.size > 4096) known.clear();
+        known.set(p._id, p);
+      }
+    });
+    learnt = mine;
+    return learnt;
   };
   /** The ids a package of `world` may have: a scratch world's own first, then the shared one. */
   const keysOf = (world: string, pin: string) => (isScratch(world) ? [worldKey(world, pin), pin] : [pin]);
+  /** A package of `world` known, or read or made by this unit. */
+  const packageOf = (world: string, learnt: Map<string, PackageDoc>) => (pin: string) => {
+    for (const k of keysOf(world, pin)) {
+      const doc = known.get(k) ?? learnt.get(k);
+      if (doc) return doc;
+    }
+    return undefined;
+  };
 
   async function fold(entries: StoredEntry[], unit: Unit): Promise<void> {
+    const learnt = learning(unit);
     const cards = new DocBatch(cardDocs.in(unit));
     const packages = new DocBatch(packageDocs.in(unit));
     const ids: string[] = [];
@@ -196,22 +225,16 @@ export function cardsProjection(programs: Programs): Projection {
     await packages.load(unknownPins);
     for (const pin of unknownPins) {
       const doc = packages.get(pin);
-      if (doc) remember(doc);
+      if (doc) learnt.set(pin, doc);
     }
     for (const { world, entry } of entries) {
-      const pkg = (pin: string) => {
-        for (const k of keysOf(world, pin)) {
-          const doc = known.get(k);
-          if (doc) return doc;
-        }
-        return undefined;
-      };
+      const pkg = packageOf(world, learnt);
       for (const p of entry.packages ?? []) {
         if (pkg(p.pin)) continue;
         const shared = packageDoc(p, programs);
         const doc = isScratch(world) ? { ...shared, _id: worldKey(world, p.pin), world } : shared;
         packages.set(doc);
-        remember(doc);
+        learnt.set(doc._id, doc);
       }
       foldCards(world, entry, cards, pkg);
     }
@@ -226,26 +249,21 @@ export function cardsProjection(programs: Programs): Projection {
    */
   async function carry({ world, entry }: StoredEntry, unit: Unit): Promise<void> {
     const present = entry.carried!.present;
+    const learnt = learning(unit);
     const packages = new DocBatch(packageDocs.in(unit));
     const pins = present.packages.flatMap((p) => keysOf(world, p.pin)).filter((p) => !known.has(p));
     await packages.load(pins);
     for (const pin of pins) {
       const doc = packages.get(pin);
-      if (doc) remember(doc);
+      if (doc) learnt.set(pin, doc);
     }
-    const pkg = (pin: string) => {
-      for (const k of keysOf(world, pin)) {
-        const doc = known.get(k);
-        if (doc) return doc;
-      }
-      return undefined;
-    };
+    const pkg = packageOf(world, learnt);
     for (const p of present.packages) {
       if (pkg(p.pin)) continue;
       const shared = packageDoc(p, programs);
       const doc = isScratch(world) ? { ...shared, _id: worldKey(world, p.pin), world } : shared;
       packages.set(doc);
-      remember(doc);
+      learnt.set(doc._id, doc);
     }
     await packages.flush();
     const cards = cardDocs.in(unit);

@@ -5,6 +5,12 @@
  * units refused instead of moving a checkpoint another worker owns. A second worker started for
  * the same projections waits, asking again every `retryMs`, and takes over within
  * `ttlMs + retryMs` of the first one dying.
+ *
+ * How long a lease can still be trusted is kept on this process's monotonic clock, never by
+ * comparing the lease's `expiresAt` (the store's clock: MongoDB's server time) with this
+ * host's wall clock, which may differ by any amount. A lease asked for at local time t expires
+ * on the store no earlier than t + ttl (the store starts its time to live after it received the
+ * request), so t + ttl is a deadline that errs on the safe side, whatever either clock says.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +25,8 @@ export interface LeaseOptions {
   retryMs?: number;
   /** Told once when the leases are held by another worker and this one waits. */
   onWaiting?(projections: readonly string[]): void;
+  /** A monotonic clock in milliseconds (default performance.now; tests pass their own). */
+  now?(): number;
 }
 
 export const defaultLeaseMs = 15_000;
@@ -28,6 +36,9 @@ export class LeaseKeeper {
   private readonly ttlMs: number;
   private readonly retryMs: number;
   private held: Lease[] = [];
+  /** Each lease held, by projection: until when (on `now`) it may be trusted without a renewal. */
+  private readonly trustedUntil = new Map<string, number>();
+  private readonly now: () => number;
   private renewer: NodeJS.Timeout | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -41,6 +52,7 @@ export class LeaseKeeper {
     this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.ttlMs = options.ttlMs ?? defaultLeaseMs;
     this.retryMs = options.retryMs ?? Math.max(5, Math.floor(this.ttlMs / 4));
+    this.now = options.now ?? (() => performance.now());
   }
 
   get leases(): readonly Lease[] {
@@ -58,9 +70,11 @@ export class LeaseKeeper {
     while (!this.stopped) {
       const got: Lease[] = [];
       for (const name of names) {
+        const asked = this.now();
         const lease = await this.reads.acquireLease(name, this.holder, this.ttlMs);
         if (!lease) break;
         got.push(lease);
+        this.trustedUntil.set(name, asked + this.ttlMs);
       }
       if (got.length === names.length) {
         this.held = got;
@@ -103,17 +117,20 @@ export class LeaseKeeper {
       const next: Lease[] = [];
       for (const lease of this.held) {
         let renewed: Lease | undefined;
+        const asked = this.now();
         try {
           renewed = await this.reads.renewLease(lease, this.ttlMs);
         } catch (error) {
-          // The store did not answer: the lease stands until it expires; then it is not ours to trust.
-          if (Date.now() < lease.expiresAt) {
+          // The store did not answer: the lease stands until it expires (on this process's clock,
+          // from when it was last asked for); then it is not ours to trust.
+          if (this.now() < (this.trustedUntil.get(lease.projection) ?? Number.NEGATIVE_INFINITY)) {
             next.push(lease);
             continue;
           }
           return this.lost(error instanceof Error ? error : new Error(String(error)));
         }
         if (!renewed) return this.lost(new LeaseLost(lease.projection, lease.token));
+        this.trustedUntil.set(lease.projection, asked + this.ttlMs);
         next.push(renewed);
       }
       if (!this.stopped) this.held = next;
@@ -122,9 +139,15 @@ export class LeaseKeeper {
     }
   }
 
+  /** Until when (on the keeper's monotonic clock) the lease of `projection` may be trusted; undefined when not held. */
+  trustedUntilOf(projection: string): number | undefined {
+    return this.held.some((l) => l.projection === projection) ? this.trustedUntil.get(projection) : undefined;
+  }
+
   private lost(error: Error): void {
     clearInterval(this.renewer);
     this.held = [];
+    this.trustedUntil.clear();
     for (const listener of this.lostListeners.splice(0)) listener(error);
   }
 

@@ -12,7 +12,7 @@
  * from buffering the whole journal in memory.
  */
 import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
-import type { ReadStore } from '../stores/read-store.js';
+import { UnitTooLarge, type ReadStore } from '../stores/read-store.js';
 import { CheckpointWatch } from './checkpoint-watch.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { applyEvents, type Projection } from './projection.js';
@@ -170,6 +170,10 @@ export class Projector extends ProjectorBase {
   private endGap: (() => void) | undefined;
   /** A reader waits (nudge): the next unit follows the last without a wait. */
   private wanted = false;
+  /** Events a unit takes at most: the batch, halved each time the store refuses a unit as too large. */
+  private unitMax = Number.POSITIVE_INFINITY;
+  /** Units the store refused as too large and that were folded again in halves. */
+  splits = 0;
 
   constructor(
     private readonly events: EventStore,
@@ -326,7 +330,7 @@ export class Projector extends ProjectorBase {
   flush(): Promise<void> {
     const run = async (): Promise<void> => {
       while (this.buffer.length && !this.failed && !this.killed) {
-        const events = this.buffer.splice(0, this.batch);
+        const events = this.buffer.splice(0, Math.min(this.batch, this.unitMax));
         const last = events[events.length - 1]!.position;
         try {
           await this.reads.unit(async (unit) => {
@@ -339,6 +343,14 @@ export class Projector extends ProjectorBase {
             }
           });
         } catch (error) {
+          if (error instanceof UnitTooLarge && events.length > 1) {
+            // The store caps its units (MongoDB): the events go back, and units take half as many
+            // from now on (nothing of the refused one was written, nor kept by the folds).
+            this.buffer.unshift(...events);
+            this.unitMax = Math.ceil(events.length / 2);
+            this.splits++;
+            continue;
+          }
           this.fail(error as Error);
           return;
         }

@@ -6,7 +6,7 @@
  * (versions.ts). Either way the same progress bar is drawn (progressBar).
  */
 import type { EventStore, RecordedEvent } from '../stores/event-store.js';
-import type { ReadStore } from '../stores/read-store.js';
+import { UnitTooLarge, type ReadStore } from '../stores/read-store.js';
 import { entryOf } from './entries.js';
 import { applyEvents, type Projection } from './projection.js';
 
@@ -27,13 +27,15 @@ export interface RebuildOptions {
   now?: () => number;
 }
 
-export async function rebuildProjection(
-  events: EventStore,
-  reads: ReadStore,
-  projection: Projection,
-  options: RebuildOptions = {},
-): Promise<{ events: number; seconds: number }> {
+export async function rebuildProjection(events: EventStore, reads: ReadStore, projection: Projection, options: RebuildOptions = {}): Promise<RebuildResult> {
   return rebuildProjections(events, reads, [projection], options);
+}
+
+export interface RebuildResult {
+  events: number;
+  seconds: number;
+  /** Units the store refused as too large (UnitTooLarge) and that were folded again in halves. */
+  splits: number;
 }
 
 export async function rebuildProjections(
@@ -41,7 +43,7 @@ export async function rebuildProjections(
   reads: ReadStore,
   projections: Projection[],
   options: RebuildOptions = {},
-): Promise<{ events: number; seconds: number }> {
+): Promise<RebuildResult> {
   const now = options.now ?? (() => performance.now());
   const batch = options.batch ?? 10_000;
   const label = projections.map((p) => p.name).join(',');
@@ -67,11 +69,14 @@ export async function rebuildProjections(
   // off the main thread), and it is awaited before the next unit starts, so at most one batch
   // waits in memory and an error stops the rebuild at the next batch.
   let inflight: Promise<void> | undefined;
+  // A store that caps its units (MongoDB) may refuse a batch: it is folded in halves, and the
+  // batches after it at most as large as the last unit that fitted.
+  const sizing: ChunkSizing = { max: batch, splits: 0 };
   const commit = async (): Promise<void> => {
     if (!pending.length) return;
     const chunk = pending;
     pending = [];
-    const last = await foldChunk(reads, projections, chunk);
+    const last = await foldChunk(reads, projections, chunk, sizing);
     count += chunk.length;
     first ??= chunk[0]!.position;
     const seconds = (now() - started) / 1000;
@@ -102,7 +107,7 @@ export async function rebuildProjections(
   }
   await startCommit();
   await inflight;
-  return { events: count, seconds: (now() - started) / 1000 };
+  return { events: count, seconds: (now() - started) / 1000, splits: sizing.splits };
 }
 
 /** Where a progress bar is drawn: a terminal (redrawn in place) or a log (a line at a time). */
@@ -153,8 +158,41 @@ export function progressLine(p: Progress, width = 30): string {
   return `${p.projection.padEnd(10)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}% ${Math.round(p.eventsPerSecond).toLocaleString('en')} ev/s ETA ${eta}`;
 }
 
-/** Folds a chunk of events into every projection in one unit, each checkpoint at its last event. */
-export async function foldChunk(reads: ReadStore, projections: readonly Projection[], chunk: RecordedEvent[]): Promise<bigint> {
+/** How many events a unit takes at most, lowered each time the store refuses one as too large. */
+export interface ChunkSizing {
+  max: number;
+  /** Units refused as too large (UnitTooLarge) and folded again in halves. */
+  splits: number;
+}
+
+/**
+ * Folds a chunk of events into every projection, each checkpoint at its last event: in one unit,
+ * or, where the store refuses a unit as too large (UnitTooLarge: MongoDB's cap on a transaction),
+ * in units of half as many events, halved again until they fit; `sizing` keeps the size that
+ * fitted for the chunks after it. Nothing of a refused unit was written, and what the folds keep
+ * in memory changes only when a unit commits (Unit.onCommit), so folding its events again is
+ * folding them once.
+ */
+export async function foldChunk(reads: ReadStore, projections: readonly Projection[], chunk: RecordedEvent[], sizing?: ChunkSizing): Promise<bigint> {
+  const size = sizing ?? { max: chunk.length, splits: 0 };
+  let last = chunk[chunk.length - 1]!.position;
+  for (let i = 0; i < chunk.length; ) {
+    const n = Math.min(chunk.length - i, Math.max(1, size.max));
+    const part = n === chunk.length ? chunk : chunk.slice(i, i + n);
+    try {
+      last = await foldUnit(reads, projections, part);
+      i += n;
+    } catch (error) {
+      if (!(error instanceof UnitTooLarge) || n < 2) throw error;
+      size.max = Math.ceil(n / 2);
+      size.splits++;
+    }
+  }
+  return last;
+}
+
+/** Folds events into every projection in one unit, each checkpoint at the last event. */
+async function foldUnit(reads: ReadStore, projections: readonly Projection[], chunk: RecordedEvent[]): Promise<bigint> {
   const last = chunk[chunk.length - 1]!.position;
   await reads.unit(async (unit) => {
     for (const projection of projections) {

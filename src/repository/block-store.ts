@@ -34,6 +34,15 @@ export class DocBlockstore extends ReadableBlockstore {
   private revs = new Map<string, string>();
   private readonly cache = new Map<string, Uint8Array>();
   private cached = 0;
+  /**
+   * Blocks read during the unit being folded: kept in `cache` once it commits (settle). A read
+   * through a unit may see a block the unit itself wrote, and a cache that said the store holds
+   * a block it never committed would have a later commit leave it out (MST.getUnstoredBlocks
+   * asks `has`).
+   */
+  private fresh = new Map<string, Uint8Array>();
+  /** Whether it reads through units (begin): then what it reads waits in `fresh` for the commit. */
+  private staging = false;
 
   constructor(private collection: Collection) {
     super();
@@ -44,16 +53,32 @@ export class DocBlockstore extends ReadableBlockstore {
     this.collection = collection;
   }
 
+  /** A unit begins: reads and writes go through its collection; what an earlier unit left uncommitted is forgotten. */
+  begin(collection: Collection): void {
+    this.collection = collection;
+    this.discard();
+    this.fresh = new Map();
+    this.staging = true;
+  }
+
+  /** The unit committed: the blocks it read are kept. */
+  settle(): void {
+    const fresh = this.fresh;
+    this.fresh = new Map();
+    for (const [id, bytes] of fresh) this.keep(id, bytes);
+  }
+
   async getBytes(cid: Cid): Promise<Uint8Array | null> {
     const id = cid.toString();
     const changed = this.changes.get(id);
     if (changed !== undefined) return changed;
-    const hit = this.cache.get(id);
+    const hit = this.cache.get(id) ?? this.fresh.get(id);
     if (hit) return hit;
     const doc = (await this.collection.findOne({ _id: id })) as BlockDoc | null;
     if (!doc) return null;
     const bytes = new Uint8Array(Buffer.from(doc.bytes, 'base64'));
-    this.keep(id, bytes);
+    if (this.staging) this.fresh.set(id, bytes);
+    else this.keep(id, bytes);
     return bytes;
   }
 

@@ -38,7 +38,7 @@ export interface AccountDoc extends Doc {
 export async function hostedFrame(
   event: RecordedEvent,
   unit: Unit,
-  trees: HostedTrees,
+  trees: Pick<HostedTrees, 'tree' | 'keep'>,
   seq: number,
   height: number,
   time: string,

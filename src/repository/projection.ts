@@ -153,9 +153,35 @@ export async function loadRepositoryCode(): Promise<void> {
 export function repositoryProjection(options: RepositoryProjectionOptions = {}): Projection {
   let keys: Promise<RepositoryKeys | undefined> | undefined;
   const now = options.now ?? Date.now;
+  /** The block store and the head as of the last unit that committed (the head checked against the head document). */
   let storage: DocBlockstore | undefined;
-  /** The head as last committed by this projection (checked against the head document). */
   let head: RepoHead | undefined;
+  /**
+   * The unit being folded's own block store and head, kept (as `storage` and `head`) once it
+   * commits: a unit's work may run again after its first run was thrown away (MongoDB's
+   * withTransaction after a WriteConflict), and the next run must start from what the store
+   * holds, not from the head the run thrown away made.
+   */
+  let working: Working | undefined;
+  interface Working {
+    unit: Unit;
+    storage: DocBlockstore | undefined;
+    head: RepoHead | undefined;
+    /** Whether the block store has begun this unit (DocBlockstore.begin). */
+    begun: boolean;
+  }
+  const workOf = (unit: Unit): Working => {
+    if (working?.unit === unit) return working;
+    const w: Working = { unit, storage, head, begun: false };
+    working = w;
+    unit.onCommit(() => {
+      storage = w.storage;
+      head = w.head;
+      w.storage?.settle();
+      if (working === w) working = undefined;
+    });
+    return w;
+  };
 
   async function fold(all: StoredEntry[], unit: Unit): Promise<void> {
     const heads = unit.collection(headCollection);
@@ -246,12 +272,17 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
   async function commitAll(planned: PlannedEntry[], unit: Unit, state: HeadDoc, signing: RepositoryKeys): Promise<void> {
     const blocks = unit.collection(blocksCollection);
     const at = await code();
-    storage ??= new at.DocBlockstore(blocks);
-    storage.use(blocks);
+    const w = workOf(unit);
+    const storage = (w.storage ??= new at.DocBlockstore(blocks));
+    if (w.begun) storage.use(blocks);
+    else storage.begin(blocks);
+    w.begun = true;
+    let head = w.head;
     if (state.commit && (!head || head.cid.toString() !== state.commit)) {
       // Started again, or the last unit did not commit: the stored head is the truth.
       head = await loadHead(storage, at.parseCid(state.commit));
     } else if (!state.commit) head = undefined;
+    w.head = head;
 
     const frames = unit.collection(firehoseCollection);
     const [last] = (await frames.find({}, { sort: { _id: -1 }, limit: 1 })) as FrameDoc[];
@@ -266,7 +297,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       }
       const writes: TreeWrite[] = [...byPath.values()].map((op) => ({ action: op.action, collection: op.doc.collection, rkey: op.doc.rkey, leaf: op.leaf }));
       const rev = at.TID.fromTime(tick, 0).toString();
-      const result = await at.commitAt(storage!, state.did, head, writes, signing.commit, rev);
+      const result = await at.commitAt(storage, state.did, head, writes, signing.commit, rev);
       // The records' values, new and replaced, are the records' documents, not blocks.
       const values = new Set<string>();
       for (const op of ops) {
@@ -274,8 +305,9 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         values.add(op.leaf.cid.toString());
         if (op.prev !== undefined) values.add(op.prev);
       }
-      storage!.apply(result.data.newBlocks, result.data.removedCids, rev, values);
+      storage.apply(result.data.newBlocks, result.data.removedCids, rev, values);
       head = result.head;
+      w.head = head;
       const carBlocks = new Map(at.blockTexts(result.data.newBlocks));
       for (const [text, bytes] of at.blockTexts(result.data.relevantBlocks)) carBlocks.set(text, bytes);
       made.push({
@@ -330,6 +362,27 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
   }
 
   let trees: HostedTrees | undefined;
+  /** Each unit's newest hosted trees, kept in `trees` once it commits (as the head is: `working`). */
+  const stagedTrees = new WeakMap<Unit, Pick<HostedTrees, 'tree' | 'keep'>>();
+  const treesOf = (unit: Unit, kept: HostedTrees): Pick<HostedTrees, 'tree' | 'keep'> => {
+    let staged = stagedTrees.get(unit);
+    if (!staged) {
+      const mine = new Map<string, { data: string; tree: Parameters<HostedTrees['keep']>[2] }>();
+      staged = {
+        // A tree is kept under its own root: one built from the unit's reads is right whatever the unit becomes.
+        tree: async (did, data, entries) => {
+          const own = mine.get(did);
+          return own && own.data === (data ?? '') ? own.tree : kept.tree(did, data, entries);
+        },
+        keep: (did, data, tree) => void mine.set(did, { data, tree }),
+      };
+      stagedTrees.set(unit, staged);
+      unit.onCommit(() => {
+        for (const [did, { data, tree }] of mine) kept.keep(did, data, tree);
+      });
+    }
+    return staged;
+  };
   /** A hosted account's commit as the next frame (none on a box that does not sign: no firehose). */
   async function frameHosted(event: RecordedEvent, unit: Unit): Promise<void> {
     if (!(await (keys ??= options.keys?.() ?? Promise.resolve(undefined)))) return;
@@ -339,7 +392,7 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
     const height = ((await unit.collection(headCollection).findOne({ _id: 'head' })) as HeadDoc | null)?.height ?? -1;
     const at = await code();
     trees ??= new at.HostedTrees();
-    const frame = await at.hostedFrame(event, unit, trees, seq, height, new Date(now()).toISOString());
+    const frame = await at.hostedFrame(event, unit, treesOf(unit, trees), seq, height, new Date(now()).toISOString());
     if (frame) await frames.putMany([{ ...frame, _id: frameId(seq) }]);
   }
 
@@ -370,9 +423,11 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
         // (carried-records.ts), not signed records, and the tree holds the carried epoch alone,
         // from the carry's own record on; a rebuild from the new epoch alone makes the same.
         for (const c of [recordsCollection, cardsCollection, blocksCollection]) await unit.collection(c).deleteMany({});
-        storage?.discard();
-        storage = undefined;
-        head = undefined;
+        // A new block store and no head, from this unit on (kept if it commits).
+        const w = workOf(unit);
+        w.storage = undefined;
+        w.head = undefined;
+        w.begun = false;
         const begun: HeadDoc = { _id: 'head', did: townDid(present.world.host), height: entry.height - 1, tick: 0, records: 0 };
         await heads.replaceOne({ _id: 'head' }, begun, { upsert: true });
       }
@@ -383,8 +438,8 @@ export function repositoryProjection(options: RepositoryProjectionOptions = {}):
       try {
         await fold(entries, unit);
       } catch (error) {
-        storage?.discard();
-        head = undefined;
+        // The unit fails: what it made is dropped with it, the next one starts from what committed.
+        if (working?.unit === unit) working = undefined;
         throw error;
       }
     },

@@ -23,10 +23,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit } from './read-store.js';
+import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit, UnitLimits } from './read-store.js';
 import { checkCollectionName, checkLeaseArgs, checkProjectionName, checkToken } from './read-store-checks.js';
 import { CheckpointNotices } from './checkpoint-notices.js';
-import { Overlay, OverlayCollection, UnitGate, workInOverlay, type BaseReader, type OverlayHooks } from './read-store-unit.js';
+import { Overlay, OverlayCollection, UnitGate, runCommitted, workInOverlay, type BaseReader, type OverlayHooks } from './read-store-unit.js';
 import { MAX } from './embedded-read-keys.js';
 import { openEnv, ReadEnv, type Key } from './embedded-read-env.js';
 import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
@@ -51,12 +51,27 @@ export interface EmbeddedReadStoreOptions {
    * compacts it (default 4,096 pages, 16 MiB; tests set it low).
    */
   compactAtPages?: number;
+  /**
+   * Runs every unit's work twice, as MongoDB's `withTransaction` does after a transient error:
+   * the first run's writes (and its onCommit callbacks) are thrown away, the second's commit.
+   * A test of the folds (no fold may depend on its unit running once); off by default, on
+   * where TOWN_READ_UNITS_TWICE=1.
+   */
+  readUnitsTwice?: boolean;
+  /** What one unit may write (UnitLimits); default none: LMDB commits a unit of any size. */
+  unitLimits?: UnitLimits;
 }
 
 export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): Promise<EmbeddedReadStore> {
   const dir = path.join(options.dataDir, 'read');
   fs.mkdirSync(dir, { recursive: true });
-  return new EmbeddedReadStore(new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages), options.gateWaitMs ?? 30_000);
+  const twice = options.readUnitsTwice ?? process.env.TOWN_READ_UNITS_TWICE === '1';
+  return new EmbeddedReadStore(
+    new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages),
+    options.gateWaitMs ?? 30_000,
+    twice,
+    options.unitLimits,
+  );
 }
 
 /** Where the current generation is kept in `meta`. */
@@ -76,6 +91,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
   constructor(
     private readonly lmdb: ReadEnv,
     private readonly gateWaitMs = 30_000,
+    /** EmbeddedReadStoreOptions.readUnitsTwice. */
+    readonly readUnitsTwice = false,
+    readonly unitLimits: UnitLimits | undefined = undefined,
   ) {
     this.committed = new CommittedReads(lmdb);
     this.unique = new UniqueKeys(lmdb);
@@ -101,6 +119,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
   get root(): ReadStore {
     return this;
   }
+
+  /** No change stream: commits are heard in the process. */
+  readonly changeStreamRestarts = 0;
 
   get generation(): number {
     return this.current.generation;
@@ -154,13 +175,16 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
 
   async storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.gate.exclusive(() => this.runUnit(work));
+    return this.gate.exclusive(() => this.runUnit(work, this.readUnitsTwice, this.unitLimits));
   }
 
-  private async runUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    const { overlay, result } = await workInOverlay(this.base, this.hooks, work);
+  private async runUnit<T>(work: (unit: Unit) => Promise<T>, twice = false, limits?: UnitLimits): Promise<T> {
+    // The first run's overlay is dropped uncommitted, its onCommit callbacks with it.
+    if (twice) await workInOverlay(this.base, this.hooks, work, limits);
+    const { overlay, result } = await workInOverlay(this.base, this.hooks, work, limits);
     await commitOverlay(this.lmdb, overlay);
     for (const projection of overlay.checkpoints.keys()) this.notices.notify(projection);
+    runCommitted(overlay);
     return result;
   }
 

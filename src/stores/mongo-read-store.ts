@@ -20,10 +20,35 @@
  *
  * A transaction unit runs in the driver's `withTransaction`, which runs the work again on a
  * TransientTransactionError (a WriteConflict between two writers, a primary stepping down) and
- * retries a commit whose outcome is unknown, with backoff, for up to two minutes.
+ * retries a commit whose outcome is unknown, with backoff, for up to two minutes. Each run
+ * starts afresh; Unit.onCommit's callbacks of the runs thrown away are dropped, those of the
+ * run that committed run after the commit (what a fold keeps in memory changes only there).
+ *
+ * A unit writes at most `unitLimits` (DEFAULT_MONGO_UNIT_LIMITS: 1,000 write calls, 16 MiB):
+ * a transaction lives at most 60 s (transactionLifetimeLimitSeconds) and its writes are held
+ * in the server's cache until it commits, so a unit past them is refused (UnitTooLarge) and
+ * its caller splits it, rather than have the server abort it after a minute of work.
  *
  * Leases (`leases` collection, `{_id: projection, holder, token, expiresAt}`) are taken and
  * renewed with the server's clock (`$$NOW`), so workers on hosts whose clocks differ agree.
+ * The fence a unit checks is another document (`fences`, `{_id: projection, token}`: the
+ * newest token that took the lease), raised when a lease is taken and written by every fenced
+ * unit, never by a renewal: a unit and its worker's renewal a few seconds later would
+ * otherwise write one document, and every unit overlapping a renewal would end in a
+ * WriteConflict and run again. A takeover still conflicts with the old holder's unit in flight,
+ * as it must (both write the fence).
+ *
+ * On a standalone server (no transactions) a unit's fence and checkpoint are checked before its
+ * writes and the checkpoint written last, conditionally; the document writes themselves are
+ * not conditional on the fence. They cannot be: without a transaction MongoDB makes a write
+ * atomic with one document only, the one it writes, and the fence is another document; making
+ * it part of every document (a token field each replace and delete would filter on) would put
+ * a store field into every read model document and every query's answer. So a worker whose
+ * lease is taken over between the check and its writes (a pause of a whole lease time to
+ * live, 15 s by default, in those few milliseconds) may still write that one unit's documents:
+ * the same documents the journal makes, possibly older than the new holder's for a moment,
+ * until the new holder's next fold of them. Deployments that need the fence exact run a
+ * replica set (a one-node replica set will do), where it is part of the transaction.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -38,8 +63,10 @@ import {
 } from 'mongodb';
 import {
   CheckpointBehind,
+  DEFAULT_MONGO_UNIT_LIMITS,
   DuplicateKey,
   LeaseLost,
+  type UnitLimits,
   type Collection,
   type Lease,
   type Doc,
@@ -54,6 +81,7 @@ import {
 } from './read-store.js';
 import {
   CHECKPOINTS_COLLECTION,
+  FENCES_COLLECTION,
   LEASES_COLLECTION,
   checkCollectionName,
   checkLeaseArgs,
@@ -73,8 +101,19 @@ import {
   filterId,
 } from './read-store-checks.js';
 import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
-import { checkFindOptions, Overlay, UnitGate, workInOverlay, type BaseReader, type IdSet, type OverlayHooks } from './read-store-unit.js';
+import {
+  checkFindOptions,
+  onCommitOf,
+  Overlay,
+  runCommitted,
+  UnitGate,
+  workInOverlay,
+  type BaseReader,
+  type IdSet,
+  type OverlayHooks,
+} from './read-store-unit.js';
 import { CheckpointNotices } from './checkpoint-notices.js';
+import { RestartingStream } from './restarting-stream.js';
 
 export interface MongoReadStoreOptions {
   /** `mongodb://…` or `mongodb+srv://…`. */
@@ -83,6 +122,10 @@ export interface MongoReadStoreOptions {
   database?: string;
   /** `never` uses buffered units even where transactions exist (tests the standalone path). */
   transactions?: 'auto' | 'never';
+  /** What one unit may write (default DEFAULT_MONGO_UNIT_LIMITS); null: no limit. */
+  unitLimits?: UnitLimits | null;
+  /** Told of each change stream failure, before it is opened again (MongoReadStore.changeStreamRestarts counts them). */
+  onStreamRestart?(error: unknown): void;
 }
 
 export function databaseFromUrl(url: string): string | undefined {
@@ -102,7 +145,10 @@ export async function openMongoReadStore(options: MongoReadStoreOptions): Promis
       .catch(() => db.admin().command({ isMaster: 1 }));
     const transactions = options.transactions !== 'never' && (typeof hello.setName === 'string' || hello.msg === 'isdbgrid');
     const stored = await db.collection<CheckpointDoc>(CHECKPOINTS_COLLECTION).findOne({ _id: generationId });
-    return new MongoReadStore(client, db, transactions, typeof stored?.generation === 'number' ? stored.generation : 0);
+    const limits = options.unitLimits === null ? undefined : (options.unitLimits ?? DEFAULT_MONGO_UNIT_LIMITS);
+    const store = new MongoReadStore(client, db, transactions, typeof stored?.generation === 'number' ? stored.generation : 0, limits);
+    if (options.onStreamRestart) store.onStreamRestart = options.onStreamRestart;
+    return store;
   } catch (error) {
     await client.close();
     throw error;
@@ -145,9 +191,12 @@ export class MongoReadStore implements ReadStore, StoredNames {
   private current: GenerationView;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
   private readonly leases: MongoCollection<LeaseDoc>;
+  private readonly fences: MongoCollection<FenceDoc>;
   private readonly notices = new CheckpointNotices();
-  /** Commits of checkpoints heard on a replica set (undefined until a wait asks; 'off' after a failure). */
-  private changes: ChangeStream | 'off' | undefined;
+  /** Commits of checkpoints heard on a replica set (undefined until a wait asks), opened again after a failure. */
+  private changes: RestartingStream | undefined;
+  /** Told of each change stream failure (MongoReadStoreOptions.onStreamRestart). */
+  onStreamRestart: ((error: unknown) => void) | undefined;
   private readonly base: BaseReader;
   private readonly hooks: OverlayHooks;
   private closed = false;
@@ -158,10 +207,12 @@ export class MongoReadStore implements ReadStore, StoredNames {
     /** Whether units run as server transactions. */
     readonly transactions: boolean,
     generation = 0,
+    readonly unitLimits: UnitLimits | undefined = DEFAULT_MONGO_UNIT_LIMITS,
   ) {
     this.current = new GenerationView(this, generation);
     this.checkpoints = db.collection(CHECKPOINTS_COLLECTION);
     this.leases = db.collection(LEASES_COLLECTION);
+    this.fences = db.collection(FENCES_COLLECTION);
     this.base = {
       get: async (collection, id) => ((await this.raw(collection).findOne({ _id: id })) as Doc | null) ?? undefined,
       find: async (collection, filter, sort, limit, exclude) => {
@@ -241,10 +292,14 @@ export class MongoReadStore implements ReadStore, StoredNames {
       // transaction would wait for itself, so index builds asked for in a unit run after it.
       let indexes: [string, IndexSpec][] = [];
       let moved: Iterable<string> = [];
+      // The run whose writes committed (withTransaction may retry the commit alone).
+      let last: Overlay | undefined;
       await session.withTransaction(
         async () => {
-          // Each attempt starts afresh: the work runs again after a transient error.
-          const overlay = new Overlay();
+          // Each attempt starts afresh: the work runs again after a transient error, and what
+          // the runs before it registered with onCommit is dropped with them.
+          const overlay = new Overlay(this.unitLimits);
+          last = overlay;
           indexes = [];
           const unit: Unit = {
             collection: (name) => new MongoDocs(checkCollectionName(name), this.raw(name), session, overlay, indexes),
@@ -260,6 +315,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
               if (overlay.finished) throw new Error('this unit has already ended');
               overlay.fences.set(checkProjectionName(lease.projection), checkToken(lease.token));
             },
+            onCommit: (fn) => onCommitOf(overlay, fn),
           };
           // The overlay is used only to serialise the unit's operations and remember a failure.
           try {
@@ -270,11 +326,9 @@ export class MongoReadStore implements ReadStore, StoredNames {
           }
           if (overlay.failed) throw overlay.failed;
           if (overlay.empty) return;
-          // The fence is a write: a worker taking the lease over meanwhile conflicts with it.
-          for (const [projection, token] of overlay.fences) {
-            const r = await this.leases.updateOne({ _id: projection, token }, { $currentDate: { fencedAt: true } }, { session });
-            if (r.matchedCount === 0) throw new LeaseLost(projection, token);
-          }
+          // The fence is a write (to `fences`, which renewals never touch): a worker taking the
+          // lease over meanwhile conflicts with it.
+          for (const [projection, token] of overlay.fences) await this.writeFence(projection, token, session);
           await this.writeCheckpoints(overlay, session);
           moved = [...overlay.checkpoints.keys()];
         },
@@ -282,9 +336,28 @@ export class MongoReadStore implements ReadStore, StoredNames {
       );
       for (const projection of moved) this.notices.notify(projection);
       for (const [name, spec] of indexes) await createIndex(this.raw(name), spec);
+      if (last) runCommitted(last);
       return result;
     } finally {
       await session.endSession();
+    }
+  }
+
+  /**
+   * A unit's fence: the projection's fence document, raised to `token` unless a newer token
+   * took the lease (then nothing matches, the upsert hits the `_id`: LeaseLost). Always a
+   * change (`fencedAt`), so that in a transaction it conflicts with a takeover.
+   */
+  private async writeFence(projection: string, token: number, session: ClientSession): Promise<void> {
+    try {
+      await this.fences.updateOne(
+        { _id: projection, token: { $lte: token } },
+        { $max: { token }, $currentDate: { fencedAt: true } },
+        { upsert: true, session },
+      );
+    } catch (error) {
+      if ((error as { code?: number }).code === 11000) throw new LeaseLost(projection, token);
+      throw error;
     }
   }
 
@@ -304,11 +377,17 @@ export class MongoReadStore implements ReadStore, StoredNames {
   }
 
   private async bufferedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    const { overlay, result } = await workInOverlay(this.base, this.hooks, work);
-    if (overlay.empty) return result;
+    const { overlay, result } = await workInOverlay(this.base, this.hooks, work, this.unitLimits);
+    if (overlay.empty) {
+      runCommitted(overlay);
+      return result;
+    }
     // Without transactions the fence and the checkpoint are checked before the writes (and the
-    // checkpoint written conditionally after them): a worker that lost its lease writes nothing.
+    // checkpoint written conditionally after them): a worker that lost its lease before the
+    // unit writes nothing. Why the writes themselves are not conditional: the top of the file.
     for (const [projection, token] of overlay.fences) {
+      const fence = await this.fences.findOne({ _id: projection });
+      if (fence && fence.token > token) throw new LeaseLost(projection, token);
       if (!(await this.leases.findOne({ _id: projection, token }))) throw new LeaseLost(projection, token);
     }
     for (const [projection, position] of overlay.checkpoints) {
@@ -325,6 +404,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
     // Last: a crash before this line replays the unit's events, it never skips them.
     await this.writeCheckpoints(overlay);
     for (const projection of overlay.checkpoints.keys()) this.notices.notify(projection);
+    runCommitted(overlay);
     return result;
   }
 
@@ -344,19 +424,32 @@ export class MongoReadStore implements ReadStore, StoredNames {
     this.assertOpen();
     checkProjectionName(projection);
     checkLeaseArgs(holder, ttlMs);
+    let doc: LeaseDoc | null;
     try {
       // Free, expired or ours: taken with the next token. Held by another: the filter matches
       // nothing, the upsert hits the `_id`, and the lease is not ours.
-      const doc = await this.leases.findOneAndUpdate(
+      doc = await this.leases.findOneAndUpdate(
         { _id: projection, $or: [{ holder }, { $expr: { $lt: ['$expiresAt', '$$NOW'] } }] },
         [{ $set: { holder, token: { $add: [{ $ifNull: ['$token', 0] }, 1] }, expiresAt: { $add: ['$$NOW', ttlMs] } } }],
         { upsert: true, returnDocument: 'after' },
       );
-      return doc ? leaseOf(doc) : undefined;
     } catch (error) {
       if ((error as { code?: number }).code === 11000) return undefined;
       throw error;
     }
+    if (!doc) return undefined;
+    // The fence follows: from now on a unit fenced with an older token is refused. (Should this
+    // worker stop between the two writes, its first fenced unit raises the fence itself.)
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.fences.updateOne({ _id: projection }, { $max: { token: doc.token } }, { upsert: true });
+        break;
+      } catch (error) {
+        // Two first upserts of the document at once: the other made it, so this one updates it.
+        if ((error as { code?: number }).code !== 11000 || attempt > 0) throw error;
+      }
+    }
+    return leaseOf(doc);
   }
 
   async renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined> {
@@ -389,25 +482,25 @@ export class MongoReadStore implements ReadStore, StoredNames {
 
   /**
    * On a replica set, one change stream on the checkpoints tells every waiting read of every
-   * commit (a worker in another process included); where there is none (a standalone server) or
-   * it fails, the waits poll with their backoff.
+   * commit (a worker in another process included); where there is none (a standalone server),
+   * the waits poll with their backoff, and so they do while a failed stream waits to be opened
+   * again (restarting-stream.ts: backoff from 100 ms to 30 s, each restart counted).
    */
   private listen(): void {
-    if (this.changes !== undefined || !this.transactions) return;
-    try {
-      const stream = this.checkpoints.watch([], { fullDocument: 'default' });
-      stream.on('change', (change) => {
+    if (this.changes !== undefined || !this.transactions || this.closed) return;
+    this.changes = new RestartingStream({
+      open: () => this.checkpoints.watch([], { fullDocument: 'default' }) as ChangeStream,
+      onChange: (change) => {
         const key = (change as { documentKey?: { _id?: unknown } }).documentKey?._id;
         if (typeof key === 'string') this.notices.notify(key);
-      });
-      stream.on('error', () => {
-        this.changes = 'off';
-        void stream.close().catch(() => undefined);
-      });
-      this.changes = stream;
-    } catch {
-      this.changes = 'off';
-    }
+      },
+      onError: (error) => this.onStreamRestart?.(error),
+    });
+  }
+
+  /** Change streams opened again after a failure since the store opened. */
+  get changeStreamRestarts(): number {
+    return this.changes?.restarts ?? 0;
   }
 
   async storedDrop(prefix: string, generation: number): Promise<void> {
@@ -415,7 +508,8 @@ export class MongoReadStore implements ReadStore, StoredNames {
     const names = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     for (const name of names) {
       // Leases stay: their tokens must never repeat, or a fence could pass for an older worker.
-      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name.startsWith('system.')) continue;
+      if (!name.startsWith(prefix) || name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name === FENCES_COLLECTION || name.startsWith('system.'))
+        continue;
       if (generationOfName(name) !== generation) continue;
       try {
         await this.db.dropCollection(name);
@@ -434,7 +528,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
     if (this.closed) return;
     this.closed = true;
     await this.gate.drain();
-    if (this.changes && this.changes !== 'off') await this.changes.close().catch(() => undefined);
+    await this.changes?.close();
     await this.client.close();
   }
 
@@ -464,6 +558,12 @@ interface LeaseDoc {
   holder: string;
   token: number;
   expiresAt: Date;
+}
+
+/** A projection's fence: the newest token that took its lease, and when a unit last wrote under it. */
+interface FenceDoc {
+  _id: string;
+  token: number;
   fencedAt?: Date;
 }
 
@@ -525,9 +625,14 @@ class MongoDocs implements Collection {
     return this.overlay ? this.overlay.run(op) : op();
   }
 
-  private async write<T>(op: () => Promise<T>): Promise<T> {
-    const go = () => mapped(this.name, op);
-    return this.overlay ? this.overlay.run(go) : go();
+  /**
+   * A write; in a unit, `spend` counts it (what it carries, once checked) against the unit's
+   * limits before it goes to the server (UnitLimits).
+   */
+  private async write<T>(op: (spend: (payload: unknown) => void) => Promise<T>): Promise<T> {
+    const overlay = this.overlay;
+    if (!overlay) return mapped(this.name, () => op(() => undefined));
+    return overlay.run(() => mapped(this.name, () => op((payload) => overlay.spend(payload))));
   }
 
   findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
@@ -556,15 +661,18 @@ class MongoDocs implements Collection {
   }
 
   insertOne(doc: Doc): Promise<void> {
-    return this.write(async () => {
-      await this.raw.insertOne(checkDoc(doc), { session: this.session });
+    return this.write(async (spend) => {
+      const checked = checkDoc(doc);
+      spend(checked);
+      await this.raw.insertOne(checked, { session: this.session });
     });
   }
 
   replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<UpdateResult> {
-    return this.write(async () => {
+    return this.write(async (spend) => {
       checkFilter(filter);
       const replacement = checkReplacement(doc);
+      spend(replacement);
       if (options?.upsert && replacement._id === undefined && filterId(filter) === undefined) {
         // Keep the matched document's id, or give an inserted one a string id.
         const existing = await this.raw.findOne(filter as MongoFilter<Doc>, { projection: { _id: 1 }, session: this.session });
@@ -576,9 +684,10 @@ class MongoDocs implements Collection {
   }
 
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
-    return this.write(async () => {
+    return this.write(async (spend) => {
       checkFilter(filter);
       const checked = checkUpdate(update);
+      spend([filter, checked]);
       const idFixed = equalityFields(filter).some(([k]) => k === '_id') || checked.$set?._id !== undefined || checked.$setOnInsert?._id !== undefined;
       if (options?.upsert && !idFixed) checked.$setOnInsert = { ...(checked.$setOnInsert ?? {}), _id: randomUUID() };
       const r = await this.raw.updateOne(filter as MongoFilter<Doc>, checked as UpdateFilter<Doc>, { upsert: options?.upsert === true, session: this.session });
@@ -587,14 +696,18 @@ class MongoDocs implements Collection {
   }
 
   deleteMany(filter: Filter): Promise<number> {
-    return this.write(async () => (await this.raw.deleteMany(checkFilter(filter) as MongoFilter<Doc>, { session: this.session })).deletedCount);
+    return this.write(async (spend) => {
+      spend(checkFilter(filter));
+      return (await this.raw.deleteMany(filter as MongoFilter<Doc>, { session: this.session })).deletedCount;
+    });
   }
 
   putMany(docs: Doc[], options?: PutManyOptions): Promise<void> {
-    return this.write(async () => {
+    return this.write(async (spend) => {
       // Handed over: the driver serialises them here, and nothing else holds them.
       const checked = checkDocs(docs, options?.handOver);
       if (!checked.length) return;
+      spend(checked);
       const ops = checked.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } }));
       await this.raw.bulkWrite(ops, { ordered: false, session: this.session });
     });

@@ -9,6 +9,12 @@ import type { Doc, Filter, IndexSpec, Update } from './read-store.js';
 export const CHECKPOINTS_COLLECTION = 'checkpoints';
 /** Holds the projections' leases on MongoDB; refused as a collection name by both adapters. */
 export const LEASES_COLLECTION = 'leases';
+/**
+ * Holds each projection's fence on MongoDB (the newest lease token that took it, which units
+ * check and write): apart from `leases` so a lease's renewal never writes what units write.
+ * Refused as a collection name by both adapters.
+ */
+export const FENCES_COLLECTION = 'fences';
 
 const MAX_NAME_BYTES = 100;
 /** Keeps `[collection, _id]` and index keys well inside LMDB's 1,978-byte key limit. */
@@ -29,7 +35,8 @@ export function checkCollectionName(name: string): string {
   if (name.includes('$') || name.includes('\0') || name.startsWith('system.') || name.startsWith('.') || name.endsWith('.')) {
     throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
   }
-  if (name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION) throw new TypeError(`collection name ${name} is reserved for ${name}`);
+  if (name === CHECKPOINTS_COLLECTION || name === LEASES_COLLECTION || name === FENCES_COLLECTION)
+    throw new TypeError(`collection name ${name} is reserved for ${name}`);
   return name;
 }
 

@@ -11,7 +11,7 @@
  * one generation. The store's own methods are its current generation's view, so what a request
  * pays for the switch is reading that one reference.
  */
-import type { Collection, Lease, ReadStore, Unit } from './read-store.js';
+import type { Collection, Lease, ReadStore, Unit, UnitLimits } from './read-store.js';
 
 const generationPattern = /^g(\d+)\./;
 
@@ -47,6 +47,7 @@ export interface StoredNames {
   storedDrop(prefix: string, generation: number): Promise<void>;
   /** The store itself: what a view's at, switchGeneration and close ask. */
   readonly root: ReadStore;
+  readonly unitLimits: UnitLimits | undefined;
 }
 
 /**
@@ -73,6 +74,14 @@ export class GenerationView implements ReadStore {
     return c;
   }
 
+  get unitLimits(): UnitLimits | undefined {
+    return this.store.unitLimits;
+  }
+
+  get changeStreamRestarts(): number {
+    return this.store.root.changeStreamRestarts;
+  }
+
   unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     const { prefix } = this;
     if (!prefix) return this.store.storedUnit(work);
@@ -83,6 +92,7 @@ export class GenerationView implements ReadStore {
         setVersion: (projection, version) => unit.setVersion(prefix + checkUnprefixed(projection), version),
         // A lease is the projection's whatever the generation: one worker folds it.
         fence: (lease) => unit.fence(lease),
+        onCommit: (fn) => unit.onCommit(fn),
       }),
     );
   }

@@ -21,6 +21,8 @@ import {
   type UpdateResult,
   type Lease,
   type PutManyOptions,
+  UnitTooLarge,
+  type UnitLimits,
 } from './read-store.js';
 import {
   checkCollectionName,
@@ -76,9 +78,30 @@ export class Overlay {
    * Sound because units are serialised, so the committed state cannot change under a unit.
    */
   readonly absent = new Map<string, Set<string>>();
+  /** Unit.onCommit's callbacks, run by the adapter once this overlay has committed (runCommitted). */
+  readonly committed: (() => void)[] = [];
   failed: Error | undefined;
   finished = false;
+  /** Write calls and their bytes so far, against `limits` (UnitLimits; none when undefined). */
+  ops = 0;
+  bytes = 0;
   private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly limits?: UnitLimits) {}
+
+  /**
+   * Counts one write call carrying `payload` (documents, an update, a filter), refusing it with
+   * UnitTooLarge when the unit would go over its limits (the caller runs it inside `run`, so
+   * the refusal dooms the unit).
+   */
+  spend(payload: unknown): void {
+    if (!this.limits) return;
+    const ops = this.ops + 1;
+    const bytes = this.bytes + payloadBytes(payload);
+    if (ops > this.limits.ops || bytes > this.limits.bytes) throw new UnitTooLarge(this.limits, ops, bytes);
+    this.ops = ops;
+    this.bytes = bytes;
+  }
 
   pending(collection: string): Map<string, Doc | null> | undefined {
     return this.docs.get(collection);
@@ -115,6 +138,17 @@ export class Overlay {
     this.tail = result.catch(() => undefined);
     return result;
   }
+}
+
+/** The bytes a write carries, as UTF-8 JSON text (UnitLimits). */
+export function payloadBytes(payload: unknown): number {
+  if (Array.isArray(payload)) {
+    let n = 2;
+    for (const item of payload) n += payloadBytes(item) + 1;
+    return n;
+  }
+  const text = JSON.stringify(payload, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof RegExp ? v.source : v));
+  return text === undefined ? 0 : Buffer.byteLength(text);
 }
 
 export function checkFindOptions(options: FindOptions | undefined): { sort?: Sort; skip: number; limit?: number; project?: (d: Doc) => Doc } {
@@ -161,6 +195,7 @@ export class OverlayCollection implements Collection {
   insertOne(doc: Doc): Promise<void> {
     return this.overlay.run(async () => {
       const next = checkDoc(doc);
+      this.overlay.spend(next);
       if (await this.exists(next._id)) throw new DuplicateKey(this.name, JSON.stringify({ _id: next._id }));
       await this.write(next._id, next);
     });
@@ -169,6 +204,7 @@ export class OverlayCollection implements Collection {
   replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<UpdateResult> {
     return this.overlay.run(async () => {
       const replacement = checkReplacement(doc);
+      this.overlay.spend(replacement);
       const target = (await this.read(filter, { limit: 1 }))[0];
       if (target) {
         const next = replacementDocument(filter, replacement, target._id);
@@ -185,6 +221,7 @@ export class OverlayCollection implements Collection {
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
     return this.overlay.run(async () => {
       const checked = checkUpdate(update);
+      this.overlay.spend([filter, checked]);
       const target = (await this.read(filter, { limit: 1 }))[0];
       if (target) {
         // `target` is this unit's own copy (a fresh read, or a copy of a pending document).
@@ -201,6 +238,8 @@ export class OverlayCollection implements Collection {
 
   deleteMany(filter: Filter): Promise<number> {
     return this.overlay.run(async () => {
+      checkFilter(filter);
+      this.overlay.spend(filter);
       const doomed = await this.read(filter, {});
       for (const doc of doomed) await this.write(doc._id, null);
       return doomed.length;
@@ -211,7 +250,9 @@ export class OverlayCollection implements Collection {
     return this.overlay.run(async () => {
       // Handed over: kept uncopied. Nothing here hands them out again: reads of the unit copy
       // pending documents, and the commit only encodes them.
-      for (const next of checkDocs(docs, options?.handOver)) {
+      const checked = checkDocs(docs, options?.handOver);
+      if (checked.length) this.overlay.spend(checked);
+      for (const next of checked) {
         // No read-back: the commit finds what the document replaces (if anything) itself.
         const refused = this.hooks.beforeWrite?.(this.name, next._id, next, this.overlay);
         if (refused) await refused;
@@ -345,6 +386,33 @@ export class OverlayUnit implements Unit {
     if (this.overlay.finished) throw new Error('this unit has already ended');
     this.overlay.fences.set(checkProjectionName(lease.projection), checkToken(lease.token));
   }
+
+  onCommit(fn: () => void): void {
+    onCommitOf(this.overlay, fn);
+  }
+}
+
+/** Unit.onCommit on an overlay: kept for the commit (refused once the unit's work has ended). */
+export function onCommitOf(overlay: Overlay, fn: () => void): void {
+  if (overlay.finished) throw new Error('this unit has already ended');
+  if (typeof fn !== 'function') throw new TypeError('onCommit takes a function');
+  overlay.committed.push(fn);
+}
+
+/**
+ * Runs a committed overlay's onCommit callbacks in order, every one of them even when one
+ * throws; the first error is rethrown after the last (the unit stays committed).
+ */
+export function runCommitted(overlay: Overlay): void {
+  let first: { error: unknown } | undefined;
+  for (const fn of overlay.committed.splice(0)) {
+    try {
+      fn();
+    } catch (error) {
+      first ??= { error };
+    }
+  }
+  if (first) throw first.error;
 }
 
 /**
@@ -353,8 +421,13 @@ export class OverlayUnit implements Unit {
  * write that failed dooms the whole unit (as a MongoDB transaction would), even if the work
  * caught the error.
  */
-export async function workInOverlay<T>(base: BaseReader, hooks: OverlayHooks, work: (unit: Unit) => Promise<T>): Promise<{ overlay: Overlay; result: T }> {
-  const overlay = new Overlay();
+export async function workInOverlay<T>(
+  base: BaseReader,
+  hooks: OverlayHooks,
+  work: (unit: Unit) => Promise<T>,
+  limits?: UnitLimits,
+): Promise<{ overlay: Overlay; result: T }> {
+  const overlay = new Overlay(limits);
   let result: T;
   try {
     result = await work(new OverlayUnit(base, overlay, hooks));

@@ -111,6 +111,17 @@ export interface Unit {
    * passed on to another worker): otherwise the unit fails with LeaseLost, nothing written.
    */
   fence(lease: Lease): void;
+  /**
+   * Runs `fn` once this unit has committed, and never if it does not: what a fold keeps outside
+   * the store (a cache of documents it wrote or read) is changed here, never in the work itself.
+   * A store may run a unit's work more than once (MongoDB's `withTransaction` runs it again
+   * after a TransientTransactionError, such as a WriteConflict) and keeps only the last run's
+   * writes: callbacks registered by a run it threw away are dropped with it. Callbacks run in
+   * the order registered, after the commit and before `unit()` resolves (also when the unit
+   * wrote nothing); one that throws does not stop the others, and the first error is what
+   * `unit()` rejects with, although the unit committed.
+   */
+  onCommit(fn: () => void): void;
 }
 
 /**
@@ -174,6 +185,13 @@ export interface ReadStore {
    * generation they opened until they open it again. Refused on a view.
    */
   switchGeneration(generation: number): Promise<void>;
+  /** What one unit may write (UnitLimits), or undefined when the store sets no limit. */
+  readonly unitLimits: UnitLimits | undefined;
+  /**
+   * How many times the store opened its change stream again after a failure (MongoDB on a
+   * replica set; always 0 where there is none). Shown in /metrics.
+   */
+  readonly changeStreamRestarts: number;
   close(): Promise<void>;
 }
 
@@ -185,6 +203,37 @@ export class CheckpointBehind extends Error {
   ) {
     super(`checkpoint of ${projection} is already past ${position}: a checkpoint never moves backwards`);
     this.name = 'CheckpointBehind';
+  }
+}
+
+/**
+ * How much one unit may write: `ops` write calls (insertOne, replaceOne, updateOne, deleteMany,
+ * and putMany, each one call however many documents it carries) and `bytes` of what they carry
+ * (documents, updates and filters, counted as UTF-8 JSON text, which is within a few percent of
+ * their BSON). MongoDB's adapter caps its units by default (DEFAULT_MONGO_UNIT_LIMITS: a
+ * transaction lives at most 60 s and its writes must fit the server's cache); the embedded one
+ * only when asked.
+ */
+export interface UnitLimits {
+  ops: number;
+  bytes: number;
+}
+
+export const DEFAULT_MONGO_UNIT_LIMITS: UnitLimits = { ops: 1000, bytes: 16 * 1024 * 1024 };
+
+/**
+ * A unit wrote more than its store's UnitLimits allow: the write that crossed them is refused,
+ * and the unit with it (nothing written). Split the work into smaller units (the rebuild and the
+ * projector halve their batch and try again).
+ */
+export class UnitTooLarge extends Error {
+  constructor(
+    readonly limits: UnitLimits,
+    readonly ops: number,
+    readonly bytes: number,
+  ) {
+    super(`a unit of ${ops} writes and ${bytes} bytes is over the store's limit of ${limits.ops} writes and ${limits.bytes} bytes: split it`);
+    this.name = 'UnitTooLarge';
   }
 }
 

@@ -27,6 +27,17 @@ async function embedded(): Promise<ReadStoreUnderTest> {
       current = await openEmbeddedReadStore({ dataDir });
       return current;
     },
+    async limited(unitLimits) {
+      const dir = tempDir();
+      const store = await openEmbeddedReadStore({ dataDir: dir, unitLimits });
+      return {
+        store,
+        async close() {
+          await store.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
     async cleanup() {
       await current.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -49,6 +60,16 @@ if (mongoUrl) {
         async reopen() {
           current = await openMongoReadStore({ url: mongoUrl, database, transactions });
           return current;
+        },
+        async limited(unitLimits) {
+          const store = await openMongoReadStore({ url: mongoUrl, database: `${database}_limited`, transactions, unitLimits });
+          return {
+            store,
+            async close() {
+              await store.dropDatabase();
+              await store.close();
+            },
+          };
         },
         async cleanup() {
           await current.dropDatabase();

@@ -4,7 +4,7 @@
  * same adapters (test/stores/read-store-contract.test.ts).
  */
 import * as assert from 'uvu/assert';
-import { CheckpointBehind, LeaseLost } from '../../src/stores/read-store.js';
+import { CheckpointBehind, DuplicateKey, LeaseLost, UnitTooLarge } from '../../src/stores/read-store.js';
 import { contractSuite, duplicate, ids, rejects, type ReadStoreUnderTest } from './read-store.contract.js';
 
 export function readStoreUnitsContract(name: string, makeStore: () => Promise<ReadStoreUnderTest>) {
@@ -262,11 +262,159 @@ export function readStoreUnitsContract(name: string, makeStore: () => Promise<Re
     await rejects(store.acquireLease(name, 'worker-d', 0));
     await rejects(store.unit(async (u) => u.fence({ ...c!, token: 0 })));
     assert.throws(() => store.collection('leases'));
+    assert.throws(() => store.collection('fences'));
     // Dropping every read model keeps the leases: a token never repeats.
     await store.drop('');
     await store.releaseLease(c!);
     const d = await store.acquireLease(name, 'worker-d', 60_000);
     assert.ok(d && d.token > c!.token, 'tokens go on growing after a drop');
+  });
+
+  test('a lease renewed while a unit fenced with it is open does not make the unit run again', async ({ store, p }) => {
+    const name = `${p}proj`;
+    const lease = (await store.acquireLease(name, 'worker-a', 60_000))!;
+    let runs = 0;
+    let renewal: Promise<unknown> | undefined;
+    await store.unit(async (u) => {
+      runs++;
+      u.fence(lease);
+      await u.collection(`${p}leased`).insertOne({ _id: `run-${runs}` });
+      // The keeper renews on its timer, whatever the unit does; where units are transactions the
+      // renewal commits while this one is open (elsewhere it waits for the unit).
+      renewal ??= store.renewLease(lease, 60_000);
+      await Promise.race([renewal, new Promise((r) => setTimeout(r, 200))]);
+      u.setCheckpoint(name, 1n);
+    });
+    assert.ok(await renewal, 'renewed');
+    assert.is(runs, 1, 'the unit ran once: the renewal wrote nothing it wrote');
+    assert.equal(ids(await store.collection(`${p}leased`).find({})), ['run-1']);
+  });
+
+  test('onCommit: run in order once the unit commits (also when it wrote nothing), never when it does not', async ({ store, p }) => {
+    const c = store.collection(`${p}oc`);
+    const heard: string[] = [];
+    const result = await store.unit(async (u) => {
+      await u.collection(`${p}oc`).insertOne({ _id: 'a' });
+      u.onCommit(() => heard.push('first'));
+      u.onCommit(() => heard.push('second'));
+      u.setCheckpoint(`${p}oc`, 1n);
+      assert.equal(heard, [], 'not while the work runs');
+      return 'done';
+    });
+    assert.is(result, 'done');
+    assert.equal(heard, ['first', 'second'], 'run before unit() resolves, in order');
+    await store.unit(async (u) => u.onCommit(() => heard.push('empty')));
+    assert.equal(heard, ['first', 'second', 'empty']);
+    // A unit that fails runs none of its callbacks, whatever failed.
+    await rejects(
+      store.unit(async (u) => {
+        u.onCommit(() => heard.push('threw'));
+        throw new Error('fold failed');
+      }),
+    );
+    await rejects(
+      store.unit(async (u) => {
+        u.onCommit(() => heard.push('duplicate'));
+        await u.collection(`${p}oc`).insertOne({ _id: 'a' });
+      }),
+    );
+    await rejects(
+      store.unit(async (u) => {
+        u.onCommit(() => heard.push('behind'));
+        await u.collection(`${p}oc`).insertOne({ _id: 'behind' });
+        u.setCheckpoint(`${p}oc`, 0n);
+      }),
+    );
+    const old = (await store.acquireLease(`${p}oc`, 'worker-a', 60_000))!;
+    await store.acquireLease(`${p}oc`, 'worker-a', 60_000);
+    assert.instance(
+      await rejects(
+        store.unit(async (u) => {
+          u.fence(old);
+          u.onCommit(() => heard.push('fenced out'));
+          await u.collection(`${p}oc`).insertOne({ _id: 'fenced' });
+        }),
+      ),
+      LeaseLost,
+    );
+    assert.equal(heard, ['first', 'second', 'empty']);
+    assert.equal(ids(await c.find({})), ['a']);
+    // A callback that throws: the unit committed, the other callbacks ran, unit() rejects with its error.
+    const error = await rejects(
+      store.unit(async (u) => {
+        await u.collection(`${p}oc`).insertOne({ _id: 'b' });
+        u.onCommit(() => {
+          throw new Error('callback failed');
+        });
+        u.onCommit(() => heard.push('after the throw'));
+      }),
+    );
+    assert.is(error.message, 'callback failed');
+    assert.equal(ids(await c.find({}, { sort: { _id: 1 } })), ['a', 'b']);
+    assert.equal(heard.at(-1), 'after the throw');
+    // Too late once the work has ended, and only functions.
+    let kept: import('../../src/stores/read-store.js').Unit | undefined;
+    await store.unit(async (u) => {
+      kept = u;
+    });
+    assert.throws(() => kept!.onCommit(() => undefined));
+    await rejects(store.unit(async (u) => u.onCommit('nope' as never)));
+  });
+
+  test('unit limits: a unit past its writes or bytes is refused whole with UnitTooLarge; writes outside units are not counted', async ({ sut, store, p }) => {
+    const limits = store.unitLimits;
+    assert.ok(limits === undefined || (limits.ops > 0 && limits.bytes > 0), 'the store tells its limits, if any');
+    const small = await sut.limited({ ops: 3, bytes: 2048 });
+    try {
+      const s = small.store;
+      assert.equal(s.unitLimits, { ops: 3, bytes: 2048 });
+      // Three writes (a putMany is one, however many documents it carries) fit.
+      await s.unit(async (u) => {
+        const c = u.collection(`${p}lim`);
+        await c.putMany([{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }]);
+        await c.updateOne({ _id: 'a' }, { $set: { n: 1 } });
+        await c.deleteMany({ _id: 'c' });
+        u.setCheckpoint(`${p}lim`, 1n);
+      });
+      assert.equal(ids(await s.collection(`${p}lim`).find({}, { sort: { _id: 1 } })), ['a', 'b']);
+      // A fourth is refused, and the unit with it, even when the work catches the refusal.
+      let heard = false;
+      const many = await rejects(
+        s.unit(async (u) => {
+          const c = u.collection(`${p}lim`);
+          u.onCommit(() => {
+            heard = true;
+          });
+          for (const id of ['d', 'e', 'f']) await c.insertOne({ _id: id });
+          await c.insertOne({ _id: 'g' }).catch(() => undefined);
+          u.setCheckpoint(`${p}lim`, 2n);
+        }),
+      );
+      assert.instance(many, UnitTooLarge, `${many.name}: ${many.message}`);
+      assert.is((many as UnitTooLarge).ops, 4);
+      assert.equal((many as UnitTooLarge).limits, { ops: 3, bytes: 2048 });
+      // Bytes: one putMany of documents over 2 KiB.
+      const big = await rejects(
+        s.unit(async (u) => {
+          await u.collection(`${p}lim`).putMany([
+            { _id: 'h', text: 'x'.repeat(1200) },
+            { _id: 'i', text: 'y'.repeat(1200) },
+          ]);
+        }),
+      );
+      assert.instance(big, UnitTooLarge);
+      assert.ok((big as UnitTooLarge).bytes > 2048, String((big as UnitTooLarge).bytes));
+      assert.not.ok(heard, 'a refused unit runs no onCommit');
+      assert.equal(ids(await s.collection(`${p}lim`).find({}, { sort: { _id: 1 } })), ['a', 'b']);
+      assert.is(await s.checkpoint(`${p}lim`), 1n);
+      // Outside units nothing is counted.
+      for (let i = 0; i < 5; i++) await s.collection(`${p}lim`).insertOne({ _id: `out-${i}`, text: 'z'.repeat(1000) });
+      assert.is(await s.collection(`${p}lim`).count({}), 7);
+      // A refused write is the unit's failure, not a duplicate or a bad document's.
+      assert.not.instance(many, DuplicateKey);
+    } finally {
+      await small.close();
+    }
   });
 
   test('waitForCheckpoint: true at once when reached, true when a unit reaches it, false after the timeout', async ({ store, p }) => {

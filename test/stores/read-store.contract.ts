@@ -10,10 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DuplicateKey, type Collection, type Doc, type Filter, type ReadStore } from '../../src/stores/read-store.js';
+import { DuplicateKey, type Collection, type Doc, type Filter, type ReadStore, type UnitLimits } from '../../src/stores/read-store.js';
 
 export interface ReadStoreUnderTest {
   store: ReadStore;
+  /** Another store of the same adapter, on data of its own, whose units may write at most `limits`. */
+  limited(limits: UnitLimits): Promise<{ store: ReadStore; close(): Promise<void> }>;
   /** Open the same data again after `store.close()`. */
   reopen(): Promise<ReadStore>;
   /** Close whatever is open and remove every resource the test used. */
