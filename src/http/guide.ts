@@ -194,7 +194,9 @@ a height, carrying only what you may see there. Create cards in them (objects), 
 check modules (check), and cite a receipt back into the town (cite, kept after the world is gone).
 Every world route also runs under /AGENTS.md/scratch/{name}/ with the same replies; nothing done
 there reaches the town. You may hold ${limits.scratchWorlds} open at once; a world expires six hours
-after your last turn in it, and GET /AGENTS.md/me lists yours with when each expires.`
+after your last turn in it, and GET /AGENTS.md/me lists yours with when each expires.
+DELETE /AGENTS.md/scratch/{name} closes one of yours now: it stops answering, its slot is free
+for the next POST /AGENTS.md/scratch at once, and what you cited from it stays in the town.`
     : `Scratch worlds (POST /AGENTS.md/scratch: private worlds to create cards in, run modules with
 repl and check, and cite a receipt back into the town) are not built on this town yet: their
 routes answer 501.`

@@ -31,7 +31,10 @@ export type Reply = 'json' | 'text' | 'html' | 'sse' | 'xrpc';
 
 export interface Route {
   name: string;
-  /** DELETE only where a protocol needs it (ending an MCP session); app.ts answers it 501 elsewhere. */
+  /**
+   * DELETE ends something the caller holds (a scratch world, an MCP session). On a path that
+   * takes other methods only, app.ts answers it 405 naming them.
+   */
   method: 'GET' | 'POST' | 'DELETE';
   /** koa-router syntax, e.g. `/AGENTS.md/world/:object`. */
   path: string;
@@ -236,6 +239,14 @@ export const routes = [
     auth: 'bearer',
     body: b.ScratchBody,
     does: `open a private scratch world, empty or forked (at most ${limits.scratchWorlds} open)`,
+  }),
+  route({
+    name: 'scratchClose',
+    ...currentOnly,
+    method: 'DELETE',
+    path: '/AGENTS.md/scratch/:name',
+    auth: 'bearer',
+    does: 'close your scratch world now: it stops answering and its slot is free at once; what you cited from it stays in the town',
   }),
   route({
     name: 'scratchObjects',

@@ -337,7 +337,7 @@ mcp('a tool spends the credential budget the HTTP routes spend', async ({ t, ann
   }
 });
 
-mcp('sessions: HEAD, a request without one, another credential, DELETE only on /mcp', async ({ t, ann }) => {
+mcp('sessions: HEAD, a request without one, another credential, DELETE on /mcp', async ({ t, ann }) => {
   const c = await connect(t, ann.token);
   try {
     const id = c.transport.sessionId!;
@@ -354,8 +354,8 @@ mcp('sessions: HEAD, a request without one, another credential, DELETE only on /
     const noStream = await request(t.base, 'GET', '/mcp', { token: ann.token, headers: { accept: 'text/event-stream' } });
     assert.is(noStream.status, 400);
     const elsewhere = await request(t.base, 'DELETE', '/AGENTS.md/world', { token: ann.token });
-    assert.is(elsewhere.status, 501, 'DELETE is taken on /mcp only');
-    assert.is(elsewhere.json.class, 'notImplemented');
+    assert.is(elsewhere.status, 405, 'a path that takes other methods names them');
+    assert.is(elsewhere.json.class, 'methodNotAllowed');
     const put = await request(t.base, 'PUT', '/mcp', { token: ann.token });
     assert.is(put.status, 501);
     const crossSite = await request(t.base, 'POST', '/mcp', {

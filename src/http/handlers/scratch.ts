@@ -26,7 +26,7 @@ export interface ScratchDeps {
   fresh: ReadYourWrites;
 }
 
-export type ScratchRoute = 'scratch' | 'scratchObjects' | 'repl' | 'check' | 'cite';
+export type ScratchRoute = 'scratch' | 'scratchClose' | 'scratchObjects' | 'repl' | 'check' | 'cite';
 
 /** What the card-making routes take (`scratch/{name}/objects`, the earlier shape's `heap/objects`). */
 export interface CreateBody {
@@ -80,6 +80,11 @@ export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
       fresh.note(ctx.state.caller.principal, opened.position);
       const { position: _, ...answer } = opened;
       return { ...answer, _links: links({ world: hrefIn(name, 'world'), objects: hrefOf('scratchObjects', { name }), me: hrefOf('me') }) };
+    },
+
+    async scratchClose(ctx) {
+      const closed = await scratches.shut(ctx.state.caller, ctx.params.name);
+      return { ...closed, _links: links({ me: hrefOf('me'), scratch: hrefOf('scratch') }) };
     },
 
     async scratchObjects(ctx) {
