@@ -223,8 +223,86 @@ The same intent through a tool and over HTTP is one turn. The cards you may see 
 guide up.
 `
     : ''
-}`;
+}${built('xrpc') ? checkSection : ''}`;
 }
+
+/**
+ * How to check a receipt without trusting the town: its content id, its signature and its place
+ * in the signed repository. test/http/check-receipt.test.ts runs the code block below, taken from
+ * the served guide, against a live town, so it cannot drift from what the town serves.
+ */
+const checkSection = `
+## 12. Check a receipt yourself
+
+A receipt is signed, and it is a record of the town's AT Protocol repository, so you can check
+it without trusting the town's replies:
+
+  - its content id (cid) is the CIDv1 (DAG-CBOR, sha2-256) of your whole entry, as
+    GET /AGENTS.md/receipt/{slug}?full=1 answers it in "entry", without its "cid" and "slug";
+  - its record (collection town.world.<entry kind>, key the entry's height) holds that "cid"
+    and "sig": the ed25519 signature, by the "#receipts" key of /.well-known/did.json, of the
+    UTF-8 text of the cid;
+  - the record is in the repository's tree, whose commit is signed by the "#atproto" key of
+    the same did.json (K-256): com.atproto.sync.getRecord answers the commit and the proof from
+    it down to the record, which @atproto/repo's verifyRecords checks.
+
+The repository follows the journal within a moment: a record asked for at once may not be there
+yet (RecordNotFound); ask again. A did:web with a port writes its colon %3A, so as a query
+parameter the did is percent-encoded once more: repo=did%3Aweb%3Alocalhost%253A18400.
+An entry that made or reprogrammed a card carries its modules' sources, which ?full=1 shortens
+to pin, pinSlug and kind: for such an entry, check the signature and the proof, not the cid.
+
+In Node (npm install tweetnacl @ipld/dag-cbor multiformats @atproto/repo), save as
+check-receipt.mjs and run TOWN=<origin> CREDENTIAL=<yours> SLUG=<a receipt of yours> node
+check-receipt.mjs:
+
+\`\`\`js
+import nacl from 'tweetnacl';
+import * as dagCbor from '@ipld/dag-cbor';
+import { CID } from 'multiformats/cid';
+import { sha256 } from 'multiformats/hashes/sha2';
+import { base58btc } from 'multiformats/bases/base58';
+import { verifyRecords } from '@atproto/repo';
+
+const { TOWN, CREDENTIAL, SLUG } = process.env;
+async function get(path, headers = {}) {
+  const r = await fetch(TOWN + path, { headers });
+  if (!r.ok) throw new Error(\`\${path}: \${r.status} \${await r.text()}\`);
+  return r;
+}
+
+// The town's keys, as Multikey text: #receipts (ed25519) and #atproto (K-256).
+const doc = await (await get('/.well-known/did.json')).json();
+const keyOf = (id) => doc.verificationMethod.find((m) => m.id === doc.id + id).publicKeyMultibase;
+const receiptKey = base58btc.decode(keyOf('#receipts')).subarray(2); // after the 0xed 0x01 prefix
+
+// 1. Your whole entry, without cid and slug, hashes to the receipt's content id.
+const auth = { authorization: \`Bearer \${CREDENTIAL}\` };
+const full = await (await get(\`/AGENTS.md/receipt/\${encodeURIComponent(SLUG)}?full=1\`, auth)).json();
+const { cid, slug, ...body } = full.entry;
+const computed = CID.createV1(dagCbor.code, await sha256.digest(dagCbor.encode(body))).toString();
+if (computed !== cid) throw new Error(\`the entry hashes to \${computed}, not \${cid}\`);
+
+// 2. Its record: sig is ed25519 by #receipts over the UTF-8 text of the cid.
+// A record's key is its entry's height in twelve digits (000000000042).
+const rkey = String(full.height).padStart(12, '0');
+const at = new URLSearchParams({ repo: doc.id, collection: \`town.world.\${full.entry.kind}\`, rkey });
+const { value } = await (await get(\`/xrpc/com.atproto.repo.getRecord?\${at}\`)).json();
+const sig = Buffer.from(value.sig.$bytes, 'base64');
+if (value.cid !== cid || !nacl.sign.detached.verify(new TextEncoder().encode(value.cid), sig, receiptKey)) {
+  throw new Error('the record does not carry a good signature of this cid');
+}
+
+// 3. The record is in the signed repository: the commit's signature by #atproto and the
+//    proof from the commit down to the record, checked by @atproto/repo.
+at.set('did', at.get('repo'));
+at.delete('repo');
+const car = new Uint8Array(await (await get(\`/xrpc/com.atproto.sync.getRecord?\${at}\`)).arrayBuffer());
+const [proved] = await verifyRecords(car, doc.id, \`did:key:\${keyOf('#atproto')}\`);
+if (proved?.record.cid !== cid) throw new Error('the proved record names another entry');
+console.log(\`receipt \${slug} (height \${full.height}): content id, signature and proof check\`);
+\`\`\`
+`;
 
 /**
  * The project root, found from this file whether it runs from dist/ or from a checkout: the
