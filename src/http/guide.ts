@@ -191,7 +191,8 @@ ${
     ? `Scratch worlds (POST /AGENTS.md/scratch {name, from?: {world: "town" or "scratch/<yours>",
 height?}}) are private worlds: empty with the sealed library, or a fork of a world as it stood at
 a height, carrying only what you may see there. Create cards in them (objects), run modules (repl),
-check modules (check), and cite a receipt back into the town (cite, kept after the world is gone).
+check modules (check), and cite a receipt back into the town (cite {receipt: its slug or cid},
+kept after the world is gone).
 Every world route also runs under /AGENTS.md/scratch/{name}/ with the same replies; nothing done
 there reaches the town. You may hold ${limits.scratchWorlds} open at once; a world expires six hours
 after your last turn in it, and GET /AGENTS.md/me lists yours with when each expires.

@@ -299,7 +299,7 @@ export const routes = [
     path: '/AGENTS.md/scratch/:name/cite',
     auth: 'bearer',
     body: b.CiteBody,
-    does: 'keep a scratch receipt in the town under your name',
+    does: 'keep a scratch receipt in the town under your name; `receipt` names it by its spoken name (slug) or its content id (cid)',
   }),
 
   // 4.4 identity and feed

@@ -337,6 +337,36 @@ test('a path that takes other methods answers DELETE 405 with Allow; a method no
   assert.is((await t.request('DELETE', '/AGENTS.md/nowhere', { token: ann.token })).status, 404);
 });
 
+test('cite takes a spoken name or a content id; its reply links the scratch card and receipt, never a town card', async () => {
+  await expireAll();
+  await t.post('/AGENTS.md/scratch', ann.token, { name: 's' });
+  await t.post('/AGENTS.md/scratch/s/objects', ann.token, { object: 'hidden-lamp', source: lamp, entry: 'initial', intent: 'hm', seed: { fuel: 3 } });
+  const lit = await t.post('/AGENTS.md/scratch/s/world/hidden-lamp/light?full=1', ann.token, { intent: 'hl' });
+  const { slug, cid } = lit.json.receipt;
+  const bySlug = await t.post('/AGENTS.md/scratch/s/cite', ann.token, { receipt: slug });
+  assert.is(bySlug.status, 200, bySlug.text);
+  assert.is(bySlug.json.status, 'done');
+  // The same receipt by its content id is the same cite (its default intent is `cite:<cid>`).
+  const byCid = await t.post('/AGENTS.md/scratch/s/cite', ann.token, { receipt: cid });
+  assert.equal(byCid.json.receipt, bySlug.json.receipt);
+  const links = bySlug.json._links;
+  assert.is((await t.get(links.receipt.href, ann.token)).status, 200, 'the town receipt');
+  assert.is(links.cited.href, `/AGENTS.md/scratch/s/receipt/${slug}`);
+  assert.is(links.card.href, '/AGENTS.md/scratch/s/world/hidden-lamp/card');
+  for (const rel of Object.keys(links).filter((k) => k !== 'self')) {
+    const r = await t.get(links[rel].href, ann.token);
+    assert.is(r.status, 200, `${rel}: ${links[rel].href} ${r.text}`);
+  }
+  // The town has no such card: no link points at one.
+  assert.is((await t.get('/AGENTS.md/world/hidden-lamp/card', ann.token)).status, 404);
+  const unknown = await t.post('/AGENTS.md/scratch/s/cite', ann.token, { receipt: 'acorn-acorn-acorn' });
+  assert.is(unknown.status, 404);
+  assert.match(unknown.json.message, 'spoken name (slug) or content id (cid)');
+  const api = await t.get('/AGENTS.md/api', ann.token);
+  const cite = api.json.routes.find((r: any) => r.name === 'cite');
+  assert.match(cite.body.receipt, 'spoken name (slug) or its content id (cid)');
+});
+
 test('the catalogue lists each route’s scratch path', async () => {
   const api = await t.get('/AGENTS.md/api', ann.token);
   const by = (name: string) => api.json.routes.find((r: any) => r.name === name);
