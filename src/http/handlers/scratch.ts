@@ -86,9 +86,13 @@ function citedReceipt(world: World, named: string, scratch: string): ReceiptReco
       hintHref: hrefIn(scratch, 'receipt', { slug: named }, { full: '1' }),
     });
   }
-  throw new TownError('unknown', `no receipt ${JSON.stringify(named.slice(0, 80))} in scratch/${scratch}; cite a receipt by its spoken name (slug) or content id (cid)`, {
-    hintHref: hrefIn(scratch, 'world'),
-  });
+  throw new TownError(
+    'unknown',
+    `no receipt ${JSON.stringify(named.slice(0, 80))} in scratch/${scratch}; cite a receipt by its spoken name (slug) or content id (cid)`,
+    {
+      hintHref: hrefIn(scratch, 'world'),
+    },
+  );
 }
 
 export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
