@@ -248,8 +248,16 @@ it without trusting the town's replies:
     it down to the record, which @atproto/repo's verifyRecords checks.
 
 The repository follows the journal within a moment: a record asked for at once may not be there
-yet (RecordNotFound); ask again. A did:web with a port writes its colon %3A, so as a query
-parameter the did is percent-encoded once more: repo=did%3Aweb%3Alocalhost%253A18400.
+yet (RecordNotFound); ask again. A record's key is its entry's height in twelve digits
+(000000000042); the unpadded height (42), the receipt's slug or its cid name it too. A did:web
+with a port writes its colon %3A, so as a query parameter the did is percent-encoded once more
+(AT Protocol clients do this for you):
+
+    GET /xrpc/com.atproto.repo.getRecord?repo=did%3Aweb%3Alocalhost%253A18400&collection=town.world.turn&rkey=42
+
+The town's handle is its host name when that is a handle (town.example); a town served at
+localhost, as in development, has none (a handle has two labels at least), so describeRepo and
+the feed's town posts say handle.invalid: name the repository by its did there.
 An entry that made or reprogrammed a card carries its modules' sources, which ?full=1 shortens
 to pin, pinSlug and kind: for such an entry, check the signature and the proof, not the cid.
 
