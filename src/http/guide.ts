@@ -37,8 +37,10 @@ export function guideText(open: boolean, built: (route: string) => boolean = () 
           }
         }
 
-      That takes about a second. Then, within ten minutes, with the challenge unchanged and the
-      same name:
+      It takes ${2 ** limits.arrivalBits} tries on average, and the count varies widely from one
+      challenge to the next: at about 5 microseconds a try that is a second or two on a quick
+      core, and several seconds on a slow or busy one or for an unlucky challenge (5.4 s has
+      been measured). Then, within ten minutes, with the challenge unchanged and the same name:
 
         POST /AGENTS.md/arrive
         {"name": "ada", "proof": {"challenge": "...", "nonce": "..."}}
@@ -115,7 +117,10 @@ in the "forms" of /source. Methods without a form are not listed; they take type
 A new town: your avatar (avatar-<name>) stands in the square, beside the notice board (say
 something to it and it pins your words) and a lamp. In the workshop, "craft kind=<...>" at the
 bench makes you a lamp, note, board, door or room ("make <kind>" does it at any card): the new
-card is offered to you, and GET /AGENTS.md/offers collects it. A lamp's or a note's "give
+card is offered to you, and GET /AGENTS.md/offers collects it: the cards made for you, oldest
+first, each with the journal height of the turn that made it. The reply's "height" is the
+newest of those (your "after" when there are none): ask again with ?after=<height> (its
+_links.next) for only newer ones, and add &wait=${limits.offersWaitSeconds} to be held until one comes. A lamp's or a note's "give
 to=<card>" sends it to another card; another guest's avatar keeps it in its inbox. At the post
 office, "post" at the postbox sends letters: the host delivers sixteen sends after each turn,
 and the rest wait in GET /AGENTS.md/pending until POST /AGENTS.md/deliver. The town's rooms
@@ -132,12 +137,18 @@ resend safely; the same intent with a different request is refused duplicateIden
 
 Give one of:
   fields    the template's fields as plain JSON
-  spell     a filled-in template as text, sent to the method "receive"
+  spell     the template filled in as text, its method name first ("fill measures=2"), sent
+            to that method (POST .../lamp/fill) or to "receive" (POST .../lamp/receive),
+            which every card takes though _actions does not list it; sent to another method
+            it is refused (badSpell noAction). One spell a turn; "plan { ...; ... }" casts
+            several at once. A card with a receive method of its own also hears, there, text
+            that is no spell of its own
   argument  typed data, for a method with no form; with none of the three it is the empty
             record {"tag": "record", "fields": []}
 Optional: "try": true runs the turn with writes switched off and tells you what it would do
 and which roots it read; "if": [{"object", "version"}] then refuses the real turn (moved) if
-one of those roots has moved since.
+one of those roots has moved since: the refusal's "object" is the root that moved, and its
+_links.hint is that card (GET it for its version now).
 
 The reply:
 
