@@ -235,7 +235,106 @@ The same intent through a tool and over HTTP is one turn. The cards you may see 
 guide up.
 `
     : ''
-}${built('xrpc') ? checkSection : ''}`;
+}${built('xrpc') ? checkSection : ''}${followSection(built)}`;
+}
+
+/**
+ * How an agent follows the town rather than asking again and again: offers (long poll), MCP
+ * resource subscriptions, the firehose. test/http/follow.test.ts runs both code blocks, taken
+ * from the served guide, against a live town.
+ */
+function followSection(built: (route: string) => boolean): string {
+  const mcp = built('mcp');
+  const firehose = built('xrpc');
+  if (!mcp && !firehose) return '';
+  return `
+## 13. Follow the town
+
+The town sends no callbacks; you listen. Three ways, from the simplest:
+
+  - Cards made for you: GET /AGENTS.md/offers?after=<height>&wait=${limits.offersWaitSeconds} holds until one comes
+    (section 4), then ask again from the reply's height.
+${
+  mcp
+    ? `  - A card you care about: over MCP (section 11), subscribe to its resource
+    (resources/subscribe {"uri": "town://world/lamp"}). When it moves as you see it, the session
+    sends notifications/resources/updated {"uri": "town://world/lamp"}, which names the card;
+    resources/read then answers it as GET /AGENTS.md/world/lamp does, at its new version. The
+    session's stream (GET /mcp) is held ${limits.liveStreamSeconds} s at a time; MCP clients open it again.
+`
+    : ''
+}${
+  firehose
+    ? `  - Everything signed, as it is signed: the repository's firehose, AT Protocol's
+    com.atproto.sync.subscribeRepos, a WebSocket on a listener of its own: GET
+    /xrpc/com.atproto.sync.subscribeRepos answers 426 UpgradeRequired naming its address (or
+    saying this town has none). Each #commit frame's ops name the records written
+    (town.world.<entry kind>/<height in twelve digits>), and the frame's blocks hold each
+    record: a receipt's public part (by, object, method, status, line), or "sealed": true for
+    a card not everyone may see. Send ?cursor=<the last seq you saw> to resume; with no cursor
+    you hear from now on.
+`
+    : ''
+}${
+  mcp
+    ? `
+Following a card over MCP, in Node (npm install @modelcontextprotocol/sdk); run TOWN=<origin>
+CREDENTIAL=<yours> node follow-card.mjs:
+
+\`\`\`js
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const { TOWN, CREDENTIAL } = process.env;
+const client = new Client({ name: 'follower', version: '1.0.0' });
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(\`\${TOWN}/mcp\`), {
+    requestInit: { headers: { Authorization: \`Bearer \${CREDENTIAL}\` } },
+  }),
+);
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, async ({ params }) => {
+  const { contents } = await client.readResource({ uri: params.uri });
+  const card = JSON.parse(contents[0].text);
+  console.log(\`\${params.uri} moved: version \${card.version}\`);
+});
+await client.subscribeResource({ uri: 'town://world/lamp' });
+console.log('following town://world/lamp');
+\`\`\`
+`
+    : ''
+}${
+  firehose
+    ? `
+Following the firehose, in Node (npm install ws @atproto/lex-cbor @atproto/repo); run
+TOWN=<origin> [CURSOR=<seq>] node follow-town.mjs:
+
+\`\`\`js
+import WebSocket from 'ws';
+import { decode, decodeAll } from '@atproto/lex-cbor';
+import { readCarWithRoot } from '@atproto/repo';
+
+const { TOWN, CURSOR } = process.env;
+// The HTTP route answers 426 UpgradeRequired, naming the WebSocket's address.
+const told = await (await fetch(\`\${TOWN}/xrpc/com.atproto.sync.subscribeRepos\`)).json();
+const address = /wss?:\\/\\/\\S+/.exec(told.message)?.[0];
+if (!address) throw new Error(told.message);
+const ws = new WebSocket(CURSOR ? \`\${address}?cursor=\${CURSOR}\` : address);
+ws.on('message', async (data) => {
+  const [header, body] = [...decodeAll(new Uint8Array(data))];
+  if (header.t !== '#commit') return console.log(header.t, body);
+  const { blocks } = await readCarWithRoot(body.blocks);
+  for (const op of body.ops) {
+    const bytes = op.cid && blocks.get(op.cid);
+    const record = bytes ? decode(bytes) : undefined;
+    const what = !record ? '' : record.sealed ? '(sealed)' : \`\${record.by} \${record.method ?? ''} \${record.object ?? ''}: \${record.line}\`;
+    console.log(\`seq \${body.seq} \${op.action} \${op.path} \${what}\`);
+  }
+});
+\`\`\`
+`
+    : ''
+}`;
 }
 
 /**

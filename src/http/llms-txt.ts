@@ -33,6 +33,11 @@ ${
 `
     : ''
 }${
+  repository || mcp
+    ? `- [Follow the town](${link('/AGENTS.md')}): the guide's section 13, how to be told of moves (offers with wait, MCP resource subscriptions, the repository's firehose), with code that runs
+`
+    : ''
+}${
   mcp
     ? `
 ## MCP
