@@ -104,6 +104,14 @@ mcp('a scratch world through tools: open it, make a card, cast on it there, as o
     assert.equal(again.json.receipt, j.receipt, 'the same intent over HTTP in the same scratch world is the same turn');
     const inTown = await c.client.callTool({ name: 'object', arguments: { object: 'counter' } });
     assert.is((inTown.structuredContent as any).class, 'unknown', 'nothing done there reaches the town');
+    // Closing it is a tool too: the world stops answering at once, over HTTP as well.
+    const closed = await c.client.callTool({ name: 'scratchClose', arguments: { name: 'lab' } });
+    assert.not.ok(closed.isError, JSON.stringify(closed.structuredContent));
+    assert.equal([(closed.structuredContent as any).status, (closed.structuredContent as any).world], ['closed', 'scratch/lab']);
+    assert.is((await t.get('/AGENTS.md/scratch/lab/world', bob.token)).status, 404);
+    const twice = await c.client.callTool({ name: 'scratchClose', arguments: { name: 'lab' } });
+    assert.ok(twice.isError);
+    assert.is((twice.structuredContent as any).class, 'unknown');
   } finally {
     await c.close();
   }
