@@ -201,8 +201,9 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       const collection = nsidParam(q, 'collection');
       const limit = limitOf(q);
       const reverse = flag(q, 'reverse');
-      const cursor = q.cursor;
-      if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
+      if (q.cursor !== undefined && !isValidRecordKey(q.cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
+      // A height given without its zeros is the record key it names.
+      const cursor = q.cursor === undefined ? undefined : entryRkey(collection, q.cursor);
       // Newest first unless `reverse`, as AT Protocol's own servers list.
       if (collection === feedCollection) return feedRecords(deps.reads, deps.config.host, limit, cursor, !reverse);
       if (collection === carriedCollection) {

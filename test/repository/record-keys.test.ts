@@ -68,6 +68,19 @@ test('a record by its twelve-digit key, by its unpadded height, with the same pr
   assert.is(long.error, 'RecordNotFound');
 });
 
+test('listRecords takes an unpadded height as its cursor', async () => {
+  const padded = await agent.com.atproto.repo.listRecords({ repo: did, collection: 'town.world.turn', cursor: '000000000003', reverse: true });
+  const bare = await agent.com.atproto.repo.listRecords({ repo: did, collection: 'town.world.turn', cursor: '3', reverse: true });
+  assert.equal(
+    bare.data.records.map((r) => r.uri),
+    padded.data.records.map((r) => r.uri),
+  );
+  assert.equal(
+    bare.data.records.map((r) => (r.value as { height: number }).height),
+    [4],
+  );
+});
+
 test('RecordNotFound says what a key is', async () => {
   const missing = await failure(agent.com.atproto.repo.getRecord({ repo: did, collection: 'town.world.turn', rkey: '99999' }));
   assert.is(missing.error, 'RecordNotFound');
