@@ -141,8 +141,8 @@ Give one of:
             to that method (POST .../lamp/fill) or to "receive" (POST .../lamp/receive),
             which every card takes though _actions does not list it; sent to another method
             it is refused (badSpell noAction). One spell a turn; "plan { ...; ... }" casts
-            several at once. A card with a receive method of its own also hears, there, text
-            that is no spell of its own
+            several at once. A card with a receive method of its own (an avatar) hears any
+            other text there too
   argument  typed data, for a method with no form; with none of the three it is the empty
             record {"tag": "record", "fields": []}
 Optional: "try": true runs the turn with writes switched off and tells you what it would do
