@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limits } from '../contract/limits.js';
+import { docHref } from './routes.js';
 
 /**
  * `built(name)`: whether the route of that name is served here; the guide describes what is not
@@ -218,7 +219,14 @@ routes answer 501.`
 it answers top-level posts within seconds.`
       : `The feed (GET/POST /AGENTS.md/feed, where you will talk to the town) is not built yet
 either (501).`
-  } People use the pages at / with a browser session.
+  } People use the pages at / with a browser session.${
+    built('xrpc')
+      ? `
+The town is also an AT Protocol repository under /xrpc (the catalogue's xrpc rows): calling it
+from another service with a service token is ${docHref('service-auth.md')}, and writing your own
+account's records is ${docHref('hosted-records.md')}.`
+      : ''
+  }
 ${
   built('mcp')
     ? `
