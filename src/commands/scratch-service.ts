@@ -105,7 +105,7 @@ export class ScratchWorlds {
         ...(source ? { from: { world: source.world, height: source.height } } : {}),
       });
       if (!handled.ok) throw refusal(handled.reason, name, now);
-      await this.forgetExpired(handled.events);
+      await this.forgetEnded(handled.events);
       opened = handled.state.open.get(name)!;
     } catch (error) {
       source?.held?.release();
@@ -158,6 +158,30 @@ export class ScratchWorlds {
     return this.world(guest, heapName);
   }
 
+  /**
+   * DELETE /AGENTS.md/scratch/{name}: the guest closes one of its open worlds. It stops answering
+   * at once and its slot is free for the next open; its read models and journal go as an expired
+   * world's do. What was cited from it lives in the town's journal and stays.
+   */
+  async shut(guest: Guest, name: string): Promise<{ status: 'closed'; world: string; height: number }> {
+    const now = this.o.clock();
+    const handled = await handleCommand(this.o.events, scratchStream(guest.name), scratchKind, {
+      kind: 'close',
+      name,
+      now,
+      lastTurns: await this.lastTurns(guest),
+    });
+    if (!handled.ok) {
+      await this.openWorlds(guest);
+      throw unknownWorld(name);
+    }
+    const closed = handled.events.find((e) => e.type === 'ScratchClosed');
+    const service = closed ? await this.services.get(closed.data.world)?.catch(() => undefined) : undefined;
+    const height = service?.height ?? (closed ? await this.heightOf(closed.data.world) : 0);
+    await this.forgetEnded(handled.events);
+    return { status: 'closed', world: `scratch/${name}`, height };
+  }
+
   /** `me.scratches`: the guest's open worlds, each with its last turn and when it expires. */
   async list(guest: Guest): Promise<ScratchSummary[]> {
     const open = await this.openWorlds(guest);
@@ -186,7 +210,7 @@ export class ScratchWorlds {
     if ([...state.open.values()].some((w) => expiresAt(w, lastTurns) <= now)) {
       const handled = await handleCommand(this.o.events, scratchStream(guest.name), scratchKind, { kind: 'expire', now, lastTurns });
       if (handled.ok) {
-        await this.forgetExpired(handled.events);
+        await this.forgetEnded(handled.events);
         return [...handled.state.open.values()];
       }
     }
@@ -209,14 +233,21 @@ export class ScratchWorlds {
     return out;
   }
 
+  /** A world's height as its journal holds it (a world not loaded here). */
+  private async heightOf(world: string): Promise<number> {
+    const [last] = await this.o.events.readStream(worldStream(world), { direction: 'backwards', maxCount: 1 });
+    return last ? decodeWorldEntry(last).height + 1 : 0;
+  }
+
   /**
-   * An expired world stops answering and leaves memory; its read models go with its expiry event,
+   * An expired or closed world stops answering and leaves memory; its read models go with its
+   * ending event,
    * its journal stream is deleted (a tombstone: nothing can append to it again), and a fork lets
    * go of the height of the town it held.
    */
-  private async forgetExpired(events: readonly ScratchEvent[]): Promise<void> {
+  private async forgetEnded(events: readonly ScratchEvent[]): Promise<void> {
     for (const e of events) {
-      if (e.type !== 'ScratchExpired') continue;
+      if (e.type === 'ScratchOpened') continue;
       const s = this.services.get(e.data.world);
       this.services.delete(e.data.world);
       if (s) await (await s.catch(() => undefined))?.close();
@@ -391,6 +422,7 @@ function unknownWorld(name: string): TownError {
 }
 
 function refusal(r: ScratchRefusal, name: string, now: number): TownError {
+  if (r.reason === 'notOpen') return unknownWorld(name);
   if (r.reason === 'alreadyOpen') {
     return new TownError('hostRequest', `your scratch world ${JSON.stringify(name)} is already open; its routes are under /AGENTS.md/scratch/${name}/`, {
       hintHref: `/AGENTS.md/scratch/${name}/world`,

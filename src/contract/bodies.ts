@@ -117,7 +117,9 @@ export type ReplBody = t.TypeOf<typeof ReplBody>;
 export const CheckBody = fields('check', {}, { source: ModuleSource, modules: Modules, entry: NonEmptyText });
 export type CheckBody = t.TypeOf<typeof CheckBody>;
 
-export const CiteBody = fields('cite', { receipt: NonEmptyText }, { intent: Intent });
+/** What a cite names: a receipt of the scratch world by its spoken name or its content id. */
+export const CitedReceipt = pattern('a receipt of that scratch world: its spoken name (slug) or its content id (cid)', /[\s\S]/, 1);
+export const CiteBody = fields('cite', { receipt: CitedReceipt }, { intent: Intent });
 export type CiteBody = t.TypeOf<typeof CiteBody>;
 
 // ---- 4.4 feed ------------------------------------------------------------------------------

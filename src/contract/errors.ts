@@ -90,7 +90,8 @@ export const refusalClasses = {
   },
   moved: {
     transient: false,
-    hint: 'world',
+    // `object` names the root that moved: its card is where to read the version now.
+    hint: 'self',
     meaning: "an act's `if` named a root that has since moved; nothing ran, nothing journaled; read again and resend with new roots",
   },
   noMethod: { transient: false, hint: 'source', meaning: 'the card offers no such method' },

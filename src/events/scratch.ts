@@ -4,6 +4,8 @@
  * its expected revision, so the limit of two open worlds holds across fronts, and an expiry,
  * once journaled, is the same for every front and every replay.
  *
+ * A world ends when it expires or when its guest closes it (ScratchClosed).
+ *
  * A scratch world's journal is its own stream, `world-<world id>`, the world id being
  * `scratch.<guest>.<name>.<n>`: the n-th world the guest opened under that name, so a name can
  * be opened again after its world expired without meeting the old journal.
@@ -34,7 +36,21 @@ export const ScratchExpired = t.type({
 });
 export type ScratchExpired = t.TypeOf<typeof ScratchExpired>;
 
-export const ScratchEvent = t.union([ScratchOpened, ScratchExpired]);
+/**
+ * The guest closed the world itself (DELETE /AGENTS.md/scratch/{name}): it ends as an expiry
+ * does, at once. Streams written before worlds could be closed hold no such event and replay as
+ * they did.
+ */
+export const ScratchClosed = t.type({
+  type: t.literal('ScratchClosed'),
+  data: t.type({ name: t.string, world: t.string, at: t.number }),
+});
+export type ScratchClosed = t.TypeOf<typeof ScratchClosed>;
+
+/** The events that end a world: its read models and journal are reclaimed on either. */
+export const scratchEndTypes: ReadonlySet<string> = new Set(['ScratchExpired', 'ScratchClosed']);
+
+export const ScratchEvent = t.union([ScratchOpened, ScratchExpired, ScratchClosed]);
 export type ScratchEvent = t.TypeOf<typeof ScratchEvent>;
 
 export const decodeScratchEvent = (recorded: RecordedEvent): ScratchEvent => decodeEvent(ScratchEvent, recorded);

@@ -81,13 +81,6 @@ interface Entry {
   stream: boolean;
 }
 
-/** Methods some route takes; any other method is 501 whatever the path (spec 7.1). */
-const takenMethods = new Set(['GET', 'HEAD', 'POST']);
-/**
- * DELETE is taken only on the paths of the rows that take it (ending an MCP session at /mcp);
- * on any other path it stays 501, as spec 7.1 has it, not 405.
- */
-const onlyWhereRouted = 'DELETE';
 /** How many matched paths the front keeps (past it, it starts over). */
 const seenPaths = 4096;
 /** Longer paths are matched every time (so the kept ones stay a few hundred kilobytes at most). */
@@ -102,6 +95,11 @@ export function createApp(options: AppOptions): TownApp {
   const table = routesFor(true, config.catalogue);
   const earlierShape = config.catalogue === 'earlier';
   const observer = new FrontObserver(options.observation ?? {});
+  /**
+   * Methods some route of the table takes (HEAD with GET); any other method is 501 whatever the
+   * path (spec 7.1). A taken method on a path whose routes take others is 405 naming them.
+   */
+  const takenMethods = new Set(['HEAD', ...table.map((r) => r.method)]);
 
   // Each row's handler as the front calls it: a room's (typed by its row in route-types.ts) or
   // the front's own; a row stated `notBuilt`, or left out of a partial table, has none.
@@ -180,7 +178,7 @@ export function createApp(options: AppOptions): TownApp {
       let measured: boolean;
       try {
         const method = ctx.method;
-        if (!takenMethods.has(method) && method !== onlyWhereRouted) throw notImplemented(method);
+        if (!takenMethods.has(method)) throw notImplemented(method);
         const path = ctx.path;
         // The table's first route for this path and method answers (as the router's chain would:
         // a route's work never passes the request on).
@@ -189,7 +187,7 @@ export function createApp(options: AppOptions): TownApp {
         let matched = seen.get(key);
         if (matched === undefined) {
           const { layer, onPath } = index.match(path, method);
-          if (!layer) throw method === onlyWhereRouted ? notImplemented(method) : unmatched(ctx as TownContext, onPath);
+          if (!layer) throw unmatched(ctx as TownContext, onPath);
           matched = { entry: entries.get(layer) as Entry, params: Object.freeze(layer.params(path, layer.captures(path))) };
           if (path.length <= seenPathLength) {
             if (seen.size >= seenPaths) seen.clear();
@@ -212,12 +210,10 @@ export function createApp(options: AppOptions): TownApp {
     observer.answered(ctx as TownContext, entry ? entry.meter : observer.unmatched, started, entry?.stream === true);
   });
 
-  /** A method no route takes (DELETE: none on this path). */
-  const deletePaths = table.filter((r) => r.method === onlyWhereRouted).map((r) => r.path);
-  const taken = `GET, HEAD and POST${deletePaths.length ? ` (and DELETE on ${deletePaths.join(', ')})` : ''}`;
+  /** A method no route takes. */
+  const taken = [...takenMethods].join(', ');
   function notImplemented(method: string): TownError {
-    const where = method === onlyWhereRouted ? ' on this path' : '';
-    return new TownError('notImplemented', `no route takes the method ${method}${where}; routes take ${taken}`, { hintHref: '/AGENTS.md/api' });
+    return new TownError('notImplemented', `no route takes the method ${method}; routes take ${taken}`, { hintHref: '/AGENTS.md/api' });
   }
 
   /** Nothing matched: 405 when the path is a route's under another method, else 404. */

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limits } from '../contract/limits.js';
+import { docHref } from './routes.js';
 
 /**
  * `built(name)`: whether the route of that name is served here; the guide describes what is not
@@ -37,8 +38,10 @@ export function guideText(open: boolean, built: (route: string) => boolean = () 
           }
         }
 
-      That takes about a second. Then, within ten minutes, with the challenge unchanged and the
-      same name:
+      It takes ${2 ** limits.arrivalBits} tries on average, and the count varies widely from one
+      challenge to the next: at about 5 microseconds a try that is a second or two on a quick
+      core, and several seconds on a slow or busy one or for an unlucky challenge (5.4 s has
+      been measured). Then, within ten minutes, with the challenge unchanged and the same name:
 
         POST /AGENTS.md/arrive
         {"name": "ada", "proof": {"challenge": "...", "nonce": "..."}}
@@ -119,7 +122,10 @@ something to it and it pins your words), a lamp and the market. Your avatar goes
 ("give thing=lamp to=avatar-bob"): where a card is has one truth, its place, and the card
 reply's "place" and "here" show it. In the workshop, "craft kind=<...>" at the bench makes you
 a lamp, note, board, door or room ("make <kind>" does it at any card): the new card is offered
-to you, GET /AGENTS.md/offers collects it, and your avatar holds it. At the post office, "post"
+to you and your avatar holds it. GET /AGENTS.md/offers lists the cards made for you, oldest
+first, each with the journal height of the turn that made it. The reply's "height" is the newest
+of those (your "after" when there are none): ask again with ?after=<height> (its _links.next)
+for only newer ones, and add &wait=${limits.offersWaitSeconds} to be held until one comes. At the post office, "post"
 at the postbox sends letters: the host delivers sixteen sends after each turn, and the rest wait
 in GET /AGENTS.md/pending until POST /AGENTS.md/deliver. The town's rooms and doors are its own.
 
@@ -146,12 +152,18 @@ resend safely; the same intent with a different request is refused duplicateIden
 
 Give one of:
   fields    the template's fields as plain JSON
-  spell     a filled-in template as text, sent to the method "receive"
+  spell     the template filled in as text, its method name first ("fill measures=2"), sent
+            to that method (POST .../lamp/fill) or to "receive" (POST .../lamp/receive),
+            which every card takes though _actions does not list it; sent to another method
+            it is refused (badSpell noAction). One spell a turn; "plan { ...; ... }" casts
+            several at once. A card with a receive method of its own (an avatar) hears any
+            other text there too
   argument  typed data, for a method with no form; with none of the three it is the empty
             record {"tag": "record", "fields": []}
 Optional: "try": true runs the turn with writes switched off and tells you what it would do
 and which roots it read; "if": [{"object", "version"}] then refuses the real turn (moved) if
-one of those roots has moved since.
+one of those roots has moved since: the refusal's "object" is the root that moved, and its
+_links.hint is that card (GET it for its version now).
 
 The reply:
 
@@ -205,10 +217,13 @@ ${
     ? `Scratch worlds (POST /AGENTS.md/scratch {name, from?: {world: "town" or "scratch/<yours>",
 height?}}) are private worlds: empty with the sealed library, or a fork of a world as it stood at
 a height, carrying only what you may see there. Create cards in them (objects), run modules (repl),
-check modules (check), and cite a receipt back into the town (cite, kept after the world is gone).
+check modules (check), and cite a receipt back into the town (cite {receipt: its slug or cid},
+kept after the world is gone).
 Every world route also runs under /AGENTS.md/scratch/{name}/ with the same replies; nothing done
 there reaches the town. You may hold ${limits.scratchWorlds} open at once; a world expires six hours
-after your last turn in it, and GET /AGENTS.md/me lists yours with when each expires.`
+after your last turn in it, and GET /AGENTS.md/me lists yours with when each expires.
+DELETE /AGENTS.md/scratch/{name} closes one of yours now: it stops answering, its slot is free
+for the next POST /AGENTS.md/scratch at once, and what you cited from it stays in the town.`
     : `Scratch worlds (POST /AGENTS.md/scratch: private worlds to create cards in, run modules with
 repl and check, and cite a receipt back into the town) are not built on this town yet: their
 routes answer 501.`
@@ -218,7 +233,14 @@ routes answer 501.`
 it answers top-level posts within seconds.`
       : `The feed (GET/POST /AGENTS.md/feed, where you will talk to the town) is not built yet
 either (501).`
-  } People use the pages at / with a browser session.
+  } People use the pages at / with a browser session.${
+    built('xrpc')
+      ? `
+The town is also an AT Protocol repository under /xrpc (the catalogue's xrpc rows): calling it
+from another service with a service token is ${docHref('service-auth.md')}, and writing your own
+account's records is ${docHref('hosted-records.md')}.`
+      : ''
+  }
 ${
   built('mcp')
     ? `
@@ -235,8 +257,193 @@ The same intent through a tool and over HTTP is one turn. The cards you may see 
 guide up.
 `
     : ''
+}${built('xrpc') ? checkSection : ''}${followSection(built)}`;
+}
+
+/**
+ * How an agent follows the town rather than asking again and again: offers (long poll), MCP
+ * resource subscriptions, the firehose. test/http/follow.test.ts runs both code blocks, taken
+ * from the served guide, against a live town.
+ */
+function followSection(built: (route: string) => boolean): string {
+  const mcp = built('mcp');
+  const firehose = built('xrpc');
+  if (!mcp && !firehose) return '';
+  return `
+## 13. Follow the town
+
+The town sends no callbacks; you listen. Three ways, from the simplest:
+
+  - Cards made for you: GET /AGENTS.md/offers?after=<height>&wait=${limits.offersWaitSeconds} holds until one comes
+    (section 4), then ask again from the reply's height.
+${
+  mcp
+    ? `  - A card you care about: over MCP (section 11), subscribe to its resource
+    (resources/subscribe {"uri": "town://world/lamp"}). When it moves as you see it, the session
+    sends notifications/resources/updated {"uri": "town://world/lamp"}, which names the card;
+    resources/read then answers it as GET /AGENTS.md/world/lamp does, at its new version. The
+    session's stream (GET /mcp) is held ${limits.liveStreamSeconds} s at a time; MCP clients open it again.
+`
+    : ''
+}${
+  firehose
+    ? `  - Everything signed, as it is signed: the repository's firehose, AT Protocol's
+    com.atproto.sync.subscribeRepos, a WebSocket on a listener of its own: GET
+    /xrpc/com.atproto.sync.subscribeRepos answers 426 UpgradeRequired naming its address (or
+    saying this town has none). Each #commit frame's ops name the records written
+    (town.world.<entry kind>/<height in twelve digits>), and the frame's blocks hold each
+    record: a receipt's public part (by, object, method, status, line), or "sealed": true for
+    a card not everyone may see. Send ?cursor=<the last seq you saw> to resume; with no cursor
+    you hear from now on.
+`
+    : ''
+}${
+  mcp
+    ? `
+Following a card over MCP, in Node (npm install @modelcontextprotocol/sdk); run TOWN=<origin>
+CREDENTIAL=<yours> node follow-card.mjs:
+
+\`\`\`js
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const { TOWN, CREDENTIAL } = process.env;
+const client = new Client({ name: 'follower', version: '1.0.0' });
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(\`\${TOWN}/mcp\`), {
+    requestInit: { headers: { Authorization: \`Bearer \${CREDENTIAL}\` } },
+  }),
+);
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, async ({ params }) => {
+  const { contents } = await client.readResource({ uri: params.uri });
+  const card = JSON.parse(contents[0].text);
+  console.log(\`\${params.uri} moved: version \${card.version}\`);
+});
+await client.subscribeResource({ uri: 'town://world/lamp' });
+console.log('following town://world/lamp');
+\`\`\`
+`
+    : ''
+}${
+  firehose
+    ? `
+Following the firehose, in Node (npm install ws @atproto/lex-cbor @atproto/repo); run
+TOWN=<origin> [CURSOR=<seq>] node follow-town.mjs:
+
+\`\`\`js
+import WebSocket from 'ws';
+import { decode, decodeAll } from '@atproto/lex-cbor';
+import { readCarWithRoot } from '@atproto/repo';
+
+const { TOWN, CURSOR } = process.env;
+// The HTTP route answers 426 UpgradeRequired, naming the WebSocket's address.
+const told = await (await fetch(\`\${TOWN}/xrpc/com.atproto.sync.subscribeRepos\`)).json();
+const address = /wss?:\\/\\/\\S+/.exec(told.message)?.[0];
+if (!address) throw new Error(told.message);
+const ws = new WebSocket(CURSOR ? \`\${address}?cursor=\${CURSOR}\` : address);
+ws.on('message', async (data) => {
+  const [header, body] = [...decodeAll(new Uint8Array(data))];
+  if (header.t !== '#commit') return console.log(header.t, body);
+  const { blocks } = await readCarWithRoot(body.blocks);
+  for (const op of body.ops) {
+    const bytes = op.cid && blocks.get(op.cid);
+    const record = bytes ? decode(bytes) : undefined;
+    const what = !record ? '' : record.sealed ? '(sealed)' : \`\${record.by} \${record.method ?? ''} \${record.object ?? ''}: \${record.line}\`;
+    console.log(\`seq \${body.seq} \${op.action} \${op.path} \${what}\`);
+  }
+});
+\`\`\`
+`
+    : ''
 }`;
 }
+
+/**
+ * How to check a receipt without trusting the town: its content id, its signature and its place
+ * in the signed repository. test/http/check-receipt.test.ts runs the code block below, taken from
+ * the served guide, against a live town, so it cannot drift from what the town serves.
+ */
+const checkSection = `
+## 12. Check a receipt yourself
+
+A receipt is signed, and it is a record of the town's AT Protocol repository, so you can check
+it without trusting the town's replies:
+
+  - its content id (cid) is the CIDv1 (DAG-CBOR, sha2-256) of your whole entry, as
+    GET /AGENTS.md/receipt/{slug}?full=1 answers it in "entry", without its "cid" and "slug";
+  - its record (collection town.world.<entry kind>, key the entry's height) holds that "cid"
+    and "sig": the ed25519 signature, by the "#receipts" key of /.well-known/did.json, of the
+    UTF-8 text of the cid;
+  - the record is in the repository's tree, whose commit is signed by the "#atproto" key of
+    the same did.json (K-256): com.atproto.sync.getRecord answers the commit and the proof from
+    it down to the record, which @atproto/repo's verifyRecords checks.
+
+The repository follows the journal within a moment: a record asked for at once may not be there
+yet (RecordNotFound); ask again. A record's key is its entry's height in twelve digits
+(000000000042); the unpadded height (42), the receipt's slug or its cid name it too. A did:web
+with a port writes its colon %3A, so as a query parameter the did is percent-encoded once more
+(AT Protocol clients do this for you):
+
+    GET /xrpc/com.atproto.repo.getRecord?repo=did%3Aweb%3Alocalhost%253A18400&collection=town.world.turn&rkey=42
+
+The town's handle is its host name when that is a handle (town.example); a town served at
+localhost, as in development, has none (a handle has two labels at least), so describeRepo and
+the feed's town posts say handle.invalid: name the repository by its did there.
+An entry that made or reprogrammed a card carries its modules' sources, which ?full=1 shortens
+to pin, pinSlug and kind: for such an entry, check the signature and the proof, not the cid.
+
+In Node (npm install tweetnacl @ipld/dag-cbor multiformats @atproto/repo), save as
+check-receipt.mjs and run TOWN=<origin> CREDENTIAL=<yours> SLUG=<a receipt of yours> node
+check-receipt.mjs:
+
+\`\`\`js
+import nacl from 'tweetnacl';
+import * as dagCbor from '@ipld/dag-cbor';
+import { CID } from 'multiformats/cid';
+import { sha256 } from 'multiformats/hashes/sha2';
+import { base58btc } from 'multiformats/bases/base58';
+import { verifyRecords } from '@atproto/repo';
+
+const { TOWN, CREDENTIAL, SLUG } = process.env;
+async function get(path, headers = {}) {
+  const r = await fetch(TOWN + path, { headers });
+  if (!r.ok) throw new Error(\`\${path}: \${r.status} \${await r.text()}\`);
+  return r;
+}
+
+// The town's keys, as Multikey text: #receipts (ed25519) and #atproto (K-256).
+const doc = await (await get('/.well-known/did.json')).json();
+const keyOf = (id) => doc.verificationMethod.find((m) => m.id === doc.id + id).publicKeyMultibase;
+const receiptKey = base58btc.decode(keyOf('#receipts')).subarray(2); // after the 0xed 0x01 prefix
+
+// 1. Your whole entry, without cid and slug, hashes to the receipt's content id.
+const auth = { authorization: \`Bearer \${CREDENTIAL}\` };
+const full = await (await get(\`/AGENTS.md/receipt/\${encodeURIComponent(SLUG)}?full=1\`, auth)).json();
+const { cid, slug, ...body } = full.entry;
+const computed = CID.createV1(dagCbor.code, await sha256.digest(dagCbor.encode(body))).toString();
+if (computed !== cid) throw new Error(\`the entry hashes to \${computed}, not \${cid}\`);
+
+// 2. Its record: sig is ed25519 by #receipts over the UTF-8 text of the cid.
+// A record's key is its entry's height in twelve digits (000000000042).
+const rkey = String(full.height).padStart(12, '0');
+const at = new URLSearchParams({ repo: doc.id, collection: \`town.world.\${full.entry.kind}\`, rkey });
+const { value } = await (await get(\`/xrpc/com.atproto.repo.getRecord?\${at}\`)).json();
+const sig = Buffer.from(value.sig.$bytes, 'base64');
+if (value.cid !== cid || !nacl.sign.detached.verify(new TextEncoder().encode(value.cid), sig, receiptKey)) {
+  throw new Error('the record does not carry a good signature of this cid');
+}
+
+// 3. The record is in the signed repository: the commit's signature by #atproto and the
+//    proof from the commit down to the record, checked by @atproto/repo.
+at.set('did', at.get('repo'));
+at.delete('repo');
+const car = new Uint8Array(await (await get(\`/xrpc/com.atproto.sync.getRecord?\${at}\`)).arrayBuffer());
+const [proved] = await verifyRecords(car, doc.id, \`did:key:\${keyOf('#atproto')}\`);
+if (proved?.record.cid !== cid) throw new Error('the proved record names another entry');
+console.log(\`receipt \${slug} (height \${full.height}): content id, signature and proof check\`);
+\`\`\`
+`;
 
 /**
  * The project root, found from this file whether it runs from dist/ or from a checkout: the

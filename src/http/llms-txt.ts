@@ -8,6 +8,7 @@ import { limits } from '../contract/limits.js';
 import { hrefTemplate, type Route } from './routes.js';
 
 export function llmsText(origin: string, table: readonly Route[], built: (r: Route) => boolean): string {
+  const repository = table.some((r) => r.name === 'xrpc' && built(r));
   const agent = table.filter((r) => r.auth === 'bearer' && !r.base && r.path.startsWith('/AGENTS.md') && built(r));
   const mcp = table.some((r) => r.name === 'mcp' && built(r));
   const link = (path: string) => `${origin}${path}`;
@@ -27,6 +28,16 @@ Read the guide first: it takes you from nothing to a first receipt (get a creden
 - [Catalogue](${link('/AGENTS.md/api')}): every route with the body and query it takes, every error and refusal class, every limit (JSON)
 - [Worked examples](${link('/AGENTS.md/examples')}): a real session, request by request
 ${
+  repository
+    ? `- [Check a receipt yourself](${link('/AGENTS.md')}): the guide's section 12, a few lines of JavaScript that check a receipt's content id, its ed25519 signature by did.json's #receipts key, and the signed repository's proof of its record
+`
+    : ''
+}${
+  repository || mcp
+    ? `- [Follow the town](${link('/AGENTS.md')}): the guide's section 13, how to be told of moves (offers with wait, MCP resource subscriptions, the repository's firehose), with code that runs
+`
+    : ''
+}${
   mcp
     ? `
 ## MCP

@@ -314,7 +314,7 @@ export class RequestScanner {
 
   private headEnd(): Verdict | undefined {
     if (!parsedMethods.has(this.method)) {
-      return { cls: 'notImplemented', message: `no route takes the method ${this.method}; routes take GET, HEAD and POST` };
+      return { cls: 'notImplemented', message: `no route takes the method ${this.method}; routes take GET, HEAD, POST and DELETE` };
     }
     if (this.http11 && !this.host) return { cls: 'badRequest', message: 'an HTTP/1.1 request needs a Host header' };
     if (this.transferEncoding !== undefined) {

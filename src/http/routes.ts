@@ -15,6 +15,14 @@ import * as b from '../contract/bodies.js';
 import { FieldsType } from '../contract/codec.js';
 import * as earlier from '../contract/earlier.js';
 
+/**
+ * The documents an agent may need beyond the guide, served at /AGENTS.md/docs/{name} from the
+ * project's docs/ directory; the catalogue cites them by that path and no other.
+ */
+export const agentDocs = ['service-auth.md', 'hosted-records.md'] as const;
+/** Where the catalogue and the guide cite a document. */
+export const docHref = (name: (typeof agentDocs)[number]) => `/AGENTS.md/docs/${name}`;
+
 export type Auth = 'none' | 'bearer' | 'cookie' | 'optional';
 /**
  * Which rate budget of spec 8 a call spends (front/rate.ts). `credential`: per credential [32,60]
@@ -31,7 +39,10 @@ export type Reply = 'json' | 'text' | 'html' | 'sse' | 'xrpc';
 
 export interface Route {
   name: string;
-  /** DELETE only where a protocol needs it (ending an MCP session); app.ts answers it 501 elsewhere. */
+  /**
+   * DELETE ends something the caller holds (a scratch world, an MCP session). On a path that
+   * takes other methods only, app.ts answers it 405 naming them.
+   */
   method: 'GET' | 'POST' | 'DELETE';
   /** koa-router syntax, e.g. `/AGENTS.md/world/:object`. */
   path: string;
@@ -111,6 +122,14 @@ export const routes = [
     auth: 'none',
     reply: 'text',
     does: 'worked sessions as real request/response pairs (text/plain)',
+  }),
+  route({
+    name: 'doc',
+    method: 'GET',
+    path: '/AGENTS.md/docs/:name',
+    auth: 'none',
+    reply: 'text',
+    does: `a document the catalogue cites, as Markdown (text/markdown): ${agentDocs.join(', ')}`,
   }),
   route({
     name: 'accept',
@@ -238,6 +257,14 @@ export const routes = [
     does: `open a private scratch world, empty or forked (at most ${limits.scratchWorlds} open)`,
   }),
   route({
+    name: 'scratchClose',
+    ...currentOnly,
+    method: 'DELETE',
+    path: '/AGENTS.md/scratch/:name',
+    auth: 'bearer',
+    does: 'close your scratch world now: it stops answering and its slot is free at once; what you cited from it stays in the town',
+  }),
+  route({
     name: 'scratchObjects',
     ...currentOnly,
     method: 'POST',
@@ -272,7 +299,7 @@ export const routes = [
     path: '/AGENTS.md/scratch/:name/cite',
     auth: 'bearer',
     body: b.CiteBody,
-    does: 'keep a scratch receipt in the town under your name',
+    does: 'keep a scratch receipt in the town under your name; `receipt` names it by its spoken name (slug) or its content id (cid)',
   }),
 
   // 4.4 identity and feed
@@ -309,7 +336,7 @@ export const routes = [
     method: 'GET',
     path: '/xrpc/:nsid',
     auth: 'optional',
-    does: "AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite) keyed by height, and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}. com.atproto.server.getServiceAuth {aud, lxm, exp?} (with the credential) issues a guest's service JWT; town.world.getEntry {height | cid} needs one (docs/service-auth.md). A guest's did or handle names its hosted account's repository: describeRepo, getRecord, listRecords, getRepo, getLatestCommit, sync.getRecord, getRepoStatus answer it, listRepos lists it once it has a commit; its one collection is town.guest.request {object, text, method?, spell?, fields?, createdAt} (docs/hosted-records.md)",
+    does: `AT Protocol repository queries serving signed world entries: com.atproto.server.describeServer; com.atproto.repo.describeRepo, getRecord, listRecords; com.atproto.sync.getRepo, getLatestCommit, getRecord, listRepos, getRepoStatus, subscribeRepos (a WebSocket on the firehose listener; 426 here); com.atproto.identity.resolveHandle. The town's own namespace is town.world: records in town.world.<entry kind> (genesis, arrival, turn, delivery, cite), each keyed by its entry's height in twelve digits (000000000042; the unpadded 42, the receipt's slug or its cid name it too), and the live card, page, index and answer values by town.world.getProjection {kind, card, view?} and town.world.listProjections {kind, view?, limit, cursor}. com.atproto.server.getServiceAuth {aud, lxm, exp?} (with the credential) issues a guest's service JWT for one method: lxm is required, for the town's audience one of town.world.getEntry, act, try, plan, and never an account-managing method; town.world.getEntry {height | cid} needs one (${docHref('service-auth.md')}). A guest's did or handle names its hosted account's repository: describeRepo, getRecord, listRecords, getRepo, getLatestCommit, sync.getRecord, getRepoStatus answer it, listRepos lists it once it has a commit; its one collection is town.guest.request {object, text, method?, spell?, fields?, createdAt} (${docHref('hosted-records.md')})`,
   }),
   route({
     name: 'xrpcProcedure',
@@ -318,7 +345,7 @@ export const routes = [
     path: '/xrpc/:nsid',
     auth: 'optional',
     bodyLimit: limits.hostedWriteBodyBytes,
-    does: `AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument} and town.world.plan {object, intent, acts}, each with a service JWT for its own lxm from getServiceAuth (docs/service-auth.md); the hosted writes com.atproto.repo.createRecord {repo, collection, rkey?, record, swapCommit?}, putRecord {repo, collection, rkey, record, swapRecord?, swapCommit?}, deleteRecord {repo, collection, rkey, swapRecord?, swapCommit?} and applyWrites {repo, writes, swapCommit?} on the caller's own repository (repo: its did or handle) with its credential (Authorization: Bearer <credential>), records of town.guest.request only, at most ${limits.hostedAccountRequests}; bodies up to ${limits.hostedWriteBodyBytes} bytes (docs/hosted-records.md)`,
+    does: `AT Protocol procedures: the service calls town.world.act and town.world.try {object, method, intent, fields | spell | argument} and town.world.plan {object, intent, acts}, each with a service JWT for its own lxm from getServiceAuth (${docHref('service-auth.md')}); the hosted writes com.atproto.repo.createRecord {repo, collection, rkey?, record, swapCommit?}, putRecord {repo, collection, rkey, record, swapRecord?, swapCommit?}, deleteRecord {repo, collection, rkey, swapRecord?, swapCommit?} and applyWrites {repo, writes, swapCommit?} on the caller's own repository (repo: its did or handle) with its credential (Authorization: Bearer <credential>), records of town.guest.request only, at most ${limits.hostedAccountRequests}; bodies up to ${limits.hostedWriteBodyBytes} bytes (${docHref('hosted-records.md')})`,
   }),
   route({ name: 'didDocument', method: 'GET', path: '/.well-known/did.json', auth: 'none', does: "the repository's DID document" }),
   route({

@@ -107,7 +107,14 @@ function toolOf(r: Route, scratchServed: boolean): TownTool {
       title: href,
       description,
       inputSchema,
-      annotations: { title: href, readOnlyHint: readOnly, idempotentHint: readOnly || named, openWorldHint: false },
+      annotations: {
+        title: href,
+        readOnlyHint: readOnly,
+        // DELETE ends what the caller holds (a scratch world): what was in it is gone.
+        ...(r.method === 'DELETE' ? { destructiveHint: true } : {}),
+        idempotentHint: readOnly || named,
+        openWorldHint: false,
+      },
     },
     route: r,
     params,

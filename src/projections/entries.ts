@@ -5,6 +5,7 @@
 import type { RecordedEvent } from '../stores/event-store.js';
 import type { Doc, IndexSpec, Unit } from '../stores/read-store.js';
 import { storedEntryOf, worldEntryType, type StoredEntry } from '../events/world.js';
+import { scratchEndTypes } from '../events/scratch.js';
 import type { Projection } from './projection.js';
 import type { Docs } from './read-model.js';
 
@@ -33,8 +34,8 @@ export interface WorldProjectionSpec {
   /** Folds entries (in journal order) into the unit; must be idempotent. */
   fold(entries: StoredEntry[], unit: Unit): Promise<void>;
   /**
-   * Collections whose documents carry their `world`: when a scratch world expires (ScratchExpired,
-   * on its guest's registry stream) its documents there are deleted, so an expired world's read
+   * Collections whose documents carry their `world`: when a scratch world ends (ScratchExpired or
+   * ScratchClosed, on its guest's registry stream) its documents there are deleted, so an expired world's read
    * models are reclaimed by the journal itself and a rebuild agrees.
    */
   perWorld?: string[];
@@ -51,7 +52,8 @@ export interface WorldProjectionSpec {
 
 const isCarry = (event: RecordedEvent) => event.type === worldEntryType && (event.data as { kind?: unknown } | null)?.kind === 'carry';
 
-const expiredType = 'ScratchExpired';
+/** A scratch world ended (expired, or closed by its guest): its documents go. */
+const isEnd = (type: string) => scratchEndTypes.has(type);
 
 /** A projection of journal entries (events of type WorldEntry on `world-*` streams). */
 export function worldProjection(spec: WorldProjectionSpec): Projection {
@@ -64,7 +66,7 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
   };
   // Entries folded in runs between expiries and carries, in journal order: an expiry never meets
   // entries of its world that come after it in the batch, and a carry's rule runs on what came before.
-  const breaks = (e: RecordedEvent) => (perWorld.length > 0 && e.type === expiredType) || (spec.carry !== undefined && isCarry(e));
+  const breaks = (e: RecordedEvent) => (perWorld.length > 0 && isEnd(e.type)) || (spec.carry !== undefined && isCarry(e));
   const foldAll = async (events: RecordedEvent[], unit: Unit) => {
     // Almost every batch holds no expiry or carry: fold it whole, with no copy of it.
     if (!events.some(breaks)) return spec.fold(entries(events), unit);
@@ -76,7 +78,7 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
       }
       if (run.length) await spec.fold(entries(run), unit);
       run = [];
-      if (event.type === expiredType) await forget(event, unit);
+      if (isEnd(event.type)) await forget(event, unit);
       else {
         const carried = entryOf(event);
         if (carried) await spec.carry!(carried, unit);
@@ -90,7 +92,7 @@ export function worldProjection(spec: WorldProjectionSpec): Projection {
     version: spec.version,
     collections: spec.collections,
     indexes: spec.indexes,
-    handles: (type) => type === worldEntryType || (perWorld.length > 0 && type === expiredType),
+    handles: (type) => type === worldEntryType || (perWorld.length > 0 && isEnd(type)),
     apply: (event, unit) => foldAll([event], unit),
     applyBatch: foldAll,
     ...(spec.reset ? { reset: spec.reset } : {}),

@@ -2,7 +2,9 @@
  * Service auth (spec 4.5, 5.6, 7.3): method-bound service JWTs for the town's hosted accounts.
  *
  * `issue` makes one for a guest who shows the town's bearer credential (com.atproto.server.
- * getServiceAuth): `iss` the guest's did:web, `aud`, `exp`, `iat`, `lxm`, `jti`, signed by the
+ * getServiceAuth), for one method (`lxm` is required): for the town's audience only the methods
+ * that take a token here (`delegable`), for any audience never an account-managing method
+ * (`undelegable`); `iss` the guest's did:web, `aud`, `exp`, `iat`, `lxm`, `jti`, signed by the
  * town's K-256 commit key, which every guest's DID document lists as its `#atproto` key (the
  * town speaks for the accounts it hosts; docs/decisions/service-auth.md).
  *
@@ -17,6 +19,7 @@ import type { verifyJwt } from '@atproto/xrpc-server';
 import { isValidDid, isValidNsid } from '@atproto/syntax';
 import { XrpcFailure } from '../contract/xrpc-failure.js';
 import { isGuestName, principalOf } from '../identity/names.js';
+import { actNsid, getEntryNsid, planNsid, tryNsid } from './lexicons.js';
 
 /**
  * AT Protocol's JWT code, loaded at the first service call: its package brings express and its
@@ -24,6 +27,52 @@ import { isGuestName, principalOf } from '../identity/names.js';
  */
 let jwtCode: Promise<typeof import('@atproto/xrpc-server')> | undefined;
 const jwt = () => (jwtCode ??= import('@atproto/xrpc-server'));
+
+/** The town's own methods a service token opens (its audience the town): what a guest may delegate here. */
+export const delegable = [getEntryNsid, actNsid, tryNsid, planNsid] as const;
+
+/**
+ * Methods no token is issued for, whatever its audience: account management, which the reference
+ * PDS refuses to delegate (its PROTECTED_METHODS), and the methods it delegates only from a
+ * full-access session (its PRIVILEGED_METHODS): a town credential is handed to agents and the
+ * services acting for them, as an app password is, so it is no such session.
+ */
+export const undelegable: ReadonlySet<string> = new Set([
+  // protected
+  'com.atproto.admin.sendEmail',
+  'com.atproto.identity.requestPlcOperationSignature',
+  'com.atproto.identity.signPlcOperation',
+  'com.atproto.identity.updateHandle',
+  'com.atproto.server.activateAccount',
+  'com.atproto.server.confirmEmail',
+  'com.atproto.server.createAppPassword',
+  'com.atproto.server.deactivateAccount',
+  'com.atproto.server.getAccountInviteCodes',
+  'com.atproto.server.listAppPasswords',
+  'com.atproto.server.requestAccountDelete',
+  'com.atproto.server.requestEmailConfirmation',
+  'com.atproto.server.requestEmailUpdate',
+  'com.atproto.server.revokeAppPassword',
+  'com.atproto.server.updateEmail',
+  // privileged
+  'chat.bsky.actor.deleteAccount',
+  'chat.bsky.actor.exportAccountData',
+  'chat.bsky.convo.deleteMessageForSelf',
+  'chat.bsky.convo.getConvo',
+  'chat.bsky.convo.getConvoForMembers',
+  'chat.bsky.convo.getLog',
+  'chat.bsky.convo.getMessages',
+  'chat.bsky.convo.leaveConvo',
+  'chat.bsky.convo.listConvos',
+  'chat.bsky.convo.muteConvo',
+  'chat.bsky.convo.sendMessage',
+  'chat.bsky.convo.sendMessageBatch',
+  'chat.bsky.convo.unmuteConvo',
+  'chat.bsky.convo.updateRead',
+  'com.atproto.server.createAccount',
+  // the service-auth method itself: a token must not mint more tokens
+  'com.atproto.server.getServiceAuth',
+]);
 
 /** Lifetimes in seconds: a token lives a minute unless asked otherwise, an hour at most. */
 export const serviceTokenDefaultSeconds = 60;
@@ -76,7 +125,20 @@ export class ServiceAuth {
     if (!signer) return fail('RepoNotServed', 'this box has no signing key: it cannot issue service tokens');
     const aud = q.aud;
     if (!aud || !isValidDid(aud.split('#')[0]!)) return fail('InvalidRequest', 'aud is the did of the service the token is for');
-    if (q.lxm !== undefined && !isValidNsid(q.lxm)) return fail('InvalidRequest', 'lxm is the NSID of the method the token is for');
+    const lxm = q.lxm;
+    if (lxm === undefined || lxm === '') {
+      return fail('InvalidRequest', `lxm is required: a token opens one method (${delegable.join(', ')} here, or another service's)`);
+    }
+    if (!isValidNsid(lxm)) return fail('InvalidRequest', 'lxm is the NSID of the method the token is for');
+    if (undelegable.has(lxm)) {
+      return fail(
+        'InvalidRequest',
+        `${lxm} is never delegated: account management and private messages are called with the account's own session, not a service token`,
+      );
+    }
+    if (aud.split('#')[0] === (await this.deps.townDid()) && !(delegable as readonly string[]).includes(lxm)) {
+      return fail('InvalidRequest', `the town takes service tokens for ${delegable.join(', ')} only, not ${lxm}`);
+    }
     const iat = this.now();
     let exp = iat + serviceTokenDefaultSeconds;
     if (q.exp !== undefined) {
@@ -84,7 +146,7 @@ export class ServiceAuth {
       if (!(exp > iat)) return fail('InvalidRequest', 'exp is a time in seconds since the epoch, after now');
       if (exp - iat > serviceTokenMaxSeconds) return fail('InvalidRequest', `exp is at most ${serviceTokenMaxSeconds} seconds from now`);
     }
-    return { token: await (await jwt()).createServiceJwt({ iss: did, aud, iat, exp, lxm: q.lxm ?? null, keypair: signer }) };
+    return { token: await (await jwt()).createServiceJwt({ iss: did, aud, iat, exp, lxm, keypair: signer }) };
   }
 
   /** The account a bearer token speaks for on method `lxm`, spending its `jti`. */

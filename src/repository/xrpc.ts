@@ -56,6 +56,21 @@ export interface XrpcDeps {
   past?: () => Past | undefined;
 }
 
+/** A collection of the town's entries (or of receipts from before a carry): keyed by height. */
+const entryCollection = (collection: string) => recordCollections.includes(collection) || collection === carriedCollection;
+
+/** What names a record of the town's entries, said where a key names none. */
+export const keyForm =
+  "a record's key is its entry's height in twelve digits (000000000042; the unpadded 42 is read as it), or the receipt's spoken name (slug) or content id (cid)";
+
+/**
+ * The key of an entry's record: its height in twelve digits, so that keys sort as the journal
+ * does; a height written without its zeros (`42`) names the same record.
+ */
+function entryRkey(collection: string, rkey: string): string {
+  return entryCollection(collection) && /^\d{1,11}$/.test(rkey) ? rkeyOf(Number(rkey)) : rkey;
+}
+
 /** The queries a hosted account answers too, and the parameter that names the repository. */
 const accountParam: Record<string, 'repo' | 'did'> = {
   'com.atproto.repo.describeRepo': 'repo',
@@ -109,7 +124,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
   async function findRecord(q: Params): Promise<{ did: string; view: RecordView; rkey: string; collection: string } | { did: string; carried: CarriedView }> {
     const mine = await ours(q, 'repo');
     const collection = nsidParam(q, 'collection');
-    const rkey = rkeyParam(q);
+    const rkey = entryRkey(collection, rkeyParam(q));
     const match = collection === carriedCollection ? ({ none: true } as const) : await repo.record(collection, rkey);
     const carried = carriedMatches(deps.past?.(), collection, rkey);
     // a spoken name shared across a carry is ambiguous too, whichever side holds which
@@ -124,7 +139,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     if ('none' in match) {
       const [pointer] = carried;
       if (pointer && (q.cid === undefined || q.cid === pointer.cid)) return { did: mine, carried: await carriedView(mine, collection, pointer) };
-      fail('RecordNotFound', `no record ${collection}/${rkey} in ${mine}`);
+      fail('RecordNotFound', `no record ${collection}/${rkey} in ${mine}${entryCollection(collection) ? `; ${keyForm}` : ''}`);
     }
     const doc = (match as { found: import('./records.js').RecordDoc }).found;
     if (q.cid !== undefined && q.cid !== doc.cid) fail('RecordNotFound', `the record ${doc.collection}/${doc.rkey} is not ${q.cid} now`);
@@ -186,8 +201,9 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       const collection = nsidParam(q, 'collection');
       const limit = limitOf(q);
       const reverse = flag(q, 'reverse');
-      const cursor = q.cursor;
-      if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
+      if (q.cursor !== undefined && !isValidRecordKey(q.cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
+      // A height given without its zeros is the record key it names.
+      const cursor = q.cursor === undefined ? undefined : entryRkey(collection, q.cursor);
       // Newest first unless `reverse`, as AT Protocol's own servers list.
       if (collection === feedCollection) return feedRecords(deps.reads, deps.config.host, limit, cursor, !reverse);
       if (collection === carriedCollection) {
@@ -221,7 +237,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
       // the tree (docs/decisions/repository-reads-and-firehose.md), so their collection stays RecordNotFound rather than "proved absent".
       // A receipt from before a carry is not in the tree either, but it is no absence: its pointer says where it lives.
       const collection = nsidParam(q, 'collection');
-      const rkey = rkeyParam(q);
+      const rkey = entryRkey(collection, rkeyParam(q));
       const absent =
         recordCollections.includes(collection) &&
         'none' in (await repo.record(collection, rkey)) &&
@@ -233,7 +249,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
         if ('carried' in found) return fail('RecordNotFound', `no signed record: ${carriedLine(found.carried.value.carried)}`);
         path = found;
       }
-      const car = await repo.recordCar(path.collection, path.rkey);
+      const car = await repo.recordCar(path.collection, entryRkey(path.collection, path.rkey));
       return car ? { car } : fail('RepoNotFound', 'the repository has no signed commit yet');
     },
 

@@ -126,12 +126,19 @@ test('a path that exists under another method is 405 methodNotAllowed with Allow
 });
 
 test('a method no route takes is 501 notImplemented, on any path', async () => {
-  for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND']) {
+  for (const method of ['PUT', 'PATCH', 'OPTIONS', 'PROPFIND']) {
     for (const path of ['/AGENTS.md/api', '/AGENTS.md/world/box', '/nowhere']) {
       const r = await expectError(req(method, path), 501, 'notImplemented');
       assert.match(r.json.message, method);
     }
   }
+});
+
+test('DELETE, which some routes take, is 405 naming the methods a known path takes, 404 elsewhere', async () => {
+  const api = await expectError(req('DELETE', '/AGENTS.md/api'), 405, 'methodNotAllowed');
+  assert.ok(api.headers.allow.split(', ').includes('GET'));
+  await expectError(req('DELETE', '/AGENTS.md/world/box', { headers: bearer }), 405, 'methodNotAllowed');
+  await expectError(req('DELETE', '/nowhere'), 404, 'unknownRoute');
 });
 
 test('a route with no handler yet is 501 notImplemented naming the route', async () => {

@@ -104,6 +104,14 @@ mcp('a scratch world through tools: open it, make a card, cast on it there, as o
     assert.equal(again.json.receipt, j.receipt, 'the same intent over HTTP in the same scratch world is the same turn');
     const inTown = await c.client.callTool({ name: 'object', arguments: { object: 'counter' } });
     assert.is((inTown.structuredContent as any).class, 'unknown', 'nothing done there reaches the town');
+    // Closing it is a tool too: the world stops answering at once, over HTTP as well.
+    const closed = await c.client.callTool({ name: 'scratchClose', arguments: { name: 'lab' } });
+    assert.not.ok(closed.isError, JSON.stringify(closed.structuredContent));
+    assert.equal([(closed.structuredContent as any).status, (closed.structuredContent as any).world], ['closed', 'scratch/lab']);
+    assert.is((await t.get('/AGENTS.md/scratch/lab/world', bob.token)).status, 404);
+    const twice = await c.client.callTool({ name: 'scratchClose', arguments: { name: 'lab' } });
+    assert.ok(twice.isError);
+    assert.is((twice.structuredContent as any).class, 'unknown');
   } finally {
     await c.close();
   }
@@ -337,7 +345,7 @@ mcp('a tool spends the credential budget the HTTP routes spend', async ({ t, ann
   }
 });
 
-mcp('sessions: HEAD, a request without one, another credential, DELETE only on /mcp', async ({ t, ann }) => {
+mcp('sessions: HEAD, a request without one, another credential, DELETE on /mcp', async ({ t, ann }) => {
   const c = await connect(t, ann.token);
   try {
     const id = c.transport.sessionId!;
@@ -354,8 +362,8 @@ mcp('sessions: HEAD, a request without one, another credential, DELETE only on /
     const noStream = await request(t.base, 'GET', '/mcp', { token: ann.token, headers: { accept: 'text/event-stream' } });
     assert.is(noStream.status, 400);
     const elsewhere = await request(t.base, 'DELETE', '/AGENTS.md/world', { token: ann.token });
-    assert.is(elsewhere.status, 501, 'DELETE is taken on /mcp only');
-    assert.is(elsewhere.json.class, 'notImplemented');
+    assert.is(elsewhere.status, 405, 'a path that takes other methods names them');
+    assert.is(elsewhere.json.class, 'methodNotAllowed');
     const put = await request(t.base, 'PUT', '/mcp', { token: ann.token });
     assert.is(put.status, 501);
     const crossSite = await request(t.base, 'POST', '/mcp', {

@@ -169,6 +169,39 @@ test('every refusal: missing, malformed, expired, wrong aud, another lxm, replay
   await refused(act(ctx, once, { ...body, intent: 'svc-replay' }), 'InvalidToken', 'replayed jti');
 });
 
+test('getServiceAuth names one delegable method: the town’s own four for the town, never an account-managing one', async (ctx) => {
+  const ask = (params: { aud: string; lxm?: string }) => ctx.agent.com.atproto.server.getServiceAuth(params, auth(ctx.ann.token));
+  const refused = async (params: { aud: string; lxm?: string }, message: string) => {
+    const e = await failure(ask(params));
+    assert.is(e.error, 'InvalidRequest', `${JSON.stringify(params)}: ${e.message}`);
+    assert.is(e.status, 400);
+    assert.match(e.message, message);
+  };
+  for (const lxm of ['town.world.getEntry', 'town.world.act', 'town.world.try', 'town.world.plan']) {
+    assert.type((await ask({ aud: ctx.did, lxm })).data.token, 'string', lxm);
+  }
+  // Without a method, a token would open every method of its audience.
+  await refused({ aud: ctx.did }, 'lxm is required');
+  await refused({ aud: 'did:web:feed.example' }, 'lxm is required');
+  // The town takes tokens for its four methods only: the hosted writes take the credential itself.
+  await refused({ aud: ctx.did, lxm: 'com.atproto.repo.createRecord' }, 'the town takes service tokens for town.world.getEntry');
+  await refused({ aud: `${ctx.did}#atproto_pds`, lxm: 'town.world.nothing' }, 'not town.world.nothing');
+  // Account management is never delegated, to any audience (the reference PDS's protected and privileged methods).
+  for (const lxm of [
+    'com.atproto.identity.updateHandle',
+    'com.atproto.server.deactivateAccount',
+    'com.atproto.server.createAppPassword',
+    'chat.bsky.convo.sendMessage',
+    'com.atproto.server.getServiceAuth',
+  ]) {
+    await refused({ aud: 'did:web:elsewhere.example', lxm }, 'is never delegated');
+  }
+  // Another service's ordinary method is the guest's to delegate.
+  const feed = await ask({ aud: 'did:web:feed.example', lxm: 'app.bsky.feed.getFeedSkeleton' });
+  const claims = JSON.parse(Buffer.from(feed.data.token.split('.')[1]!, 'base64url').toString());
+  assert.equal([claims.aud, claims.lxm, claims.iss], ['did:web:feed.example', 'app.bsky.feed.getFeedSkeleton', ctx.annDid]);
+});
+
 test('a full custody of unexpired token ids: RateLimitExceeded with Retry-After', async (ctx) => {
   await ctx.t.restart({ serviceTokenCustody: 1 });
   ctx.agent = new AtpAgent({ service: ctx.t.base });

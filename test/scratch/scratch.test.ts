@@ -277,12 +277,110 @@ test('cite keeps a scratch entry in the town under the caller’s name; it reads
   assert.is((await t.get(`/AGENTS.md/receipt?intent=${encodeURIComponent(`cite:${cid}`)}`, ann.token)).status, 200, 'the cite outlives the world');
 });
 
+test('DELETE closes a world: only its owner, it stops answering, its slot frees at once, what was cited stays', async () => {
+  await expireAll();
+  await t.post('/AGENTS.md/scratch', ann.token, { name: 'x' });
+  await t.post('/AGENTS.md/scratch', ann.token, { name: 'y' });
+  await t.post('/AGENTS.md/scratch/x/objects', ann.token, { object: 'mine', source: lamp, entry: 'initial', intent: 'mx' });
+  const lit = await t.post('/AGENTS.md/scratch/x/world/mine/light?full=1', ann.token, { intent: 'lx' });
+  const cid = lit.json.receipt.cid;
+  const cited = await t.post('/AGENTS.md/scratch/x/cite', ann.token, { receipt: cid });
+  assert.is(cited.status, 200, cited.text);
+  const full = (await t.post('/AGENTS.md/scratch', ann.token, { name: 'z' })).status;
+  assert.is(full, 429, 'two open: a third is refused');
+
+  assert.is((await t.request('DELETE', '/AGENTS.md/scratch/x')).status, 401, 'bearer auth');
+  const foreign = await t.request('DELETE', '/AGENTS.md/scratch/x', { token: bob.token });
+  assert.is(foreign.status, 404, 'another guest’s world is as one that does not exist');
+  assert.is(foreign.json.class, 'unknown');
+  assert.is((await t.get('/AGENTS.md/scratch/x/world', ann.token)).status, 200, 'still open for its owner');
+
+  const closed = await t.request('DELETE', '/AGENTS.md/scratch/x', { token: ann.token });
+  assert.is(closed.status, 200, closed.text);
+  assert.equal({ status: closed.json.status, world: closed.json.world }, { status: 'closed', world: 'scratch/x' });
+  assert.is(closed.json.height, 3, 'its entries: the empty world, mine, the light');
+  assert.is(closed.json._links.me.href, '/AGENTS.md/me');
+  assert.is((await t.get('/AGENTS.md/scratch/x/world', ann.token)).status, 404, 'it stops answering');
+  assert.equal(
+    (await t.get('/AGENTS.md/me', ann.token)).json.scratches.map((s: any) => s.world),
+    ['scratch/y'],
+  );
+  const again = await t.request('DELETE', '/AGENTS.md/scratch/x', { token: ann.token });
+  assert.is(again.status, 404, 'a closed world cannot be closed twice');
+  assert.is((await t.post('/AGENTS.md/scratch', ann.token, { name: 'z' })).status, 200, 'the slot is free at once');
+  // The cite lives in the town's journal, not the world's.
+  const back = await t.get(`/AGENTS.md/receipt?intent=${encodeURIComponent(`cite:${cid}`)}`, ann.token);
+  assert.is(back.status, 200, back.text);
+  // Its journal and read models go as an expired world's do.
+  assert.equal(await t.town.events.readStream(worldStream('scratch.ann.x.1')), []);
+  for (const until = Date.now() + 3000; (await cardDocs.in(t.town.reads).count({ world: 'scratch.ann.x.1' })) > 0; ) {
+    assert.ok(Date.now() < until, 'the closed world’s read models are deleted');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // A world past its time has expired: closing it answers as for one never opened.
+  t.clock.advance(limits.scratchLifetimeSeconds * 1000 + 1);
+  assert.is((await t.request('DELETE', '/AGENTS.md/scratch/y', { token: ann.token })).status, 404);
+});
+
+test('a path that takes other methods answers DELETE 405 with Allow; a method no route takes is 501', async () => {
+  const world = await t.request('DELETE', '/AGENTS.md/world', { token: ann.token });
+  assert.is(world.status, 405, world.text);
+  assert.is(world.json.class, 'methodNotAllowed');
+  assert.match(String(world.headers.allow), 'GET');
+  const open = await t.request('GET', '/AGENTS.md/scratch/x', { token: ann.token });
+  assert.is(open.status, 405);
+  assert.is(open.headers.allow, 'DELETE');
+  const put = await t.request('PUT', '/AGENTS.md/world', { token: ann.token });
+  assert.is(put.status, 501);
+  assert.is(put.json.class, 'notImplemented');
+  assert.match(put.json.message, 'DELETE');
+  assert.is((await t.request('DELETE', '/AGENTS.md/nowhere', { token: ann.token })).status, 404);
+});
+
+test('cite takes a spoken name or a content id; its reply links the scratch card and receipt, never a town card', async () => {
+  await expireAll();
+  await t.post('/AGENTS.md/scratch', ann.token, { name: 's' });
+  await t.post('/AGENTS.md/scratch/s/objects', ann.token, { object: 'hidden-lamp', source: lamp, entry: 'initial', intent: 'hm', seed: { fuel: 3 } });
+  const lit = await t.post('/AGENTS.md/scratch/s/world/hidden-lamp/light?full=1', ann.token, { intent: 'hl' });
+  const { slug, cid } = lit.json.receipt;
+  const bySlug = await t.post('/AGENTS.md/scratch/s/cite', ann.token, { receipt: slug });
+  assert.is(bySlug.status, 200, bySlug.text);
+  assert.is(bySlug.json.status, 'done');
+  // The same receipt by its content id is the same cite (its default intent is `cite:<cid>`).
+  const byCid = await t.post('/AGENTS.md/scratch/s/cite', ann.token, { receipt: cid });
+  assert.equal(byCid.json.receipt, bySlug.json.receipt);
+  const links = bySlug.json._links;
+  assert.is((await t.get(links.receipt.href, ann.token)).status, 200, 'the town receipt');
+  assert.is(links.cited.href, `/AGENTS.md/scratch/s/receipt/${slug}`);
+  assert.is(links.card.href, '/AGENTS.md/scratch/s/world/hidden-lamp/card');
+  for (const rel of Object.keys(links).filter((k) => k !== 'self')) {
+    const r = await t.get(links[rel].href, ann.token);
+    assert.is(r.status, 200, `${rel}: ${links[rel].href} ${r.text}`);
+  }
+  // The town has no such card: no link points at one.
+  assert.is((await t.get('/AGENTS.md/world/hidden-lamp/card', ann.token)).status, 404);
+  const unknown = await t.post('/AGENTS.md/scratch/s/cite', ann.token, { receipt: 'acorn-acorn-acorn' });
+  assert.is(unknown.status, 404);
+  assert.match(unknown.json.message, 'spoken name (slug) or content id (cid)');
+  const api = await t.get('/AGENTS.md/api', ann.token);
+  const cite = api.json.routes.find((r: any) => r.name === 'cite');
+  assert.match(cite.body.receipt, 'spoken name (slug) or its content id (cid)');
+});
+
 test('the catalogue lists each route’s scratch path', async () => {
   const api = await t.get('/AGENTS.md/api', ann.token);
   const by = (name: string) => api.json.routes.find((r: any) => r.name === name);
   assert.is(by('turn').scratch, '/AGENTS.md/scratch/{name}/world/{object}/{method}');
   assert.is(by('scratch').built, undefined);
   assert.is(by('cite').built, undefined);
+  assert.equal(
+    { method: by('scratchClose').method, href: by('scratchClose').href, auth: by('scratchClose').auth },
+    { method: 'DELETE', href: '/AGENTS.md/scratch/{name}', auth: 'bearer' },
+  );
+  const tool = t.town.mcp.town.toolList.find((x: { name: string }) => x.name === 'scratchClose');
+  assert.ok(tool, 'closing is an MCP tool');
+  assert.equal(tool.inputSchema.required, ['name']);
+  assert.is(tool.annotations?.destructiveHint, true);
 });
 
 test.run();

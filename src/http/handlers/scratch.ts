@@ -18,6 +18,8 @@ import { hrefOf } from '../routes.js';
 import { hrefIn, turnReply } from './world.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Module } from '../../cards/program.js';
+import { receiptsBySlug, type World } from '../../cards/kernel/world.js';
+import type { ReceiptRecord } from '../../cards/kernel/world.js';
 
 export interface ScratchDeps {
   scratches: ScratchWorlds;
@@ -26,7 +28,7 @@ export interface ScratchDeps {
   fresh: ReadYourWrites;
 }
 
-export type ScratchRoute = 'scratch' | 'scratchObjects' | 'repl' | 'check' | 'cite';
+export type ScratchRoute = 'scratch' | 'scratchClose' | 'scratchObjects' | 'repl' | 'check' | 'cite';
 
 /** What the card-making routes take (`scratch/{name}/objects`, the earlier shape's `heap/objects`). */
 export interface CreateBody {
@@ -69,6 +71,30 @@ export async function checkIn(service: WorldService, b: { source?: string; modul
   return full ? reply : { ...reply, diagnostics: reply.diagnostics.map((d) => ({ ...d, message: d.message.split('\n')[0]! })) };
 }
 
+/**
+ * The receipt a cite names in a scratch world: by its content id, or by its spoken name (slug)
+ * when that names exactly one; a name shared by several is `ambiguous`, listing their ids.
+ */
+function citedReceipt(world: World, named: string, scratch: string): ReceiptRecord {
+  const byCid = world.receipts.get(named);
+  if (byCid) return byCid;
+  const bySlug = receiptsBySlug(world, named);
+  if (bySlug.length === 1) return bySlug[0]!;
+  if (bySlug.length > 1) {
+    throw new TownError('ambiguous', `${bySlug.length} receipts in scratch/${scratch} are named ${named}; cite one by its content id`, {
+      fields: { receipts: bySlug.map((r) => ({ height: r.height, cid: r.cid })) },
+      hintHref: hrefIn(scratch, 'receipt', { slug: named }, { full: '1' }),
+    });
+  }
+  throw new TownError(
+    'unknown',
+    `no receipt ${JSON.stringify(named.slice(0, 80))} in scratch/${scratch}; cite a receipt by its spoken name (slug) or content id (cid)`,
+    {
+      hintHref: hrefIn(scratch, 'world'),
+    },
+  );
+}
+
 export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
   const { scratches, fresh } = deps;
 
@@ -80,6 +106,11 @@ export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
       fresh.note(ctx.state.caller.principal, opened.position);
       const { position: _, ...answer } = opened;
       return { ...answer, _links: links({ world: hrefIn(name, 'world'), objects: hrefOf('scratchObjects', { name }), me: hrefOf('me') }) };
+    },
+
+    async scratchClose(ctx) {
+      const closed = await scratches.shut(ctx.state.caller, ctx.params.name);
+      return { ...closed, _links: links({ me: hrefOf('me'), scratch: hrefOf('scratch') }) };
     },
 
     async scratchObjects(ctx) {
@@ -119,16 +150,7 @@ export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
       const caller = ctx.state.caller;
       const w = await scratches.world(caller, ctx.params.name);
       const b = ctx.state.body;
-      const record = w.service.committed.receipts.get(b.receipt);
-      if (!record) {
-        throw new TownError(
-          'unknown',
-          `no receipt ${JSON.stringify(b.receipt.slice(0, 80))} in scratch/${w.name}; cite a receipt by its content id (its cid)`,
-          {
-            hintHref: hrefIn(w.name, 'world'),
-          },
-        );
-      }
+      const record = citedReceipt(w.service.committed, b.receipt, w.name);
       const [event] = await deps.events.readStream(worldStream(w.id), { fromRevision: BigInt(record.height), maxCount: 1 });
       if (!event) throw new Error(`scratch ${w.id} has no entry at ${record.height}`);
       const entry = decodeWorldEntry(event);
@@ -140,7 +162,18 @@ export function scratchHandlers(deps: ScratchDeps): RoomHandlers<ScratchRoute> {
         ...(b.intent !== undefined ? { intent: b.intent } : {}),
       });
       fresh.note(caller.principal, decided.position);
-      return turnReply(decided, entry.receipt.object ?? 'cite', {});
+      const reply = turnReply(decided, entry.receipt.object ?? 'cite', {});
+      // The cited card lives in the scratch world, not the town: link it there, while it stands,
+      // and the scratch receipt cited; never a town card of that name the caller may not see.
+      const object = entry.receipt.object;
+      const own = reply._links as Record<string, unknown>;
+      reply._links = links({
+        receipt: own.receipt as string | undefined,
+        hint: own.hint as string | undefined,
+        cited: hrefIn(w.name, 'receipt', { slug: entry.slug }),
+        card: object !== undefined && w.service.committed.cards.has(object) ? hrefIn(w.name, 'card', { object }) : undefined,
+      });
+      return reply;
     },
   };
 }
