@@ -4,14 +4,13 @@
  * first) reads what was added and decides again, so the quota and "one answer per post" hold
  * across fronts. Commands of one process are taken one at a time, in order.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
 import { TownError } from '../contract/town-error.js';
 import { decodeFeedEvent, type FeedAnswered, type FeedPosted, feedStream, postKey } from '../events/feed.js';
-import { lostRace, maxAttempts, TooMuchContention } from '../identity/streams.js';
+import { runCommand } from './command-runner.js';
 import type { EventStore } from '../stores/event-store.js';
-import { type Author, decideFeed, evolveFeed, type FeedCommand, type FeedRefusal, feedLeft, initialFeed } from './feed.js';
+import { type Author, decideFeed, evolveFeed, type FeedCommand, type FeedRefusal, type FeedState, feedLeft, initialFeed } from './feed.js';
 
 export interface Appended<E> {
   event: E;
@@ -69,23 +68,28 @@ export class FeedService {
   }
 
   private async decide(command: () => FeedCommand, replyTo?: string): Promise<Appended<FeedEvent> | undefined> {
-    await this.catchUp();
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      const decision = decideFeed(this.state, command());
-      if (!decision.ok) throw refusal(decision.reason, replyTo);
-      const [event] = decision.events;
-      if (!event) return undefined;
-      try {
-        const appended = await this.events.append(feedStream, [{ id: randomUUID(), type: event.type, data: event.data }], this.revision ?? 'noStream');
-        this.revision = appended.nextRevision;
-        evolveFeed(this.state, event);
-        return { event, position: appended.position };
-      } catch (error) {
-        if (!lostRace(error)) throw error;
+    return runCommand<FeedState, FeedEvent, Appended<FeedEvent> | undefined>(this.events, {
+      stream: feedStream,
+      // the feed's state is kept folded here: read on from where it stood
+      read: async () => {
         await this.catchUp();
-      }
-    }
-    throw new TooMuchContention(feedStream);
+        return { state: this.state, expected: this.revision ?? 'noStream' };
+      },
+      decide: (state) => {
+        const decision = decideFeed(state, command());
+        if (!decision.ok) throw refusal(decision.reason, replyTo);
+        const [event] = decision.events;
+        if (!event) return { events: [], answer: () => undefined };
+        return {
+          events: [event],
+          answer: (appended) => {
+            this.revision = appended!.nextRevision;
+            evolveFeed(this.state, event);
+            return { event, position: appended!.position };
+          },
+        };
+      },
+    });
   }
 
   /** Folds what other writers appended since the last read. */

@@ -29,7 +29,8 @@ import { challengeIdOf, challengePoster, decideVerify, nameOfHandle, type PostFa
 import { handleOf, identityOf, type GuestIdentity } from './names.js';
 import { identityRefusal } from './refusals.js';
 import { credentialPrefix, invitationPrefix, newCredential, newSessionId, secretHash, sha256Hex } from './secrets.js';
-import { appendDecided, fold, handleCommand, lost, lostRace, retrying, type Folded } from './streams.js';
+import { lost, lostRace, retrying } from '../commands/command-runner.js';
+import { appendDecided, fold, handleCommand, type Folded } from './streams.js';
 
 /** A browser stays signed in this long unless it leaves first (or its credential is revoked). */
 export const sessionLifetimeMs = 30 * 24 * 3600_000;

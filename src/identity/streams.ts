@@ -1,17 +1,16 @@
 /**
- * Running identity deciders against the EventStore. A stream category is its event codec and
- * its decider (kinds.ts). `handleCommand` is the one command handler every single-stream
- * identity command goes through: read the stream, fold it with the decider, decide, append at
- * the revision that was folded. A lost race (WrongExpectedVersion) is not an error here: it
- * reads again and decides again on what won, up to `maxAttempts` times, then gives up with
- * `TooMuchContention`. Admissions, which decide over several streams at once, run their own
- * attempt through the same bounded `retrying` loop (service.ts).
+ * Running identity and scratch deciders against the EventStore. A stream category is its event
+ * codec and its decider (kinds.ts). `handleCommand` folds the stream from its start and runs the
+ * command through the one command runner (src/commands/command-runner.ts: decide, append at the
+ * folded revision, again on a lost race). Admissions, which decide over several streams at once,
+ * run their own attempt through the same bounded `retrying` loop (service.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type * as t from 'io-ts';
 import type { Decider, Decision } from '../contract/decider.js';
 import { decodeEvent } from '../events/identity.js';
-import { WrongExpectedVersion, type EventStore, type ExpectedRevision } from '../stores/event-store.js';
+import type { EventStore, ExpectedRevision } from '../stores/event-store.js';
+import { runCommand } from '../commands/command-runner.js';
 
 /** A stream category: its events decoded through `codec` before `decider` sees them. */
 export interface StreamKind<State, Command, Event, Reason> {
@@ -52,36 +51,6 @@ export async function appendDecided(
   );
 }
 
-/** Whether an append lost its race. */
-export function lostRace(error: unknown): error is WrongExpectedVersion {
-  return error instanceof WrongExpectedVersion || (error instanceof Error && error.name === 'WrongExpectedVersion');
-}
-
-/** Enough for any real contention on one stream: every lost race means another writer moved on. */
-export const maxAttempts = 16;
-
-export class TooMuchContention extends Error {
-  constructor(stream: string) {
-    super(`gave up on ${stream} after ${maxAttempts} lost races`);
-    this.name = 'TooMuchContention';
-  }
-}
-
-/** What an attempt answers when it lost a race and should be made again on what won. */
-export const lost: unique symbol = Symbol('lost race');
-
-/**
- * Runs `attempt` until it answers something other than `lost`, at most `maxAttempts` times;
- * then `TooMuchContention` names `stream`. An attempt that throws ends the loop with its error.
- */
-export async function retrying<T>(stream: string, attempt: () => Promise<T | typeof lost>): Promise<T> {
-  for (let n = 0; n < maxAttempts; n++) {
-    const result = await attempt();
-    if (result !== lost) return result;
-  }
-  throw new TooMuchContention(stream);
-}
-
 export type Handled<S, E, R> = { ok: true; events: E[]; state: S } | { ok: false; reason: R };
 
 /**
@@ -91,16 +60,14 @@ export type Handled<S, E, R> = { ok: true; events: E[]; state: S } | { ok: false
  */
 export function handleCommand<S, C, E, R>(store: EventStore, stream: string, kind: StreamKind<S, C, E, R>, command: C): Promise<Handled<S, E, R>> {
   const { decider } = kind;
-  return retrying(stream, async () => {
-    const { state, expected } = await fold(store, stream, kind);
-    const decision = decider.decide(state, command);
-    if (!decision.ok) return decision;
-    try {
-      await appendDecided(store, stream, decision.events as { type: string; data: unknown }[], expected);
-    } catch (error) {
-      if (lostRace(error)) return lost;
-      throw error;
-    }
-    return { ok: true as const, events: decision.events, state: decision.events.reduce(decider.evolve, state) };
+  return runCommand<S, E & { type: string; data: unknown }, Handled<S, E, R>>(store, {
+    stream,
+    read: () => fold(store, stream, kind),
+    decide: (state) => {
+      const decision = decider.decide(state, command);
+      if (!decision.ok) return { events: [], answer: () => decision };
+      const events = decision.events as (E & { type: string; data: unknown })[];
+      return { events, answer: () => ({ ok: true as const, events: decision.events, state: decision.events.reduce(decider.evolve, state) }) };
+    },
   });
 }

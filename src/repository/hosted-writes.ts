@@ -6,13 +6,12 @@
  * key, decides with that commit and appends it at the revision folded; a lost race is planned
  * and signed again on what won. Refusals are the AT Protocol errors of spec 7.3.
  */
-import { randomUUID } from 'node:crypto';
 import type { Keypair } from '@atproto/crypto';
 import type { Clock } from '../contract/clock.js';
 import { XrpcFailure } from '../contract/xrpc-failure.js';
 import { type HostedState, type HostedWrite, hostedDecider, planWrites } from '../commands/hosted-repo.js';
-import { decodeHostedEvent, type HostedCommit, type HostedOp, hostedStream } from '../events/hosted.js';
-import { lost, lostRace, retrying } from '../identity/streams.js';
+import { decodeHostedEvent, type HostedCommit, type HostedEvent, type HostedOp, hostedStream } from '../events/hosted.js';
+import { runCommand } from '../commands/command-runner.js';
 import type { EventStore, ExpectedRevision } from '../stores/event-store.js';
 import type { HostedAccount } from './hosted-accounts.js';
 import { applyOps, type HostedTrees, signTree } from './hosted-tree.js';
@@ -63,33 +62,28 @@ export class HostedWrites {
     const signer = this.deps.signer;
     if (!signer) throw new XrpcFailure('RepoNotServed', 'this box has no signing key: it keeps no hosted repositories');
     const stream = hostedStream(account.name);
-    return retrying(stream, async () => {
-      const { state, expected } = await this.state(account.name);
-      const command = { type: 'write' as const, did: account.did, writes, now: this.deps.clock(), ...(swapCommit !== undefined ? { swapCommit } : {}) };
-      const planned = planWrites(state, command);
-      if (!planned.ok) throw new XrpcFailure(planned.reason.error, planned.reason.message);
-      if (!planned.plan.ops.length) return { ops: [], keys: planned.plan.keys };
-      const before = await this.deps.trees.tree(account.did, state.data, async () => state.records);
-      const tree = await applyOps(before, planned.plan.ops);
-      const commit = await signTree(account.did, tree, planned.plan.rev, signer);
-      const decision = hostedDecider.decide(state, { ...command, commit });
-      if (!decision.ok) throw new XrpcFailure(decision.reason.error, decision.reason.message);
-      let position: bigint;
-      try {
-        const appended = await this.deps.events.append(
-          stream,
-          decision.events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data })),
-          expected,
-        );
-        position = appended.position;
-        const next = decision.events.reduce(hostedDecider.evolve, state);
-        this.keep(stream, appended.nextRevision, next);
-      } catch (error) {
-        if (lostRace(error)) return lost;
-        throw error;
-      }
-      this.deps.trees.keep(account.did, commit.data, tree);
-      return { ops: planned.plan.ops, keys: planned.plan.keys, commit, position };
+    return runCommand<HostedState, HostedEvent, Written>(this.deps.events, {
+      stream,
+      read: () => this.state(account.name),
+      decide: async (state) => {
+        const command = { type: 'write' as const, did: account.did, writes, now: this.deps.clock(), ...(swapCommit !== undefined ? { swapCommit } : {}) };
+        const planned = planWrites(state, command);
+        if (!planned.ok) throw new XrpcFailure(planned.reason.error, planned.reason.message);
+        if (!planned.plan.ops.length) return { events: [], answer: () => ({ ops: [], keys: planned.plan.keys }) };
+        const before = await this.deps.trees.tree(account.did, state.data, async () => state.records);
+        const tree = await applyOps(before, planned.plan.ops);
+        const commit = await signTree(account.did, tree, planned.plan.rev, signer);
+        const decision = hostedDecider.decide(state, { ...command, commit });
+        if (!decision.ok) throw new XrpcFailure(decision.reason.error, decision.reason.message);
+        return {
+          events: decision.events,
+          answer: (appended) => {
+            this.keep(stream, appended!.nextRevision, decision.events.reduce(hostedDecider.evolve, state));
+            this.deps.trees.keep(account.did, commit.data, tree);
+            return { ops: planned.plan.ops, keys: planned.plan.keys, commit, position: appended!.position };
+          },
+        };
+      },
     });
   }
 
