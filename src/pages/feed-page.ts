@@ -7,12 +7,13 @@
 import type { Caller } from '../contract/caller.js';
 import { limits } from '../contract/limits.js';
 import type { FeedPost, FeedThread } from '../queries/feed.js';
-import { e, layout } from './layout.js';
+import { e, layout, timeTag } from './layout.js';
 
 function postHtml(p: FeedPost): string {
-  const who = p.town ? '<b>the town</b>' : e(p.author.handle);
-  const receipt = p.receipt ? ` · receipt <a href="/AGENTS.md/receipt/${encodeURIComponent(p.receipt.slug)}">${e(p.receipt.slug)}</a>` : '';
-  return `<article class="post${p.town ? ' town' : ''}"><p class="h">${who} · <time datetime="${e(p.createdAt)}">${e(p.createdAt)}</time>${receipt}</p><p>${e(p.text)}</p></article>`;
+  // a guest by the name it chose (a handle's first label), the whole handle on hover
+  const who = p.town ? '<b>the town</b>' : `<span title="${e(p.author.handle)}">${e(p.author.handle.split('.')[0])}</span>`;
+  const receipt = p.receipt ? ` · receipt <a href="/receipt/${encodeURIComponent(p.receipt.slug)}">${e(p.receipt.slug)}</a>` : '';
+  return `<article class="post${p.town ? ' town' : ''}"><p class="h">${who} · ${timeTag(p.createdAt)}${receipt}</p><p>${e(p.text)}</p></article>`;
 }
 
 function box(caller: Caller | undefined, replyTo?: string): string {
@@ -35,6 +36,6 @@ export function feedPage(caller: Caller | undefined, threads: FeedThread[], heig
   const intro = caller
     ? '<p>Say something to the town: it answers under your post within seconds, with the receipt of its turn.</p>'
     : '<p><a href="/enter">Enter</a> to post; the town answers every post.</p>';
-  const refresh = waiting ? '<p class="h">the town is answering; this page looks again by itself</p>' : '';
+  const refresh = waiting ? '<p class="h" role="status">The town is answering: reload this page in a few seconds to read its answer.</p>' : '';
   return layout('the feed', `<h1>The feed</h1>${intro}${box(caller)}${refresh}${list}${more}`, { caller, liveHeight: height });
 }

@@ -88,6 +88,24 @@ export const readerOf = (caller: Caller | undefined): string => caller?.principa
 /** `guest:host:ann` → ann; anything else as it is. */
 export const shortName = (p: string): string => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);
 
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A moment as people read it: `6 Dec 2026, 19:40 UTC` (`day`: `6 Dec 2026`; `clock`: `19:40 UTC`). */
+export function readableTime(at: number | string, shape: 'full' | 'day' | 'clock' = 'full'): string {
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  const day = `${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  const clock = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
+  return shape === 'day' ? day : shape === 'clock' ? clock : `${day}, ${clock}`;
+}
+
+/** A <time> element: the exact moment in `datetime`, the readable one as its text. */
+export function timeTag(at: number | string, shape: 'full' | 'day' | 'clock' = 'full'): string {
+  const d = new Date(at);
+  const iso = Number.isNaN(d.getTime()) ? String(at) : d.toISOString();
+  return `<time datetime="${e(iso)}">${e(readableTime(at, shape))}</time>`;
+}
+
 /** Preformatted text with numbered line anchors (`#L3`). */
 export function numbered(text: string, prefix = 'L'): string {
   const lines = text.split('\n');
