@@ -84,7 +84,6 @@ async function postsOf(r: WorldReads, host: string, principal: string): Promise<
   });
 }
 
-
 export async function bookPage(
   r: WorldReads,
   host: string,

@@ -142,7 +142,9 @@ async function marketPanel(r: WorldReads, reader: string, avatar: string, market
     `<form class="quick" method="post" action="${at}"><input type="hidden" name="do" value="${e(act)}">${extra}<button>${e(label)}</button></form>`;
   const granted = itemsOf(market.state, 'granted').some((g) => g.tag === 'label' && g.value === reader);
   const coins = coinsOf(market.state, reader);
-  const purse = granted ? `<p>Your purse holds ${e(coins)} coin${coins === 1 ? '' : 's'}.</p>` : `<p>You have no purse here yet. ${cast('purse', 'open a purse of 10 coins')}</p>`;
+  const purse = granted
+    ? `<p>Your purse holds ${e(coins)} coin${coins === 1 ? '' : 's'}.</p>`
+    : `<p>You have no purse here yet. ${cast('purse', 'open a purse of 10 coins')}</p>`;
   const goods = itemsOf(market.state, 'goods').filter((g) => {
     const buyer = labelOf(g, 'buyer') ?? '';
     return buyer === '' || buyer === reader;

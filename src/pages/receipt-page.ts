@@ -20,7 +20,8 @@ export async function receiptPage(r: WorldReads, slug: string, caller: Caller | 
     if (!(err instanceof TownError) || err.cls !== 'ambiguous') throw err;
     const many = (err.extra.fields?.receipts ?? []) as { height: number; object?: string; method?: string }[];
     const items = many.map(
-      (m) => `<li>${m.object ? `${e(m.method ?? 'a spell')} on <a href="/o/${seg(m.object)}">${e(m.object)}</a>` : 'a receipt from before the archive'} <span class="h">#${e(m.height)}</span></li>`,
+      (m) =>
+        `<li>${m.object ? `${e(m.method ?? 'a spell')} on <a href="/o/${seg(m.object)}">${e(m.object)}</a>` : 'a receipt from before the archive'} <span class="h">#${e(m.height)}</span></li>`,
     );
     return layout(`receipt ${slug}`, `<h1>Receipts named ${e(slug)}</h1><p>More than one receipt has this name:</p><ul>${items.join('')}</ul>`, { caller });
   }

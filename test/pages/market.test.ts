@@ -17,7 +17,8 @@ market.before(async (ctx) => {
   ctx.annAt = String((await ctx.t.request('GET', '/play/', { cookie: ctx.ann.cookie })).headers.location);
   ctx.bobAt = String((await ctx.t.request('GET', '/play/', { cookie: ctx.bob.cookie })).headers.location);
   // the read models fold the arrivals in a moment
-  for (let i = 0; i < 50 && (await ctx.t.request('GET', ctx.bobAt, { cookie: ctx.bob.cookie })).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 50 && (await ctx.t.request('GET', ctx.bobAt, { cookie: ctx.bob.cookie })).status !== 200; i++)
+    await new Promise((r) => setTimeout(r, 50));
 });
 market.after(async (ctx) => {
   await ctx.t.close();
@@ -39,7 +40,10 @@ market('in the square the market is one click away: open a purse, sell what you 
 
   await t.request('POST', annAt, { cookie: ann.cookie, form: { do: 'take?thing=lamp' } });
   const holding = panel((await t.request('GET', annAt, { cookie: ann.cookie })).text);
-  assert.match(holding, /<form class="quick" method="post" action="\/play\/market"><input type="hidden" name="do" value="sell\?item=lamp"><label for="sell-price-0">price<\/label> <input id="sell-price-0" name="f.price" type="number"[^>]*> <button>sell lamp<\/button><\/form>/);
+  assert.match(
+    holding,
+    /<form class="quick" method="post" action="\/play\/market"><input type="hidden" name="do" value="sell\?item=lamp"><label for="sell-price-0">price<\/label> <input id="sell-price-0" name="f.price" type="number"[^>]*> <button>sell lamp<\/button><\/form>/,
+  );
   const sold = await t.request('POST', '/play/market', { cookie: ann.cookie, form: { do: 'sell?item=lamp', 'f.price': '3' } });
   assert.match(sold.text, /<section class="receipt done"/);
 

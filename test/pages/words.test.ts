@@ -123,7 +123,7 @@ words('/play goes to /play/; /history follows the town live', async ({ t, ann })
   assert.not.match(out.text, /data-live/, 'only a signed-in page follows the streams');
 });
 
-words('a receipt has a page in words, and the feed links to it', async ({ t, ann, slug }) => {
+words('a receipt has a page in words, and the feed links to it', async ({ t, slug }) => {
   const page = await t.request('GET', `/receipt/${encodeURIComponent(slug)}`);
   assert.is(page.status, 200);
   assert.match(page.text, /<h1>Receipt: done<\/h1>/);
