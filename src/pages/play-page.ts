@@ -229,11 +229,9 @@ export const freshIntent = () => `play:${randomUUID()}`;
  */
 export async function outcomeSection(r: WorldReads, caller: Caller, decided: Decided, object: string): Promise<string> {
   const reply = outcomeReply(decided.outcome, { height: decided.height }) as ReceiptFacts & {
-    revealed?: string[];
     offers?: string[];
     receipt?: { slug: string | null; height: number };
   };
-  const revealed = reply.revealed?.length ? `<ul class="revealed">${reply.revealed.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : '';
   // What came back: cards made for the caller by this turn and by the sends delivered with it.
   const offers = reply.receipt ? await offersAfter(r, caller.principal, reply.receipt.height - 1) : [];
   const back = offers.length
@@ -249,6 +247,6 @@ export async function outcomeSection(r: WorldReads, caller: Caller, decided: Dec
   });
   return (
     `<section class="receipt ${e(reply.status ?? '')}" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>${e(verdict(reply.status))}</h2>` +
-    `${words}${revealed}${back}</section>`
+    `${words}${back}</section>`
   );
 }

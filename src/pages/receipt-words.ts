@@ -23,6 +23,8 @@ export interface ReceiptFacts {
   clause?: string;
   slug?: string | null;
   height?: number;
+  /** What the turn let the caller see afterwards (a program's lines, e.g. a card's new version). */
+  revealed?: string[];
 }
 
 /** Where a refusal says to look next (spec 7.2 `hintKind`), in words. */
@@ -67,6 +69,8 @@ export function receiptWords(f: ReceiptFacts): string {
   if (f.method) exact.push(`<dt>spell</dt><dd><code>${e(f.method)}</code></dd>`);
   if (f.slug) exact.push(`<dt>name</dt><dd><a href="/receipt/${seg(f.slug)}"><code class="slug">${e(f.slug)}</code></a></dd>`);
   if (f.height !== undefined) exact.push(`<dt>height</dt><dd><code>${e(f.height)}</code></dd>`);
+  if (f.revealed?.length)
+    exact.push(`<dt>seen after</dt><dd><ul class="revealed">${f.revealed.map((x) => `<li><code>${e(x)}</code></li>`).join('')}</ul></dd>`);
   return (
     `<p class="line">${e(f.line ?? '')}</p>` +
     (facts.length ? `<dl class="facts">${facts.join('')}</dl>` : '') +

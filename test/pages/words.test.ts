@@ -92,6 +92,33 @@ words('no page shows a person the API’s words, signed in or out', async ({ t, 
   assert.equal(seen, [], 'pages in people’s words');
 });
 
+words('a receipt on the play page is in people’s words, done or refused', async ({ t, ann }) => {
+  const plays: [string, Record<string, string>][] = [
+    ['/play/market', { do: 'purse' }],
+    ['/play/market', { do: 'sell?item=lamp', 'f.price': '2' }],
+    ['/play/market', { do: 'buy?item=lamp&to=avatar-ann' }],
+    ['/play/lamp', { do: 'fill', 'f.measures': '12' }],
+    ['/play/avatar-ann', { do: 'go?room=post-office' }],
+    ['/play/postbox', { do: 'post?to=notice-board&text=hello&copies=20' }],
+    ['/play/avatar-ann', { do: 'go?room=square' }],
+  ];
+  const seen: string[] = [];
+  for (const [p, form] of plays) {
+    const r = await t.request('POST', p, { cookie: ann.cookie, form });
+    assert.is(r.status, 200, `${p} ${JSON.stringify(form)}`);
+    assert.match(r.text, /<section class="receipt (done|refused)"/);
+    const text = visibleText(r.text);
+    for (const w of apiWords) {
+      const at = w.exec(text);
+      if (at) seen.push(`POST ${p} ${JSON.stringify(form)}: "${text.slice(Math.max(0, at.index - 60), at.index + 60)}"`);
+    }
+  }
+  assert.equal(seen, [], 'receipts in people’s words');
+  const refused = await t.request('POST', '/play/lamp', { cookie: ann.cookie, form: { do: 'fill', 'f.measures': '12' } });
+  assert.match(refused.text, /<h2>Not done<\/h2>/);
+  assert.match(refused.text, /<dt>class<\/dt><dd><code>[A-Za-z]+<\/code><\/dd>/);
+});
+
 words('error pages say what happened in plain words, the class only in a small code line', async ({ t, ann }) => {
   const r = await t.request('GET', '/no-such-page', { cookie: ann.cookie });
   assert.is(r.status, 404);
