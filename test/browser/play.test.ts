@@ -171,4 +171,31 @@ it('she reads a library page as HTML, and the town', async (ctx) => {
   noProblems(ctx);
 });
 
+it('a page whose live stream the town refused says so, offers a reload, and follows again once it may', async (ctx) => {
+  const page = ctx.watched.page;
+  // her one watched page on a page that follows nothing
+  await page.goto(`${ctx.t.base}/library`);
+  // four pages follow the town: a session's share of the live streams
+  const following: Page[] = [];
+  for (let i = 0; i < 4; i++) {
+    const p = await ctx.ann.newPage();
+    await p.goto(`${ctx.t.base}/town`);
+    following.push(p);
+  }
+  // the fifth is refused (429): it says so, with a button to reload
+  const fifth = await ctx.ann.newPage();
+  await fifth.goto(`${ctx.t.base}/town`);
+  const notice = fifth.locator('p.live-refused');
+  await notice.waitFor({ state: 'visible', timeout: 10_000 });
+  assert.match(await textOf(notice), /stopped following the town/);
+  assert.is(await notice.getAttribute('role'), 'status');
+  assert.is(await notice.locator('button').textContent(), 'reload now');
+  await look(ctx, fifth, 'live-refused');
+  // one page closes; the fifth tries again by itself, and the notice goes
+  await following.pop()!.close();
+  await notice.waitFor({ state: 'detached', timeout: 20_000 });
+  for (const p of [...following, fifth]) await p.close();
+  noProblems(ctx);
+});
+
 play.run();
