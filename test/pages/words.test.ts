@@ -168,7 +168,9 @@ words('a receipt has a page in words, and the feed links to it', async ({ t, slu
     town,
     ...(town ? { receipt: { slug, cid: 'bafy', height: 9 } } : {}),
   });
-  const feed = feedPage(undefined, [{ post: post('hello town', false), replies: [post('hello ann', true)] }], 9);
+  const feed = feedPage(undefined, [{ post: post('hello town', false), replies: [post('Hello, ann.localhost.', true)] }], 9, undefined, 'localhost:8080');
+  assert.match(visibleText(feed), /Hello, ann\./);
+  assert.not.match(visibleText(feed), /localhost/);
   assert.match(feed, `href="/receipt/${encodeURIComponent(slug)}"`);
   assert.not.match(feed, /\/AGENTS\.md/);
   assert.match(feed, /<span title="ann\.localhost">ann<\/span> · <time datetime="2026-11-23T12:00:00\.000Z">23 Nov 2026, 12:00 UTC<\/time>/);
