@@ -171,6 +171,37 @@ it('she reads a library page as HTML, and the town', async (ctx) => {
   noProblems(ctx);
 });
 
+/** API words no page shows a person (test/pages/words.test.ts reads the same over HTTP). */
+const apiWords = [/\/AGENTS\.md/, /\bqueued\b/i, /\bdepth\b/i, /unknownRoute/, /stands at version/i, /no route (GET|POST)/];
+
+it('what she reads on every page is in people’s words, the feed’s answers too', async (ctx) => {
+  const page = ctx.watched.page;
+  await page.goto(`${ctx.t.base}/feed`);
+  await page.fill('#post', 'hello');
+  await Promise.all([page.waitForURL(/\/feed$/), page.click('form.say:has(#post) button')]);
+  // the town answers within seconds
+  for (let i = 0; i < 60 && (await page.locator('article.post.town').count()) === 0; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    await page.goto(`${ctx.t.base}/feed`);
+  }
+  assert.ok((await page.locator('article.post.town').count()) > 0, 'the town answered');
+  await look(ctx, page, 'feed');
+  const receipt = await page.locator('article.post.town a[href^="/receipt/"]').first().getAttribute('href');
+  const seen: string[] = [];
+  for (const p of ['/', '/town', '/map', '/history', '/feed', '/kinds', '/library', '/library/postbox', '/o/market', `/play/${encodeURIComponent(ctx.avatar)}`, String(receipt), '/nowhere']) {
+    await page.goto(`${ctx.t.base}${p}`);
+    // what a person reads: the page's text, but the code it quotes verbatim
+    const text = await page.evaluate(() => {
+      const main = (globalThis as any).document.body.cloneNode(true);
+      for (const c of main.querySelectorAll('code, pre, script')) c.remove();
+      return main.textContent as string;
+    });
+    for (const w of apiWords) if (w.test(text)) seen.push(`${p}: ${w}`);
+  }
+  assert.equal(seen, []);
+  ctx.watched.problems.splice(0).forEach((problem) => assert.match(problem, /\/nowhere/, 'only the page asked for in vain failed'));
+});
+
 it('a page whose live stream the town refused says so, offers a reload, and follows again once it may', async (ctx) => {
   const page = ctx.watched.page;
   // her one watched page on a page that follows nothing
