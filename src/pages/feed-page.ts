@@ -41,5 +41,5 @@ export function feedPage(caller: Caller | undefined, threads: FeedThread[], heig
     ? '<p>Say something to the town: it answers under your post within seconds, with the receipt of its turn.</p>'
     : '<p><a href="/enter">Enter</a> to post; the town answers every post.</p>';
   const refresh = waiting ? '<p class="h" role="status">The town is answering: reload this page in a few seconds to read its answer.</p>' : '';
-  return layout('the feed', `<h1>The feed</h1>${intro}${box(caller)}${refresh}${list}${more}`, { caller, liveHeight: height });
+  return layout('the feed', `<h1>The feed</h1>${intro}${box(caller)}${refresh}${list}${more}`, { caller, liveHeight: height, waiting });
 }

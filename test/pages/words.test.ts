@@ -174,7 +174,10 @@ words('a receipt has a page in words, and the feed links to it', async ({ t, slu
   assert.match(feed, `href="/receipt/${encodeURIComponent(slug)}"`);
   assert.not.match(feed, /\/AGENTS\.md/);
   assert.match(feed, /<span title="ann\.localhost">ann<\/span> · <time datetime="2026-11-23T12:00:00\.000Z">23 Nov 2026, 12:00 UTC<\/time>/);
-  const waiting = visibleText(feedPage(undefined, [{ post: post('anyone?', false), replies: [] }], 9));
+  assert.not.match(feed, /data-waiting/, 'answered: nothing to wait for');
+  const waitingPage = feedPage(undefined, [{ post: post('anyone?', false), replies: [] }], 9);
+  assert.match(waitingPage, /<body data-waiting="">/, 'the script looks again while the town answers');
+  const waiting = visibleText(waitingPage);
   assert.match(waiting, /reload this page/);
   assert.not.match(waiting, /by itself/);
 });

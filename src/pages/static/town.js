@@ -23,6 +23,27 @@
       }
     }, 250);
   }
+  // A page still waiting for the town's answer (the feed) looks again every three seconds,
+  // unless the reader is typing: the answer lands just after the journal moves.
+  function typing() {
+    var active = document.activeElement;
+    return active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA' || active.tagName === 'SELECT');
+  }
+  // At most twenty looks in a row: a post the town never answers does not keep a page reloading.
+  var looks = 0;
+  try {
+    looks = Number(sessionStorage.getItem('town-looks')) || 0;
+    sessionStorage.setItem('town-looks', body.hasAttribute('data-waiting') ? String(looks + 1) : '0');
+  } catch (err) {
+    looks = 0;
+  }
+  if (body.hasAttribute('data-waiting') && looks < 20) {
+    var look = setInterval(function () {
+      if (typing()) return;
+      clearInterval(look);
+      location.reload();
+    }, 3000);
+  }
   if (!window.EventSource) return;
   var loadedAt = Date.now();
 
@@ -80,8 +101,7 @@
         moved.addEventListener('moved', function () {
           moved.close();
           // A reader typing into a form keeps the page; elsewhere it is drawn again.
-          var active = document.activeElement;
-          if (active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA' || active.tagName === 'SELECT')) {
+          if (typing()) {
             body.classList.add('stale');
             return;
           }
