@@ -409,17 +409,11 @@ export const routes = [
   route({
     name: 'playHome',
     method: 'GET',
-    path: '/play/',
+    // one row for both: the router answers `/play` with and without its slash
+    path: '/play',
     auth: 'cookie',
     signedOut: 'enter',
-    does: "where a signed-in browser lands (POST /enter sends it here): 303 to its avatar's play page (not in the spec's table)",
-  }),
-  route({
-    name: 'playBare',
-    method: 'GET',
-    path: '/play',
-    ...page,
-    does: 'a redirect to /play/, where a signed-in browser lands (not in the spec)',
+    does: "where a signed-in browser lands (POST /enter sends it to /play/): 303 to its avatar's play page; /play without its slash is 301 to /play/ (not in the spec's table)",
   }),
   route({
     name: 'play',

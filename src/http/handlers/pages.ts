@@ -50,7 +50,6 @@ const liveSettleMs = 1000;
 /** The pages for people of spec 4.6 (but the guest door, which the identity room serves). */
 export type PagesRoute =
   | 'playHome'
-  | 'playBare'
   | 'receiptPage'
   | 'home'
   | 'cardPage'
@@ -94,13 +93,15 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   };
   return {
     async playHome(ctx) {
+      // `/play` is `/play/`'s address without its slash: a person who typed it goes there
+      if (!ctx.path.endsWith('/')) {
+        ctx.status = 301;
+        ctx.redirect('/play/');
+        return;
+      }
       const avatar = service.current.avatars.get(ctx.state.caller.principal);
       ctx.redirect(avatar === undefined ? '/' : `/play/${encodeURIComponent(avatar)}`);
       ctx.status = 303;
-    },
-    async playBare(ctx) {
-      ctx.status = 301;
-      ctx.redirect('/play/');
     },
     async receiptPage(ctx) {
       await settled(ctx.state.caller, 'receipts');
