@@ -436,10 +436,11 @@ export const routes = [
   route({
     name: 'playHome',
     method: 'GET',
-    path: '/play/',
+    // one row for both: the router answers `/play` with and without its slash
+    path: '/play',
     auth: 'cookie',
     signedOut: 'enter',
-    does: "where a signed-in browser lands (POST /enter sends it here): 303 to its avatar's play page (not in the spec's table)",
+    does: "where a signed-in browser lands (POST /enter sends it to /play/): 303 to its avatar's play page; /play without its slash is 301 to /play/ (not in the spec's table)",
   }),
   route({
     name: 'play',
@@ -461,6 +462,14 @@ export const routes = [
     form: true,
     body: b.PlayBody,
     does: "reply to a card (`text`) or do one of a view's acts (`do`, `f.<field>`); shows the receipt",
+  }),
+  route({
+    name: 'receiptPage',
+    ...currentOnly,
+    method: 'GET',
+    path: '/receipt/:slug',
+    ...page,
+    does: 'one receipt in words for people: what happened, to what, by whom; the exact receipt folded (not in the spec)',
   }),
   route({ name: 'style', method: 'GET', path: '/style/', auth: 'none', reply: 'html', rate: 'page', does: 'HTML style specimen' }),
   route({ name: 'static', method: 'GET', path: '/static/:file', auth: 'none', reply: 'text', does: 'the stylesheet and the script that enhances pages' }),

@@ -12,8 +12,8 @@ import { handleOf, hostName, isGuestName, principalOf } from '../identity/names.
 import { type FeedPostDoc, feedThreads } from '../projections/feed.js';
 import { receiptDocs } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
-import { e, layout, readerOf, seg } from './layout.js';
-import { carriedMark, visibleIdSet } from './reads.js';
+import { e, layout, readerOf, seg, timeTag } from './layout.js';
+import { carriedMark, spoken, visibleIdSet } from './reads.js';
 
 export const bookPageSize = 50;
 /** Receipts read at a time while filling a page with those the reader may see. */
@@ -62,7 +62,7 @@ async function entriesOf(r: WorldReads, principal: string, reader: string, wante
           : `<a href="/o/${seg(d.object)}">${e(d.object)}</a>.<code>${e(d.method)}</code>${d.status === 'refused' ? ` <span class="tag">refused${d.class ? ` (${e(d.class)})` : ''}</span>` : ''}`;
       out.push({
         at: d.clock,
-        html: `<li class="${e(d.status)}"><p class="h"><time datetime="${e(iso(d.clock))}">${e(iso(d.clock))}</time> · ${what} · <code class="slug">${e(d.slug)}</code>${carriedMark(r, d.height)}</p><p>${e(d.line)}</p></li>`,
+        html: `<li class="${e(d.status)}"><p class="h">${timeTag(d.clock)} · ${what} · <code class="slug">${e(d.slug)}</code>${carriedMark(r, d.height)}</p><p>${e(spoken(r, d.line))}</p></li>`,
       });
     }
     if (docs.length < batch) break;
@@ -79,12 +79,10 @@ async function postsOf(r: WorldReads, host: string, principal: string): Promise<
     const kind = p.replyTo ? 'replied in the feed' : 'said to the town';
     return {
       at: p.at,
-      html: `<li class="post"><p class="h"><time datetime="${e(iso(p.at))}">${e(iso(p.at))}</time> · <a href="/feed?thread=${encodeURIComponent(thread)}">${kind}</a></p><p>${e(p.text)}</p></li>`,
+      html: `<li class="post"><p class="h">${timeTag(p.at)} · <a href="/feed?thread=${encodeURIComponent(thread)}">${kind}</a></p><p>${e(p.text)}</p></li>`,
     };
   });
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function bookPage(
   r: WorldReads,
@@ -111,7 +109,7 @@ export async function bookPage(
     written.length > page * bookPageSize ? `<a href="?page=${page + 1}" rel="next">older</a>` : '',
   ].filter(Boolean);
   const body =
-    `<h1>${e(resident.handle)}: a commonplace book</h1>` +
+    `<h1>${e(resident.name)}: a commonplace book</h1>` +
     `<p>What ${e(resident.name)} wrote in the town and kept from elsewhere, newest first. <a href="/o/${seg(avatar)}">${e(resident.name)}'s avatar</a></p>` +
     (shown.length ? `<ol class="book">${shown.map((w) => w.html).join('')}</ol>` : `<p>${page > 1 ? 'Nothing further back.' : 'Nothing written yet.'}</p>`) +
     (pager.length ? `<p class="pager">page ${page}: ${pager.join(' · ')}</p>` : '');

@@ -11,7 +11,7 @@ import type { WorldReads } from '../queries/world-reads.js';
 import { limits } from '../contract/limits.js';
 import { doorsList, exactCard, paintOf, wantsOf, type CardView } from './card-panel.js';
 import { e, layout, numbered, readerOf, seg, shortName } from './layout.js';
-import { carriedMark, receiptsOf, visibleCards } from './reads.js';
+import { carriedMark, receiptsOf, spoken, visibleCards } from './reads.js';
 import { bookHref } from './book-page.js';
 
 /** Doors of the room a card is (or lies in), as the reader may see them. */
@@ -31,7 +31,7 @@ export async function receiptsSection(r: WorldReads, id: string, n: number): Pro
   const docs = await receiptsOf(r, id, n);
   const rows = docs.map(
     (d) =>
-      `<li class="${e(d.status)}"><span class="h">#${e(d.height)}</span> ${e(d.line)} <span class="by">${e(shortName(d.principal))}</span> <code>${e(d.slug)}</code>${carriedMark(r, d.height)}</li>`,
+      `<li class="${e(d.status)}"><span class="h">#${e(d.height)}</span> ${e(spoken(r, d.line))} <span class="by">${e(shortName(d.principal))}</span> <code>${e(d.slug)}</code>${carriedMark(r, d.height)}</li>`,
   );
   return `<section id="receipts"><h2>newest receipts</h2>${rows.length ? `<ol class="receipts">${rows.join('')}</ol>` : '<p>None yet.</p>'}</section>`;
 }
@@ -39,6 +39,7 @@ export async function receiptsSection(r: WorldReads, id: string, n: number): Pro
 export async function cardPage(r: WorldReads, id: string, caller: Caller | undefined, show: string | undefined): Promise<string> {
   const reader = readerOf(caller);
   const card = await cardReply(r, id, reader);
+  card.lines = card.lines.map((l) => spoken(r, l));
   const { card: doc } = await shownCard(r, id, reader);
   const doors = await doorsNear(r, reader, card);
   const wanted = new Set((show ?? '').split(','));

@@ -43,7 +43,7 @@ export function enterPage(options: EnterPageOptions = {}): string {
   const goOn = next ? `<input type="hidden" name="next" value="${e(next)}">` : '';
   const problem = error ? `<p class="problem" role="alert"><strong>${e(error.message)}</strong>${error.hint ? ` — ${e(error.hint)}` : ''}</p>` : '';
   const already = caller
-    ? `<p class="note">You are signed in as ${e(caller.handle)}: <a href="/play/">play</a> or <a href="/leave">sign out</a>. The forms below sign this browser in as someone else.</p>`
+    ? `<p class="note">You are signed in as <span title="${e(caller.handle)}">${e(caller.name)}</span>: <a href="/play/">play</a> or <a href="/leave">sign out</a>. The forms below sign this browser in as someone else.</p>`
     : '';
   const invitation = options.earlier
     ? '<section aria-labelledby="with-handle"><h2 id="with-handle">With a handle</h2>' +
@@ -92,7 +92,7 @@ export function keyPage(identity: GuestIdentity, credential: string): string {
 /** GET /leave: one button while signed in; after signing out, where to go next. */
 export function leavePage(caller: Reader | undefined): string {
   const body = caller
-    ? `<h1>Sign out</h1><p>Signed in as ${e(caller.handle)}.</p>` +
+    ? `<h1>Sign out</h1><p>Signed in as <span title="${e(caller.handle)}">${e(caller.name)}</span>.</p>` +
       '<form method="post" action="/leave"><button>Sign out</button></form>' +
       "<p>Signing out forgets this browser's session; your key stays good.</p>"
     : '<h1>Signed out</h1><p>This browser is not signed in. Your key, if you have one, stays good.</p>' +

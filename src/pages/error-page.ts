@@ -1,6 +1,7 @@
 /**
  * A failure on a page, for a person: the town's frame and navigation, what happened in
- * plain words, the front's own message, and what to do next. A 429 or 503 page loads itself again
+ * plain words (the front's own message, but where it speaks of routes), what to do next, and
+ * the status and class in a small code line. A 429 or 503 page loads itself again
  * once `Retry-After` has passed (town.js counts down; without script, a link asks again).
  */
 import { errorClassOf, type ErrorClass } from '../contract/errors.js';
@@ -55,8 +56,14 @@ export function errorPage(err: TownError, caller: Reader | undefined, self = '/'
   const spec = errorClassOf(err.cls);
   const telling = tellings[err.cls] ?? { title: 'That did not work', next: () => `Go back, or go to ${lookAround}.` };
   const wait = retryAfter(err);
-  const hint = err.extra.hint ? `<p>${e(err.extra.hint)}</p>` : '';
   const again = localPath(self) ?? '/';
+  // the front's own words for a path or method no route takes speak of routes: said plainly here
+  const problem = /^no route\b/.test(err.message)
+    ? err.cls === 'unknownRoute'
+      ? `There is no page at ${again.split('?')[0]}.`
+      : 'This address does not answer that kind of request.'
+    : err.message;
+  const hint = err.extra.hint ? `<p>${e(err.extra.hint)}</p>` : '';
   const waiting =
     wait !== undefined
       ? `<p class="wait" role="status">Trying again in <span id="retry-in">${e(Math.max(1, Math.ceil(wait)))}</span> s. <a href="${e(again)}">Try again now</a></p>`
@@ -64,9 +71,9 @@ export function errorPage(err: TownError, caller: Reader | undefined, self = '/'
   const requestId =
     err.cls === 'internal' && typeof err.extra.fields?.requestId === 'string' ? `<p class="h">request ${e(err.extra.fields.requestId)}</p>` : '';
   const body =
-    `<h1>${e(telling.title)}</h1><p class="problem">${e(err.message)}</p>${hint}` +
+    `<h1>${e(telling.title)}</h1><p class="problem">${e(problem)}</p>${hint}` +
     `<p>${telling.next(caller !== undefined)}</p>${waiting}${requestId}` +
-    `<p class="h">${e(spec.http)} ${e(err.cls)}</p>`;
+    `<p class="h"><code>${e(spec.http)} ${e(err.cls)}</code></p>`;
   return {
     status: spec.http,
     headers: { ...err.extra.headers },

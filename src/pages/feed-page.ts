@@ -2,17 +2,20 @@
  * GET /feed: the newest threads, each post with its author and time, the town's answers with
  * their receipts, and (signed in) a post box and a reply box under each thread. A thread still
  * waiting for the town's answer makes the page look again: live through /live (the journal
- * moves when the town's turn lands) and, without the script, by a refresh.
+ * moves when the town's turn lands); without the script, the page says to reload it. Guests are
+ * named by their names, in what the town says too.
  */
 import type { Caller } from '../contract/caller.js';
 import { limits } from '../contract/limits.js';
 import type { FeedPost, FeedThread } from '../queries/feed.js';
-import { e, layout } from './layout.js';
+import { e, layout, timeTag } from './layout.js';
+import { spoken } from './reads.js';
 
-function postHtml(p: FeedPost): string {
-  const who = p.town ? '<b>the town</b>' : e(p.author.handle);
-  const receipt = p.receipt ? ` · receipt <a href="/AGENTS.md/receipt/${encodeURIComponent(p.receipt.slug)}">${e(p.receipt.slug)}</a>` : '';
-  return `<article class="post${p.town ? ' town' : ''}"><p class="h">${who} · <time datetime="${e(p.createdAt)}">${e(p.createdAt)}</time>${receipt}</p><p>${e(p.text)}</p></article>`;
+function postHtml(p: FeedPost, host: string | undefined): string {
+  // a guest by the name it chose (a handle's first label), the whole handle on hover
+  const who = p.town ? '<b>the town</b>' : `<span title="${e(p.author.handle)}">${e(p.author.handle.split('.')[0])}</span>`;
+  const receipt = p.receipt ? ` · receipt <a href="/receipt/${encodeURIComponent(p.receipt.slug)}">${e(p.receipt.slug)}</a>` : '';
+  return `<article class="post${p.town ? ' town' : ''}"><p class="h">${who} · ${timeTag(p.createdAt)}${receipt}</p><p>${e(spoken({ host }, p.text))}</p></article>`;
 }
 
 function box(caller: Caller | undefined, replyTo?: string): string {
@@ -26,15 +29,17 @@ function box(caller: Caller | undefined, replyTo?: string): string {
   );
 }
 
-export function feedPage(caller: Caller | undefined, threads: FeedThread[], height: number, next?: string): string {
+export function feedPage(caller: Caller | undefined, threads: FeedThread[], height: number, next?: string, host?: string): string {
   const waiting = threads.some((t) => !t.post.town && !t.replies.some((r) => r.town));
   const list = threads.length
-    ? threads.map((t) => `<section class="thread">${postHtml(t.post)}${t.replies.map(postHtml).join('')}${box(caller, t.post.uri)}</section>`).join('')
+    ? threads
+        .map((t) => `<section class="thread">${postHtml(t.post, host)}${t.replies.map((r) => postHtml(r, host)).join('')}${box(caller, t.post.uri)}</section>`)
+        .join('')
     : '<p>No posts yet.</p>';
   const more = next ? `<p><a href="/feed?before=${encodeURIComponent(next)}">older threads</a></p>` : '';
   const intro = caller
     ? '<p>Say something to the town: it answers under your post within seconds, with the receipt of its turn.</p>'
     : '<p><a href="/enter">Enter</a> to post; the town answers every post.</p>';
-  const refresh = waiting ? '<p class="h">the town is answering; this page looks again by itself</p>' : '';
-  return layout('the feed', `<h1>The feed</h1>${intro}${box(caller)}${refresh}${list}${more}`, { caller, liveHeight: height });
+  const refresh = waiting ? '<p class="h" role="status">The town is answering: reload this page in a few seconds to read its answer.</p>' : '';
+  return layout('the feed', `<h1>The feed</h1>${intro}${box(caller)}${refresh}${list}${more}`, { caller, liveHeight: height, waiting });
 }

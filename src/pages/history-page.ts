@@ -7,8 +7,8 @@
 import type { Caller } from '../contract/caller.js';
 import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';
-import { e, layout, readerOf, seg, shortName } from './layout.js';
-import { carriedMark, visibleIdSet } from './reads.js';
+import { e, layout, readerOf, seg, shortName, timeTag } from './layout.js';
+import { carriedMark, spoken, visibleIdSet } from './reads.js';
 
 const dayMs = 86_400_000;
 /** The most lines one day's page shows (the newest of the day). */
@@ -21,11 +21,11 @@ export interface HistoryQuery {
   page?: string;
 }
 
-export async function historyPage(r: WorldReads, caller: Caller | undefined, q: HistoryQuery): Promise<string> {
+export async function historyPage(r: WorldReads, caller: Caller | undefined, q: HistoryQuery, height?: number): Promise<string> {
   const receipts = r.reads.collection(receiptDocs.name);
   const [first] = (await receipts.find({ world: r.world }, { sort: { height: 1 }, limit: 1 })) as ReceiptDoc[];
   const [last] = (await receipts.find({ world: r.world }, { sort: { height: -1 }, limit: 1 })) as ReceiptDoc[];
-  if (!first || !last) return layout('the chronicle', '<h1>the chronicle</h1><p>Nothing has happened yet.</p>', { caller });
+  if (!first || !last) return layout('the chronicle', '<h1>the chronicle</h1><p>Nothing has happened yet.</p>', { caller, liveHeight: height });
   const founded = Math.floor(first.clock / dayMs);
   const lastDay = Math.max(1, Math.floor(last.clock / dayMs) - founded + 1);
   const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
@@ -46,8 +46,8 @@ export async function historyPage(r: WorldReads, caller: Caller | undefined, q: 
   const shown = docs.filter((d) => d.object === '' || seen.has(d.object));
   const rows = shown.map(
     (d) =>
-      `<li class="${e(d.status)}"><time datetime="${e(new Date(d.clock).toISOString())}">${e(new Date(d.clock).toISOString().slice(11, 16))}</time>` +
-      ` <span class="by">${e(shortName(d.principal))}</span> ${e(d.line)}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span>${carriedMark(r, d.height)}</li>`,
+      `<li class="${e(d.status)}">${timeTag(d.clock, 'clock')}` +
+      ` <span class="by">${e(shortName(d.principal))}</span> ${e(spoken(r, d.line))}${d.object ? ` <a href="/o/${seg(d.object)}">${e(d.object)}</a>` : ''} <span class="h">#${e(d.height)}</span>${carriedMark(r, d.height)}</li>`,
   );
   const range = q.from !== undefined || q.to !== undefined ? `from=${from}&to=${to}&` : '';
   const nav: string[] = [];
@@ -58,11 +58,10 @@ export async function historyPage(r: WorldReads, caller: Caller | undefined, q: 
     if (day > from) nav.push(`<a rel="prev" href="/history?${range}page=${page + 1}">day ${day - 1}</a>`);
     if (page > 1) nav.push(`<a rel="next" href="/history?${range}page=${page - 1}">day ${day + 1}</a>`);
   }
-  const date = new Date(start).toISOString().slice(0, 10);
   const body =
-    `<h1>the chronicle: day ${e(day)}</h1><p>${e(date)} (UTC); the town has ${e(lastDay)} day${lastDay === 1 ? '' : 's'}.</p>` +
+    `<h1>the chronicle: day ${e(day)}</h1><p>${timeTag(start, 'day')}; the town has ${e(lastDay)} day${lastDay === 1 ? '' : 's'}.</p>` +
     (rows.length ? `<ol class="chronicle" reversed>${rows.join('')}</ol>` : '<p>Nothing you can see happened that day.</p>') +
     (docs.length === linesPerDay ? `<p>The newest ${linesPerDay} lines of the day.</p>` : '') +
     (nav.length ? `<p class="pages">${nav.join(' · ')}</p>` : '');
-  return layout(`the chronicle: day ${day}`, body, { caller });
+  return layout(`the chronicle: day ${day}`, body, { caller, liveHeight: height });
 }

@@ -4,7 +4,7 @@ import { e, layout, seg } from './layout.js';
 
 export function homePage(caller: Caller | undefined, height: number, avatar: string | undefined): string {
   const you = caller
-    ? `<p>Welcome back, ${e(caller.handle)}.${avatar ? ` <a href="/play/${seg(avatar)}">your avatar</a> ·` : ''} <a href="/town">where to go</a></p>`
+    ? `<p>Welcome back, <span title="${e(caller.handle)}">${e(caller.name)}</span>.${avatar ? ` <a href="/play/${seg(avatar)}">your avatar</a> ·` : ''} <a href="/town">where to go</a></p>`
     : '<p>You are not signed in: you can look around; <a href="/enter">enter</a> to play.</p>';
   const body =
     '<h1>Town</h1><p>A shared world of programmable cards. Guests cast spells on cards as turns; every turn leaves a receipt.</p>' +

@@ -7,6 +7,7 @@ import type { Caller } from '../contract/caller.js';
 import { cardReply, shownCard } from '../queries/card.js';
 import { sourceReply } from '../queries/source.js';
 import type { WorldReads } from '../queries/world-reads.js';
+import { spoken } from './reads.js';
 import { e, layout, numbered, readerOf, seg } from './layout.js';
 import { lawSection, receiptsSection } from './card-page.js';
 import { spellForms } from './spell-forms.js';
@@ -15,6 +16,7 @@ import { showData } from '../cards/typed-text.js';
 export async function inspectPage(r: WorldReads, id: string, caller: Caller | undefined, height: number): Promise<string> {
   const reader = readerOf(caller);
   const card = await cardReply(r, id, reader);
+  card.lines = card.lines.map((l) => spoken(r, l));
   const { card: doc, pkg } = await shownCard(r, id, reader);
   const src = await sourceReply(r, id, reader, false);
   const fields =

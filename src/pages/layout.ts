@@ -34,6 +34,12 @@ export interface PageOptions {
    * would move a reader on without their say (WCAG 2.2.1; axe's meta-refresh rule).
    */
   retryAfterSeconds?: number;
+  /**
+   * `data-waiting` on <body>: the page shows something the town is still answering (the feed's
+   * post without its answer, which lands after the journal moves): the script looks again every
+   * few seconds while nobody types. Without the script the page says to reload.
+   */
+  waiting?: boolean;
   /** A class on <main> (e.g. `error`). */
   mainClass?: string;
 }
@@ -63,13 +69,14 @@ export function layout(title: string, body: string, o: PageOptions = {}): string
   const live = signedIn && o.liveHeight !== undefined ? ` data-live="${e(o.liveHeight)}"` : '';
   const view = signedIn && o.liveView ? ` data-view-object="${e(o.liveView.object)}" data-view-version="${e(o.liveView.version)}"` : '';
   const scripts = (o.scripts ?? []).map((s) => `<script src="/static/${e(s)}" defer></script>`).join('');
+  const waiting = o.waiting ? ' data-waiting=""' : '';
   const retry = o.retryAfterSeconds !== undefined ? ` data-retry-after="${e(Math.max(1, Math.ceil(o.retryAfterSeconds)))}"` : '';
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${e(title)} · Town</title><link rel="icon" href="/favicon.ico"><link rel="stylesheet" href="/static/town.css">` +
     `<script src="/static/town.js" defer></script>${scripts}</head>` +
-    `<body${live}${view}${retry}><a class="skip" href="#main">skip to the page</a><header>${navigation(o.caller)}</header>` +
+    `<body${live}${view}${waiting}${retry}><a class="skip" href="#main">skip to the page</a><header>${navigation(o.caller)}</header>` +
     `<main id="main"${o.mainClass ? ` class="${e(o.mainClass)}"` : ''}>${body}</main></body></html>`
   );
 }
@@ -87,6 +94,24 @@ export const readerOf = (caller: Caller | undefined): string => caller?.principa
 
 /** `guest:host:ann` → ann; anything else as it is. */
 export const shortName = (p: string): string => (p.startsWith('guest:') ? p.slice(p.lastIndexOf(':') + 1) : p);
+
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A moment as people read it: `6 Dec 2026, 19:40 UTC` (`day`: `6 Dec 2026`; `clock`: `19:40 UTC`). */
+export function readableTime(at: number | string, shape: 'full' | 'day' | 'clock' = 'full'): string {
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  const day = `${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  const clock = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
+  return shape === 'day' ? day : shape === 'clock' ? clock : `${day}, ${clock}`;
+}
+
+/** A <time> element: the exact moment in `datetime`, the readable one as its text. */
+export function timeTag(at: number | string, shape: 'full' | 'day' | 'clock' = 'full'): string {
+  const d = new Date(at);
+  const iso = Number.isNaN(d.getTime()) ? String(at) : d.toISOString();
+  return `<time datetime="${e(iso)}">${e(readableTime(at, shape))}</time>`;
+}
 
 /** Preformatted text with numbered line anchors (`#L3`). */
 export function numbered(text: string, prefix = 'L'): string {

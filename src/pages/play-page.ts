@@ -13,13 +13,15 @@ import type { Decided } from '../commands/world-service.js';
 import { TownError } from '../contract/town-error.js';
 import type { Caller } from '../contract/caller.js';
 import type { CardDoc, PackageDoc } from '../projections/cards.js';
+import type { TypedData } from '../cards/typed.js';
 import { actionsOf, cardReply, shownCard } from '../queries/card.js';
 import { outcomeReply } from '../queries/turn-reply.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { offersAfter } from '../queries/offers.js';
 import { type CardView, doorsList, exactCard, paintOf, wantsOf } from './card-panel.js';
 import { e, layout, seg } from './layout.js';
-import { labelOf, visibleCards } from './reads.js';
+import { type ReceiptFacts, receiptWords, verdict } from './receipt-words.js';
+import { fieldOf, labelOf, spoken, visibleCards } from './reads.js';
 import { type NearCard, type Nearby, spellForms } from './spell-forms.js';
 
 /** What lies near the card: its room, the room's doors and where they lead, things, avatars. */
@@ -89,6 +91,7 @@ async function standing(r: WorldReads, reader: string, avatar: string | undefine
       : [],
   );
   const doors = lying.filter((c) => c.kind === 'door' && listed.has(c.id));
+  const market = things.find((c) => c.kind === 'market');
   const targets = await visibleCards(r, reader, { id: { $in: doors.map((d) => labelOf(d.state, 'to') ?? '') } }, 50);
   const roomName = (id: string) => {
     const t = targets.find((c) => c.id === id);
@@ -106,6 +109,65 @@ async function standing(r: WorldReads, reader: string, avatar: string | undefine
     `<div class="here"><strong>Lying here:</strong> ${things.length ? `<ul>${things.map((c) => `<li>${link(c)} ${avatarButton(avatar, 'take', 'thing', c.id, `take ${nameOf(c)}`)}</li>`).join('')}</ul>` : 'nothing'}</div>` +
     `<div class="ways"><strong>Ways out:</strong> ${ways.length ? ways.join('') : 'none'}</div>` +
     `<div class="carried"><strong>You carry:</strong> ${carried.length ? `<ul>${carried.map((c) => `<li>${link(c)} ${avatarButton(avatar, 'drop', 'thing', c.id, `drop ${nameOf(c)}`)}</li>`).join('')}</ul>` : 'nothing'}</div>` +
+    '</section>' +
+    (market ? await marketPanel(r, reader, avatar, market, carried) : '')
+  );
+}
+
+/** A list field of a record state, as its items. */
+const itemsOf = (state: TypedData | undefined, name: string): TypedData[] => {
+  const v = state ? fieldOf(state, name) : undefined;
+  return v?.tag === 'list' ? v.items : [];
+};
+const naturalOf = (v: TypedData | undefined): number => (v?.tag === 'natural' ? Number(v.value) : 0);
+
+/** The coins a market holds for a guest: its `coins` map, whichever way the map travels. */
+function coinsOf(market: TypedData, principal: string): number {
+  const coins = fieldOf(market, 'coins');
+  if (coins?.tag === 'record') return naturalOf(fieldOf(coins, principal));
+  if (coins?.tag === 'list') {
+    for (const item of coins.items) if (labelOf(item, 'key') === principal) return naturalOf(fieldOf(item, 'value'));
+  }
+  return 0;
+}
+
+/**
+ * The market lying where the reader stands, kept small: the reader's purse (or a button to open
+ * it), the goods for sale each with a button to buy it into the reader's hands, and a form to
+ * sell each thing the reader carries. Each button casts one of the market's own spells.
+ */
+async function marketPanel(r: WorldReads, reader: string, avatar: string, market: CardDoc, carried: CardDoc[]): Promise<string> {
+  const at = `/play/${seg(market.id)}`;
+  const cast = (act: string, label: string, extra = '') =>
+    `<form class="quick" method="post" action="${at}"><input type="hidden" name="do" value="${e(act)}">${extra}<button>${e(label)}</button></form>`;
+  const granted = itemsOf(market.state, 'granted').some((g) => g.tag === 'label' && g.value === reader);
+  const coins = coinsOf(market.state, reader);
+  const purse = granted
+    ? `<p>Your purse holds ${e(coins)} coin${coins === 1 ? '' : 's'}.</p>`
+    : `<p>You have no purse here yet. ${cast('purse', 'open a purse of 10 coins')}</p>`;
+  const goods = itemsOf(market.state, 'goods').filter((g) => {
+    const buyer = labelOf(g, 'buyer') ?? '';
+    return buyer === '' || buyer === reader;
+  });
+  const named = await visibleCards(r, reader, { id: { $in: goods.map((g) => labelOf(g, 'item') ?? '') } }, 64);
+  const nameOfItem = (id: string) => {
+    const c = named.find((n) => n.id === id);
+    return c ? nameOf(c) : id;
+  };
+  const forSale = goods.map((g) => {
+    const item = labelOf(g, 'item') ?? '';
+    const price = naturalOf(fieldOf(g, 'price'));
+    const label = `buy ${nameOfItem(item)} for ${price} coin${price === 1 ? '' : 's'}`;
+    return `<li>${cast(`buy?item=${encodeURIComponent(item)}&to=${encodeURIComponent(avatar)}`, label)}</li>`;
+  });
+  const sell = carried.map((c, i) => {
+    const field = `<label for="sell-price-${i}">price</label> <input id="sell-price-${i}" name="f.price" type="number" min="0" max="1000" value="1" required> `;
+    return `<li>${cast(`sell?item=${encodeURIComponent(c.id)}`, `sell ${nameOf(c)}`, field)}</li>`;
+  });
+  return (
+    `<section class="market" aria-labelledby="market-h"><h2 id="market-h">The market</h2>${purse}` +
+    `<div><strong>For sale:</strong> ${forSale.length ? `<ul>${forSale.join('')}</ul>` : 'nothing'}</div>` +
+    (sell.length ? `<div><strong>Sell what you carry:</strong> <ul>${sell.join('')}</ul></div>` : '') +
     '</section>'
   );
 }
@@ -121,6 +183,7 @@ export interface PlayOptions {
 
 export async function playPage(r: WorldReads, id: string, caller: Caller, o: PlayOptions = {}): Promise<string> {
   const card = await cardReply(r, id, caller.principal);
+  card.lines = card.lines.map((l) => spoken(r, l));
   const { card: doc, pkg } = await shownCard(r, id, caller.principal);
   const { nearby, doors } = await nearbyOf(r, caller.principal, card, o.avatar);
   const reply =
@@ -160,25 +223,30 @@ export function playRequest(body: Record<string, unknown>, pkg: PackageDoc | und
 
 export const freshIntent = () => `play:${randomUUID()}`;
 
-/** The receipt of a play, shown open above the card. */
-export async function outcomeSection(r: WorldReads, caller: Caller, decided: Decided): Promise<string> {
-  const reply = outcomeReply(decided.outcome, { height: decided.height }) as {
-    status?: string;
-    class?: string;
-    line?: string;
-    revealed?: string[];
+/**
+ * The receipt of a play, shown above the card in people's words (receipt-words.ts): what
+ * happened, to what, by whom; a refusal's reason and hint; the exact receipt folded.
+ */
+export async function outcomeSection(r: WorldReads, caller: Caller, decided: Decided, object: string): Promise<string> {
+  const reply = outcomeReply(decided.outcome, { height: decided.height }) as ReceiptFacts & {
     offers?: string[];
-    receipt?: { slug: string; height: number };
+    receipt?: { slug: string | null; height: number };
   };
-  const revealed = reply.revealed?.length ? `<ul class="revealed">${reply.revealed.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : '';
   // What came back: cards made for the caller by this turn and by the sends delivered with it.
   const offers = reply.receipt ? await offersAfter(r, caller.principal, reply.receipt.height - 1) : [];
   const back = offers.length
     ? `<h3>came back</h3><ul class="offers">${offers.map((o) => `<li><a href="/o/${seg(o.object)}">${e(o.text)}</a></li>`).join('')}</ul>`
     : '';
-  const receipt = reply.receipt ? ` <code class="slug">${e(reply.receipt.slug)}</code> at #${e(reply.receipt.height)}` : '';
+  const words = receiptWords({
+    ...reply,
+    line: spoken(r, reply.line ?? ''),
+    object: reply.object ?? object,
+    by: caller.name,
+    slug: reply.receipt?.slug ?? null,
+    height: reply.receipt?.slug ? reply.receipt.height : undefined,
+  });
   return (
-    `<section class="receipt ${e(reply.status ?? '')}" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>${e(reply.status ?? '')}${reply.class ? ` (${e(reply.class)})` : ''}</h2>` +
-    `<p class="line">${e(reply.line ?? '')}${receipt}</p>${revealed}${back}</section>`
+    `<section class="receipt ${e(reply.status ?? '')}" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>${e(verdict(reply.status))}</h2>` +
+    `${words}${back}</section>`
   );
 }

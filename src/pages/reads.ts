@@ -42,6 +42,16 @@ export async function receiptsOf(r: WorldReads, object: string, limit: number): 
   return (await r.reads.collection(receiptDocs.name).find({ world: r.world, object }, { sort: { height: -1 }, limit })) as ReceiptDoc[];
 }
 
+/**
+ * A receipt or card line as a page says it: a guest's handle (`ann.<host>`, which lines name
+ * the caller by) as the guest's name, `ann`.
+ */
+export function spoken(r: Pick<WorldReads, 'host'>, line: string): string {
+  if (!r.host) return line;
+  const host = r.host.replace(/:\d+$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return line.replace(new RegExp(`\\b([a-z0-9][a-z0-9-]*)\\.${host}\\b`, 'g'), '$1');
+}
+
 /** A field of a record state, when the state is a record that has it. */
 export function fieldOf(state: TypedData, name: string): TypedData | undefined {
   return state.tag === 'record' ? state.fields.find((f) => f.name === name)?.value : undefined;

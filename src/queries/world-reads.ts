@@ -24,6 +24,8 @@ export interface WorldReads {
   world: string;
   /** The world as the caller names it, when that differs from its id (`scratch/<name>`). */
   label?: string;
+  /** The town's host, when the reader is a page: guests' handles (`ann.<host>`) read as names there. */
+  host?: string;
   /** Milliseconds since the epoch: the clock views and wants are read at. */
   clock: () => number;
   /**

@@ -153,7 +153,8 @@ it('every page a reader without a session sees, and the error pages', async (ctx
   assert.equal(found, [], 'axe: no serious or critical violations');
   const page = ctx.signedIn.page;
   assert.match(await textOf(page.locator('h1')), /Nothing here by that name/);
-  assert.match(await textOf(page.locator('nav')), /\bann\b/);
+  assert.is(await page.locator('nav .who').getAttribute('title'), 'ann.town.test');
+  assert.match(await textOf(page.locator('nav .who')), /^ann$/);
   assert.is(await page.locator('a[href="/enter"]').count(), 0);
   const out = ctx.signedOut.page;
   await out.goto(`${ctx.t.base}/nowhere/at/all`);

@@ -32,21 +32,27 @@ test('signed out: the threads, no post box; signed in: a post box', async () => 
   assert.match(inside.text, /<form method="post" action="\/feed"/);
 });
 
-test('a form post is 303 back to /feed; the page then shows the town’s answer with its receipt, and looks again until then', async () => {
+test('a form post is 303 back to /feed; the page then shows the town’s answer with its receipt page, and says to reload until then', async () => {
   const r = await request(t.base, 'POST', '/feed', { cookie, form: { text: 'hello from a page' }, headers: { ...html, origin: t.base } });
   assert.is(r.status, 303, r.text);
   assert.is(r.headers.location, '/feed');
   const until = Date.now() + 2000;
   let page = await request(t.base, 'GET', '/feed', { cookie, headers: html });
   assert.match(page.text, /hello from a page/);
-  while (!/receipt <a href="\/AGENTS\.md\/receipt\//.test(page.text) && Date.now() < until) {
-    assert.is(page.headers.refresh, '2', 'a page still waiting for the town asks to be looked at again');
+  while (!/receipt <a href="\/receipt\//.test(page.text) && Date.now() < until) {
+    assert.match(page.text, /reload this page/, 'a page still waiting for the town says to reload');
+    assert.is(page.headers.refresh, undefined, 'a reply being typed is never reloaded away');
     await new Promise((r) => setTimeout(r, 50));
     page = await request(t.base, 'GET', '/feed', { cookie, headers: html });
   }
   assert.match(page.text, /<b>the town<\/b>/);
-  assert.match(page.text, /receipt <a href="\/AGENTS\.md\/receipt\/[a-z-]+">/);
-  assert.is(page.headers.refresh, undefined, 'answered: no refresh');
+  assert.match(page.text, /receipt <a href="\/receipt\/[a-z-]+">/);
+  assert.not.match(page.text, /reload this page/, 'answered: nothing to wait for');
+  // the receipt's page, for people
+  const slug = /receipt <a href="\/receipt\/([a-z-]+)">/.exec(page.text)![1];
+  const receipt = await request(t.base, 'GET', `/receipt/${slug}`, { headers: html });
+  assert.is(receipt.status, 200);
+  assert.match(receipt.text, /<h1>Receipt: done<\/h1>/);
 });
 
 test('every guest text is escaped', async () => {

@@ -119,7 +119,7 @@ const spec8: Record<string, unknown> = {
 };
 /** The route names other rooms code against. */
 const names =
-  'guide api examples doc accept arriveChallenge arrive world object card source turn receipt receiptByIntent offers pending deliver scratch scratchClose scratchObjects repl check cite me revoke feed feedPost xrpc xrpcProcedure didDocument guestDidDocument home feedPage feedPagePost enterPage enter leavePage leave cardPage book town inspect kinds library libraryPage lib libModule history map play playHome playPost style static liveObject live llmsTxt mcp mcpStream mcpEnd health ready metrics favicon'.split(
+  'guide api examples doc accept arriveChallenge arrive world object card source turn receipt receiptByIntent offers pending deliver scratch scratchClose scratchObjects repl check cite me revoke feed feedPost xrpc xrpcProcedure didDocument guestDidDocument home feedPage feedPagePost enterPage enter leavePage leave cardPage book town inspect kinds library libraryPage lib libModule history map play playHome playPost receiptPage style static liveObject live llmsTxt mcp mcpStream mcpEnd health ready metrics favicon'.split(
     ' ',
   );
 const scratchTails = ['world', 'object', 'card', 'source', 'turn', 'receipt', 'receiptByIntent', 'offers', 'pending', 'deliver'];

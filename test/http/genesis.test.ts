@@ -133,7 +133,10 @@ test('a fresh town, two guests: make, collect, give, receive, queue, deliver, an
     );
     // Genesis drops a seed field the kind cannot take: the room's words must have fitted.
     assert.match(field(workshop, 'description').value, 'craft kind=<lamp, note, board, door or room> at the bench');
-    assert.match(field(await call(w, ann, 'GET', '/AGENTS.md/world/post-office'), 'description').value, 'POST /AGENTS.md/deliver');
+    assert.match(
+      field(await call(w, ann, 'GET', '/AGENTS.md/world/post-office'), 'description').value,
+      'the postbox sends them on, sixteen after each turn and the rest after the next',
+    );
 
     // Make at the workshop: the bench's craft, and the host's `make <kind>` cast at the workshop.
     const crafted = await turn(w, ann, 'bench', 'craft', { fields: { kind: 'note' } });

@@ -233,7 +233,7 @@ invited('a code naming its guest sets the session cookie: HttpOnly, SameSite=Lax
   assert.match(line, /; Path=\//);
   assert.not.match(line, /Secure/, 'not over plain http');
   const leave = await town.request('GET', '/leave', { headers: cookie(sessionSet(accepted)!) });
-  assert.match(leave.text, /Signed in as grace\.town\.test/);
+  assert.match(leave.text, /Signed in as <span title="grace\.town\.test">grace<\/span>/);
 });
 
 test('a secure town marks its session cookie Secure', async () => {
@@ -263,7 +263,7 @@ invited('POST /enter with a code: a browser gets the key page and the cookie; an
   assert.match(page.headers['cache-control'] ?? '', /no-store/);
   const session = sessionSet(page);
   assert.ok(session);
-  assert.match((await town.request('GET', '/leave', { headers: cookie(session) })).text, /Signed in as ada\.town\.test/);
+  assert.match((await town.request('GET', '/leave', { headers: cookie(session) })).text, /Signed in as <span title="ada\.town\.test">ada<\/span>/);
 
   const api = await town.request('POST', '/enter', { json: { code: await town.invite(), name: 'bea' }, headers: json });
   assert.is(api.status, 200, api.text);
@@ -371,7 +371,7 @@ invited('restart between steps: spent and revoked codes, taken names, revoked ke
   assertIdentityRefusal(await town.request('POST', '/AGENTS.md/accept', { json: { code: spent, name: 'cat' } }), 'invitation_spent');
   assertIdentityRefusal(await town.request('POST', '/AGENTS.md/accept', { json: { code: unused, name: 'ada' } }), 'taken');
   assert.is((await town.request('GET', '/AGENTS.md/me', { headers: bearer(ada.credential) })).status, 401);
-  assert.match((await town.request('GET', '/leave', { headers: cookie(sessionSet(bea)!) })).text, /Signed in as bea/);
+  assert.match((await town.request('GET', '/leave', { headers: cookie(sessionSet(bea)!) })).text, /Signed in as <span title="bea\.[^"]+">bea<\/span>/);
   assert.is((await town.request('GET', '/AGENTS.md/me', { headers: bearer(bea.json.credential) })).json.principal, 'guest:town.test:bea');
 });
 
@@ -403,7 +403,7 @@ open('a client solves a real 18-bit proof and arrives end to end; GET arrive wri
   assert.match(arrived.json.credential, /^svc_key_/);
   const session = sessionSet(arrived);
   assert.ok(session, 'arrive sets the session cookie');
-  assert.match((await town.request('GET', '/leave', { headers: cookie(session) })).text, /Signed in as ada/);
+  assert.match((await town.request('GET', '/leave', { headers: cookie(session) })).text, /Signed in as <span title="ada\.[^"]+">ada<\/span>/);
   const me = await town.request('GET', '/AGENTS.md/me', { headers: bearer(arrived.json.credential) });
   assert.is(me.json.principal, 'guest:town.test:ada');
   assert.is(me.json.turns, undefined, 'no turn quota is wired in yet');

@@ -172,7 +172,7 @@ pages('POST /play casts a real turn: a form of the card, or a reply to receive',
   html(form);
   assert.match(
     form.text,
-    /<section class="receipt done" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>done<\/h2><p class="line">[^<]+<code class="slug">/,
+    /<section class="receipt done" id="receipt" role="status" aria-live="polite" tabindex="-1" autofocus><h2>Done<\/h2><p class="line">[^<]+<\/p><dl class="facts"><dt>to<\/dt><dd><a href="\/o\/lamp">lamp<\/a><\/dd><dt>by<\/dt><dd>ann<\/dd><\/dl><details class="exact-receipt"><summary>the exact receipt<\/summary><dl>[\s\S]*<code class="slug">/,
   );
   const after = await t.request('GET', '/AGENTS.md/world/lamp', { token: ann.token });
   assert.ok(after.json.version > before.json.version, 'the lamp moved');

@@ -52,7 +52,7 @@ const fixedClock = clock;
 
 export async function startPagesTown(
   live: { holdMs?: number; max?: number; perSession?: number; perAddress?: number } = { holdMs: 2000 },
-  o: { limiters?: Limiters; clock?: () => number } = {},
+  o: { limiters?: Limiters; clock?: () => number; origin?: string } = {},
 ): Promise<PagesTown> {
   const clock = o.clock ?? fixedClock;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
@@ -60,7 +60,7 @@ export async function startPagesTown(
   const town = await openTown({
     settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true },
     clock,
-    origin: 'http://town.test',
+    origin: o.origin ?? 'http://town.test',
     programs: testPrograms(),
     layout: testLayout,
   });

@@ -67,13 +67,13 @@ export const genesisTown: TownLayout = {
     room(
       'workshop',
       'the workshop',
-      'A workbench and tools: craft kind=<lamp, note, board, door or room> at the bench and the new card is offered to you (GET /AGENTS.md/offers).',
+      'A workbench and tools: craft kind=<lamp, note, board, door or room> at the bench, and the new card is yours to collect.',
       ['door-workshop-square'],
     ),
     room(
       'post-office',
       'the post office',
-      'Pigeonholes and a postbox: post letters to any card that hears prose. Sends past the sixteen the host delivers after a turn wait in GET /AGENTS.md/pending until POST /AGENTS.md/deliver.',
+      'Pigeonholes and a postbox: post a letter, or many copies of one, to any card that hears words; the postbox sends them on, sixteen after each turn and the rest after the next.',
       ['door-post-office-square'],
     ),
     door('square', 'library', 'the library'),

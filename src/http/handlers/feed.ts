@@ -61,10 +61,9 @@ export function feedHandlers(deps: FeedDeps): RoomHandlers<FeedRoute> {
       const caller = ctx.state.caller;
       if (caller) await fresh.settle(caller.principal, 'feed');
       const { threads, next } = await readFeed(reads, host, ctx.state.query);
-      const html = feedPage(caller, threads, deps.height(), next);
-      // Without the script, a thread the town has not answered yet is looked at again shortly.
-      if (threads.some((t) => !t.replies.some((r) => r.town))) ctx.set('Refresh', '2');
-      sendPage(ctx, html);
+      // A thread the town has not answered yet: the script follows /live; without it the page
+      // says to reload (no Refresh header, which would reload a reply being typed).
+      sendPage(ctx, feedPage(caller, threads, deps.height(), next, host));
     },
 
     async feedPagePost(ctx) {

@@ -26,6 +26,7 @@ import { liveChannels } from '../../pages/live.js';
 import { mapPage } from '../../pages/map-page.js';
 import { freshIntent, outcomeSection, playPage, playRequest } from '../../pages/play-page.js';
 import { assetNamed } from '../../pages/static.js';
+import { receiptPage } from '../../pages/receipt-page.js';
 import { stylePage } from '../../pages/style-page.js';
 import { townPage } from '../../pages/town-page.js';
 import type { RoomHandlers } from '../route-types.js';
@@ -49,6 +50,7 @@ const liveSettleMs = 1000;
 /** The pages for people of spec 4.6 (but the guest door, which the identity room serves). */
 export type PagesRoute =
   | 'playHome'
+  | 'receiptPage'
   | 'home'
   | 'cardPage'
   | 'town'
@@ -71,7 +73,7 @@ export type PagesRoute =
 
 export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   const { service, fresh } = deps;
-  const r: WorldReads = townReads(deps, service);
+  const r: WorldReads = { ...townReads(deps, service), host: deps.config.host };
   const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
 
   /** A signed-in guest's pages show their own latest turn (read-your-writes). */
@@ -91,9 +93,19 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   };
   return {
     async playHome(ctx) {
+      // `/play` is `/play/`'s address without its slash: a person who typed it goes there
+      if (!ctx.path.endsWith('/')) {
+        ctx.status = 301;
+        ctx.redirect('/play/');
+        return;
+      }
       const avatar = service.current.avatars.get(ctx.state.caller.principal);
       ctx.redirect(avatar === undefined ? '/' : `/play/${encodeURIComponent(avatar)}`);
       ctx.status = 303;
+    },
+    async receiptPage(ctx) {
+      await settled(ctx.state.caller, 'receipts');
+      sendPage(ctx, await receiptPage(r, ctx.params.slug, ctx.state.caller));
     },
     async home(ctx) {
       const caller = ctx.state.caller;
@@ -145,7 +157,9 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
 
     async history(ctx) {
       await settled(ctx.state.caller, 'cards', 'receipts');
-      sendPage(ctx, await historyPage(r, ctx.state.caller, ctx.state.query));
+      // followed live as /town is: a new line in the chronicle redraws the page
+      const height = await drawnAt('cards', 'receipts');
+      sendPage(ctx, await historyPage(r, ctx.state.caller, ctx.state.query, height));
     },
 
     async map(ctx) {
@@ -171,7 +185,7 @@ export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
       const decided = await castTurn(service, caller, id, asked.method, { intent: freshIntent(), fields: asked.fields });
       fresh.note(caller.principal, decided.position);
       await settled(caller, 'cards', 'offers');
-      const outcome = await outcomeSection(r, caller, decided);
+      const outcome = await outcomeSection(r, caller, decided, id);
       sendPage(ctx, await playPage(r, id, caller, { outcome, avatar: service.current.avatars.get(caller.principal) }));
     },
 
