@@ -317,6 +317,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         reads,
         port: settings.firehosePort,
         host: settings.listenHost,
+        onSlowDrop: () => metrics.slowConsumers.drop('firehose'),
         onAdvance: (listener) => {
           if (repositoryProjector) return repositoryProjector.onAdvance(() => listener());
           // Projectors in other processes: look for new frames now and then.
@@ -398,7 +399,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...earlierIdentityHandlers({ identity: new IdentityService({ store: events, config, clock }), feed, reads, fresh, config }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
-      ...pagesHandlers({ ...deps, config }),
+      ...pagesHandlers({ ...deps, config, onSlowDrop: () => metrics.slowConsumers.drop('live') }),
       ...operationsHandlers(operations),
       ...xrpcHandlers({
         reads,
@@ -442,6 +443,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       townOpen: () => open,
       logger: logger ?? stderrLogger,
       limits: options.mcp,
+      onSlowDrop: () => metrics.slowConsumers.drop('mcp'),
       ...(config.catalogue ? { shape: config.catalogue } : {}),
     });
     closers.push(() => mcp.close());
