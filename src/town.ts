@@ -250,7 +250,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
-              readStore: { url: settings.mongoUrl, dataDir: settings.dataDir },
+              // The thread keeps the same watermark before its units (a guard of its own: options cross as data).
+              readStore: { url: settings.mongoUrl, dataDir: settings.dataDir, ...(diskGuard ? { minFreeBytes: diskGuard.minFreeBytes } : {}) },
               names: group.names,
               libraryModules: modules,
               batch: 1000,

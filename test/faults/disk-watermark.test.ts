@@ -5,8 +5,14 @@
  * disk and /metrics shows `town_disk_low 1`; reads are served. When space returns the same
  * request is answered, and /ready is 200 again as soon as the read models have caught up.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { storageFault } from '../../src/contract/storage-fault.js';
+import { DiskLow } from '../../src/stores/disk-guard.js';
+import { openReadStore } from '../../src/stores/open-read-store.js';
 import { request, startTestTown } from '../world/support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,6 +71,30 @@ test('below the watermark writes are refused and /ready says why; above it again
     for (const l of logged) assert.match(JSON.stringify(l.fields), /ENOSPC: no space left on device for the town's writes/, l.message);
   } finally {
     await t.close();
+  }
+});
+
+test('a read store opened from options alone (as a projector thread opens it) keeps the watermark before each unit', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-watermark-'));
+  const reads = await openReadStore({ dataDir: dir, minFreeBytes: Number.MAX_SAFE_INTEGER });
+  try {
+    let ran = false;
+    const refused = await reads
+      .unit(async (u) => {
+        ran = true;
+        await u.collection('things').insertOne({ _id: 'a' });
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    assert.instance(refused, DiskLow);
+    assert.is(storageFault(refused), 'ENOSPC');
+    assert.not.ok(ran, 'the unit was refused before its work ran');
+    assert.is(await reads.collection('things').findOne({ _id: 'a' }), null);
+  } finally {
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
