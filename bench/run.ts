@@ -16,6 +16,7 @@ const benches: Record<string, string> = {
   mcp: './mcp.js',
   rebuild: './rebuild.js',
   carry: './carry.js',
+  soak: './soak.js',
 };
 
 async function main(): Promise<void> {

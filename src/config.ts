@@ -36,6 +36,7 @@ export const environmentNames = [
   'TOWN_READY_LAG_SECONDS',
   'TOWN_LEASE_MS',
   'TOWN_CATALOGUE',
+  'TOWN_MIN_FREE_MB',
 ] as const;
 
 export interface Settings {
@@ -85,6 +86,12 @@ export interface Settings {
    * `earlier`, for agents written against the earlier shape (docs/decisions/earlier-catalogue-shape.md).
    */
   catalogue?: CatalogueShape;
+  /**
+   * TOWN_MIN_FREE_MB: the free space (MiB) the embedded stores keep on the data directory's disk
+   * (default 64; 0: no watermark). Below it the town refuses writes, 503 hostUnavailable, says so
+   * in /ready and /metrics, and takes them again once space returns (src/stores/disk-guard.ts).
+   */
+  minFreeBytes?: number;
 }
 
 /** The two catalogue shapes of spec 9. */
@@ -105,6 +112,12 @@ function appendSizeOf(text: string): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1024) throw new Error(`EVENTSTORE_MAX_APPEND_SIZE must be a whole number of bytes, at least 1024, not ${text}`);
   return n;
+}
+
+function minFreeOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || n > 1_048_576) throw new Error(`TOWN_MIN_FREE_MB must be a number of MiB from 0 to 1048576, not ${text}`);
+  return Math.round(n * 1024 * 1024);
 }
 
 function leaseMsOf(text: string): number {
@@ -131,6 +144,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     inProcessProjectors: env.TOWN_PROJECTORS === 'inline' || (!mongoUrl && env.TOWN_PROJECTORS !== 'workers'),
     signing: env.TOWN_SIGNING !== 'off',
     ...(env.TOWN_CATALOGUE ? { catalogue: catalogueOf(env.TOWN_CATALOGUE) } : {}),
+    ...(env.TOWN_MIN_FREE_MB ? { minFreeBytes: minFreeOf(env.TOWN_MIN_FREE_MB) } : {}),
     ...(env.TOWN_FIREHOSE_PORT !== undefined && env.TOWN_FIREHOSE_PORT !== '' ? { firehosePort: portOf(env.TOWN_FIREHOSE_PORT, 'TOWN_FIREHOSE_PORT') } : {}),
     ...operationsFromEnv(env),
   };

@@ -42,6 +42,7 @@ import { EmbeddedEventStore } from './stores/embedded-event-store.js';
 import { openEventStore } from './stores/open-event-store.js';
 import type { JournalIo } from './stores/embedded-journal.js';
 import { openReadStore } from './stores/open-read-store.js';
+import { DiskGuard, defaultMinFreeBytes, type FreeBytes } from './stores/disk-guard.js';
 import type { EventStore } from './stores/event-store.js';
 import type { ReadStore } from './stores/read-store.js';
 import { loadSecret, type Settings } from './config.js';
@@ -152,6 +153,8 @@ export interface TownOptions {
   serviceTokenCustody?: number;
   /** The embedded journal's file writes (tests make the disk fail through it; test/faults). */
   journalIo?: Partial<JournalIo>;
+  /** How the free-space watermark reads the disk's free bytes (tests make a disk fill and empty). */
+  diskFree?: FreeBytes;
 }
 
 export async function openTown(options: TownOptions): Promise<Town> {
@@ -169,8 +172,12 @@ export async function openTown(options: TownOptions): Promise<Town> {
   // The world's snapshot is read (off the event loop) while the stores open and the read models
   // are checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions/world-snapshots.md).
   snapshots.readAhead?.(TOWN_WORLD);
+  // The embedded stores keep free space on the data directory's disk (src/stores/disk-guard.ts).
+  const diskGuard =
+    settings.eventStoreUrl && settings.mongoUrl ? undefined : new DiskGuard(settings.dataDir, settings.minFreeBytes ?? defaultMinFreeBytes, options.diskFree);
   const events = await openEventStore({
     url: settings.eventStoreUrl,
+    ...(diskGuard ? { diskGuard } : {}),
     dataDir: settings.dataDir,
     maxAppendSize: settings.maxAppendSize,
     ...(options.journalIo ? { journalIo: options.journalIo } : {}),
@@ -178,7 +185,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
   let reads: ReadStore | undefined;
   const closers: (() => Promise<void>)[] = [];
   try {
-    reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+    reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir, ...(diskGuard ? { diskGuard } : {}) });
     const origin = options.origin ?? settings.origin ?? `http://localhost:${settings.port}`;
     const url = new URL(origin);
     let open = await applyStartupMode(events, clock, settings.open);
@@ -243,7 +250,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
           ? new ThreadProjector({
               events,
               ...(events instanceof EmbeddedEventStore ? { journal: events.share() } : {}),
-              readStore: { url: settings.mongoUrl, dataDir: settings.dataDir },
+              // The thread keeps the same watermark before its units (a guard of its own: options cross as data).
+              readStore: { url: settings.mongoUrl, dataDir: settings.dataDir, ...(diskGuard ? { minFreeBytes: diskGuard.minFreeBytes } : {}) },
               names: group.names,
               libraryModules: modules,
               batch: 1000,
@@ -317,6 +325,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
         reads,
         port: settings.firehosePort,
         host: settings.listenHost,
+        onSlowDrop: () => metrics.slowConsumers.drop('firehose'),
         onAdvance: (listener) => {
           if (repositoryProjector) return repositoryProjector.onAdvance(() => listener());
           // Projectors in other processes: look for new frames now and then.
@@ -371,6 +380,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       projections: settings.inProcessProjectors ? projectors.flatMap((p) => p.names) : projectionNames,
       projectors,
       metrics,
+      ...(diskGuard ? { disk: diskGuard } : {}),
     });
     operations.readiness.start();
     closers.push(async () => operations.readiness.stop());
@@ -398,7 +408,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       ...earlierIdentityHandlers({ identity: new IdentityService({ store: events, config, clock }), feed, reads, fresh, config }),
       ...feedHandlers({ feed, reads, fresh, config, height: () => world.height }),
       ...worldHandlers(deps),
-      ...pagesHandlers({ ...deps, config }),
+      ...pagesHandlers({ ...deps, config, onSlowDrop: () => metrics.slowConsumers.drop('live') }),
       ...operationsHandlers(operations),
       ...xrpcHandlers({
         reads,
@@ -442,6 +452,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
       townOpen: () => open,
       logger: logger ?? stderrLogger,
       limits: options.mcp,
+      onSlowDrop: () => metrics.slowConsumers.drop('mcp'),
       ...(config.catalogue ? { shape: config.catalogue } : {}),
     });
     closers.push(() => mcp.close());

@@ -52,10 +52,18 @@ function readCapped(file: string): string {
       if (n === 0) break;
       got += n;
     }
-    return buf.subarray(0, got).toString('utf8');
+    return withoutBom(buf.subarray(0, got).toString('utf8'));
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The text of a file without the byte-order mark some editors put first (U+FEFF): it is no part
+ * of the module, and the lexer would refuse it as a character no token starts with.
+ */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function why(e: unknown): string {
@@ -105,7 +113,7 @@ export async function readModules(args: readonly string[], io: InputIo): Promise
       if (stdinRead) throw new InputError('standard input (-) can be given once');
       stdinRead = true;
       const buf = await io.readStdin();
-      const source = buf.subarray(0, limits.moduleBytes + 1).toString('utf8');
+      const source = withoutBom(buf.subarray(0, limits.moduleBytes + 1).toString('utf8'));
       modules.push({ name: 'main', source });
       if (!files.has('main')) files.set('main', stdinName);
       continue;

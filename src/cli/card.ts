@@ -24,6 +24,7 @@ import { guestPrincipal, scratchHost, scratchPrograms, ScratchWorld } from './ca
 import { showData } from '../cards/typed-text.js';
 import { diagnosticLines, formsLines, hostRequestLines, type SaidLine, saidLines, sayLines, tryLines, turnLines, valueLines } from './card-show.js';
 import { TypedDataC, type TypedData } from '../cards/typed.js';
+import { limits } from '../contract/limits.js';
 
 export interface CardIo extends InputIo {
   clock: Clock;
@@ -117,12 +118,33 @@ function guest(name: string, flag: string): string {
   return short;
 }
 
+/**
+ * A JSON value given on the command line. It may nest as deep as a request body may over HTTP
+ * (limits.bodyDepth, 256 objects and lists), no deeper: the typed data read from it is walked
+ * by recursion, which a value nested thousands deep would take past the stack.
+ */
 function jsonValue(text: string, flag: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (e) {
     throw new InputError(`${flag} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (nestsDeeper(value, limits.bodyDepth))
+    throw new ValueError(`${flag} nests deeper than ${limits.bodyDepth} objects and lists, the most a request body may`);
+  return value;
+}
+
+/** Whether `value` has objects or lists more than `max` deep (walked without recursion). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > max) return true;
+    for (const v of Object.values(node)) stack.push([v, depth + 1]);
+  }
+  return false;
 }
 
 function clockOf(text: string | undefined, io: CardIo): Clock {

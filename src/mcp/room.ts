@@ -31,6 +31,7 @@ export const mcpLimits: McpLimits = {
   idleMs: 30 * 60_000,
   holdMs: limits.liveStreamSeconds * 1000,
   replay: 64,
+  slowBytes: 256 * 1024,
 };
 
 export interface McpRoomDeps {
@@ -46,6 +47,8 @@ export interface McpRoomDeps {
   limits?: Partial<McpLimits>;
   /** The catalogue shape the town serves (spec 9): its tools are that shape's routes. */
   shape?: CatalogueShape;
+  /** A GET stream's reader was dropped for reading too slowly (counted in /metrics). */
+  onSlowDrop?: () => void;
 }
 
 export interface McpRoom {
@@ -109,7 +112,14 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     },
     version: packageVersion(),
   };
-  const sessions = new McpSessions({ events: deps.events, town, origin: deps.origin, limits: { ...mcpLimits, ...deps.limits }, logger: deps.logger });
+  const sessions = new McpSessions({
+    events: deps.events,
+    town,
+    origin: deps.origin,
+    limits: { ...mcpLimits, ...deps.limits },
+    logger: deps.logger,
+    ...(deps.onSlowDrop ? { onSlowDrop: deps.onSlowDrop } : {}),
+  });
 
   /** The session a request names, or the answer for one that names none of this caller's. */
   const named = (ctx: TownContext) => {

@@ -11,6 +11,12 @@
  *           reconnects and hears what it missed (the last `replay` messages): replayed by the
  *           transport after its Last-Event-ID, or sent again here when it had none.
  *   DELETE  ends the session.
+ *
+ * A GET stream's reader that stops reading is dropped once more than `slowBytes` (256 KB) wait
+ * unsent in its response: the stream is closed and its socket cut, the session kept (its client
+ * reconnects and resumes from its Last-Event-ID), the drop counted
+ * (docs/decisions/slow-consumers.md). The stream is read as fast as the transport gives it, so
+ * nothing waits in the transport's own queue instead.
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -36,6 +42,10 @@ export interface SessionOptions {
   holdMs: number;
   /** Messages of the GET stream kept for a client that reconnects. */
   replay: number;
+  /** Bytes that may wait unsent on the GET stream before its reader is dropped. */
+  slowBytes: number;
+  /** The GET stream's reader was dropped for reading too slowly. */
+  onSlowDrop?: () => void;
   /** The session's id is set: the transport initialised it. */
   initialized(session: McpSession): void;
   /** The session is over (ended, revoked, idle, or the town closing). */
@@ -228,7 +238,12 @@ export class McpSession implements Subscriber {
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          res.write(value);
+          if (res.write(value) || res.writableLength <= this.o.slowBytes) continue;
+          // The reader lets more wait than its share: the stream ends, what waited is freed.
+          ended();
+          this.o.onSlowDrop?.();
+          res.destroy();
+          break;
         }
       } catch {
         // The reader left: the normal end of a stream.

@@ -24,6 +24,8 @@ export interface McpLimits {
   holdMs: number;
   /** Messages of a GET stream kept for a client that reconnects. */
   replay: number;
+  /** Bytes that may wait unsent on a GET stream before its reader is dropped. */
+  slowBytes: number;
 }
 
 const credentialStreams = streams.credential('');
@@ -34,7 +36,7 @@ export class McpSessions {
   private watching: Promise<Subscription> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: { events: EventStore; town: TownMcp; origin: string; limits: McpLimits; logger: Logger }) {}
+  constructor(private readonly deps: { events: EventStore; town: TownMcp; origin: string; limits: McpLimits; logger: Logger; onSlowDrop?: () => void }) {}
 
   get size(): number {
     return this.byId.size;
@@ -66,6 +68,8 @@ export class McpSessions {
       origin: this.deps.origin,
       holdMs: limits.holdMs,
       replay: limits.replay,
+      slowBytes: limits.slowBytes,
+      ...(this.deps.onSlowDrop ? { onSlowDrop: this.deps.onSlowDrop } : {}),
       initialized: (s) => this.register(s),
       closed: (s) => this.forget(s),
     });

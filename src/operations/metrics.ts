@@ -62,6 +62,30 @@ export class TurnCounts {
   }
 }
 
+/** The streams a slow consumer is dropped from: the firehose, the SSE routes, the MCP session streams. */
+export type StreamKind = 'firehose' | 'live' | 'mcp';
+
+/**
+ * Consumers dropped for reading too slowly (docs/decisions/slow-consumers.md), by stream. The
+ * streams hold a callback, `drop(kind)`, rather than the registry: they are made before, and
+ * without, a town's metrics in tests.
+ */
+export class SlowConsumerDrops {
+  private readonly counts = new Map<StreamKind, number>();
+
+  drop(kind: StreamKind): void {
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+  }
+
+  count(kind: StreamKind): number {
+    return this.counts.get(kind) ?? 0;
+  }
+
+  values(): Value[] {
+    return (['firehose', 'live', 'mcp'] as const).map((stream) => ({ labels: { stream }, value: this.count(stream) }));
+  }
+}
+
 /** One line of a metric as the registry renders it (prom-client's own shape of `get()`). */
 interface Value {
   metricName?: string;
@@ -119,6 +143,18 @@ export class TownMetrics {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers: [this.registry],
   });
+  /** Consumers dropped because what waited unsent for them passed its stream's cap. */
+  readonly slowConsumers = ((drops: SlowConsumerDrops) => {
+    this.registry.registerMetric(
+      scraped(
+        'town_slow_consumers_dropped_total',
+        'Stream consumers dropped for letting too many bytes wait unsent, by stream (firehose, live, mcp)',
+        'counter',
+        () => drops.values(),
+      ),
+    );
+    return drops;
+  })(new SlowConsumerDrops());
   /** SSE streams being sent now, by route (the front counts them as they open and close). */
   readonly streams = new client.Gauge({
     name: 'town_live_streams',

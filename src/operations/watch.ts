@@ -5,6 +5,7 @@
  * they are decided, the appends as they commit, and readiness. The composition root (town.ts)
  * and the workers call these; nothing here is on a request's path.
  */
+import type { DiskGuard } from '../stores/disk-guard.js';
 import type { WorldCommand, WorldService } from '../commands/world-service.js';
 import type { Outcome } from '../cards/kernel/outcome.js';
 import type { Settings } from '../config.js';
@@ -51,6 +52,8 @@ export interface WatchedParts {
   /** In-process projectors (their checkpoints are in memory); none: read from the read store. */
   projectors: readonly ProjectorHandle[];
   metrics?: TownMetrics;
+  /** The embedded stores' free-space watermark: below it the process is not ready. */
+  disk?: DiskGuard;
 }
 
 /** Readiness, access and the metrics read at scrape time that every process has. */
@@ -69,6 +72,8 @@ export function watch(parts: WatchedParts): Operations {
           }),
         ),
       failure: () => {
+        const low = parts.disk?.reason();
+        if (low) return low;
         const failed = projectors.find((p) => p.error);
         return failed ? `projector ${failed.names.join(', ')} failed: ${failed.error!.message}` : undefined;
       },
@@ -97,6 +102,19 @@ export function watch(parts: WatchedParts): Operations {
     async () => ((await state())?.projections ?? []).map((p) => [p.name, p.lagSeconds]),
   );
   metrics.gauge('town_ready', '1 when /ready answers 200, else 0', async () => ((await state())?.ready ? 1 : 0));
+  const disk = parts.disk;
+  if (disk) {
+    metrics.gauge('town_disk_free_bytes', "Free bytes on the data directory's file system", () => (Number.isNaN(disk.look()) ? undefined : disk.free));
+    metrics.gauge('town_disk_min_free_bytes', 'The free-space watermark (TOWN_MIN_FREE_MB): below it writes are refused', () => disk.minFreeBytes);
+    metrics.gauge('town_disk_low', '1 while the disk is below the free-space watermark and writes are refused, else 0', () =>
+      disk.minFreeBytes > 0 && disk.low ? 1 : 0,
+    );
+    metrics.counter(
+      'town_disk_refused_writes_total',
+      'Journal groups and read-store units refused because the disk was below the watermark',
+      () => disk.refused,
+    );
+  }
   metrics.counter(
     'town_read_store_change_stream_restarts_total',
     'Times the read store opened its change stream again after it failed (MongoDB replica sets; else 0)',

@@ -14,6 +14,11 @@
  * may hold more than `perSession` (4) of them, nor one address more than `perAddress` (8): one
  * client cannot take every stream and shut live pages off for everyone (429, with Retry-After
  * the moment its own oldest stream ends).
+ *
+ * A reader that stops reading is let go: once more than `slowBytes` (256 KB) wait unsent in the
+ * response (its `writableLength`, what node holds beyond what the kernel took), the response is
+ * ended and its socket cut, and the drop counted (docs/decisions/slow-consumers.md). The browser
+ * reconnects from its Last-Event-ID as after any other end.
  */
 import type { Program } from '../cards/program.js';
 import type { Card } from '../cards/kernel/entry.js';
@@ -42,7 +47,14 @@ export interface LiveOptions {
   perSession?: number;
   /** Streams one address may hold at once (8). */
   perAddress?: number;
+  /** Bytes that may wait unsent for one reader before it is dropped (liveSlowBytes). */
+  slowBytes?: number;
+  /** A reader was dropped for reading too slowly. */
+  onSlowDrop?: () => void;
 }
+
+/** Bytes that may wait unsent for one live reader: 16 streams hold at most 4 MB between them. */
+export const liveSlowBytes = 256 * 1024;
 
 export interface LiveChannels {
   moved(ctx: TownContext): void;
@@ -84,6 +96,7 @@ export function liveChannels(o: LiveOptions): LiveChannels {
   const max = o.max ?? limits.liveStreams;
   const perSession = o.perSession ?? limits.liveStreamsPerSession;
   const perAddress = o.perAddress ?? limits.liveStreamsPerAddress;
+  const slowBytes = o.slowBytes ?? liveSlowBytes;
   const ends = new Map<() => void, Held>();
 
   /** Refuses a stream beyond the town's 16, or beyond the caller's fair share of them. */
@@ -125,7 +138,12 @@ export function liveChannels(o: LiveOptions): LiveChannels {
     };
     ends.set(end, { session, address: ctx.state.address, until: Date.now() + holdMs });
     const write = (text: string) => {
-      if (!ended && res.writable) res.write(text);
+      if (ended || !res.writable) return;
+      if (res.write(text) || res.writableLength <= slowBytes) return;
+      // The reader has let more wait than its share: it is dropped, and what waited for it freed.
+      end();
+      o.onSlowDrop?.();
+      res.destroy();
     };
     const run = () => {
       if (ended) return;

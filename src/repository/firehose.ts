@@ -13,7 +13,10 @@
  *                  frame first gets `#info OutdatedCursor`; one beyond the newest, the error
  *                  frame FutureCursor and the end of the stream
  *
- * A subscriber that lets more than 16 MB wait unsent gets ConsumerTooSlow and is closed.
+ * A subscriber that lets more than 16 MB wait unsent (the socket's `bufferedAmount`: what `ws`
+ * and the socket hold, not what the kernel has taken) gets the error frame ConsumerTooSlow and
+ * the close code 1008; one that does not read that close either is cut off a second later, so
+ * what waited for it is let go (docs/decisions/slow-consumers.md).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,7 +29,9 @@ import { firehoseCollection, type FrameDoc, frameId, headCollection, type HeadDo
 export const subscribeReposPath = '/xrpc/com.atproto.sync.subscribeRepos';
 
 /** Unsent bytes a subscriber may let wait before it is cut off. */
-const slowBytes = 16 * 1024 * 1024;
+export const firehoseSlowBytes = 16 * 1024 * 1024;
+/** How long a subscriber that was closed for being slow has to take the close before it is cut off. */
+const closeGraceMs = 1000;
 /** Frames read from the store per step. */
 const page = 64;
 
@@ -36,6 +41,10 @@ export interface FirehoseOptions {
   host: string;
   /** Calls `listener` whenever the repository's projector has committed (returns the unsubscribe). */
   onAdvance(listener: () => void): () => void;
+  /** Unsent bytes a subscriber may let wait (firehoseSlowBytes; tests pass less). */
+  slowBytes?: number;
+  /** A subscriber was dropped for being slow (counted in /metrics). */
+  onSlowDrop?: () => void;
 }
 
 /** One frame as sent: header and body, each DAG-CBOR. */
@@ -171,6 +180,22 @@ export class Firehose {
     await this.pump(s);
   }
 
+  /**
+   * Lets a slow subscriber go: the error frame and the close (1008, policy) for a client that
+   * still reads, then, a moment later, the socket cut for one that does not, so the bytes waiting
+   * for it are freed rather than held until the close handshake's own timeout.
+   */
+  private dropSlow(s: Subscriber): void {
+    this.subscribers.delete(s);
+    this.o.onSlowDrop?.();
+    const socket = s.socket;
+    socket.send(errorFrame('ConsumerTooSlow', 'too many frames wait unsent; reconnect with a cursor'));
+    socket.close(1008, 'ConsumerTooSlow');
+    const cut = setTimeout(() => socket.terminate(), closeGraceMs);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+  }
+
   /** Sends a subscriber every kept frame after the last it was sent. */
   private async pump(s: Subscriber): Promise<void> {
     if (s.busy) {
@@ -186,10 +211,8 @@ export class Firehose {
           const frames = (await this.frames().find({ _id: { $gt: frameId(s.sent) } }, { sort: { _id: 1 }, limit: page })) as FrameDoc[];
           for (const f of frames) {
             if (!this.subscribers.has(s)) return;
-            if (s.socket.bufferedAmount > slowBytes) {
-              s.socket.send(errorFrame('ConsumerTooSlow', 'too many frames wait unsent; reconnect with a cursor'));
-              s.socket.close(1008);
-              this.subscribers.delete(s);
+            if (s.socket.bufferedAmount > (this.o.slowBytes ?? firehoseSlowBytes)) {
+              this.dropSlow(s);
               return;
             }
             s.socket.send(commitFrame(did!, f));

@@ -40,6 +40,7 @@ import { frameBodies, type FrameLocation, type FramePayload } from './embedded-f
 import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
 import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
 import { lockEventsDirectory } from './embedded-lock.js';
+import type { DiskGuard } from './disk-guard.js';
 import { RecentFrames } from './embedded-recent-frames.js';
 
 /** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
@@ -64,6 +65,8 @@ export interface EmbeddedEventStoreOptions {
   maxAppendSize?: number;
   /** Replaces the journal's writes and syncs (tests use it to make the disk fail). */
   journalIo?: Partial<JournalIo>;
+  /** The free-space watermark, checked before each group is written (disk-guard.ts). */
+  diskGuard?: DiskGuard;
 }
 
 /** An append numbered and reserved in the journal, waiting for its group's synced write. */
@@ -97,7 +100,19 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
       failed: (entries: PendingAppend[], error: Error) => store!.failed(entries, error),
     };
     const acknowledged = idx.through();
-    const io = { ...fileIo, ...options.journalIo };
+    const given = { ...fileIo, ...options.journalIo };
+    const guard = options.diskGuard;
+    // A group goes out in one writev (more only after a short write): the watermark is looked at
+    // before each, so a disk below it refuses the group before any of its bytes is written.
+    const io: JournalIo = guard
+      ? {
+          ...given,
+          writev: (fd, buffers, position) => {
+            guard.check();
+            return given.writev(fd, buffers, position);
+          },
+        }
+      : given;
     const found = (frames: FrameLocation[]) => idx.load(frames);
     const indexInvalid = () => idx.clear();
     const recovered = await recoverJournal(journalFile, { from: idx.newest(), acknowledged, found, indexInvalid, io }, handlers).catch((error: unknown) => {

@@ -21,6 +21,7 @@
  *
  * One process owns the directory (the in-memory index list and the gate are per process).
  */
+import type { DiskGuard } from './disk-guard.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit, UnitLimits } from './read-store.js';
@@ -60,18 +61,22 @@ export interface EmbeddedReadStoreOptions {
   readUnitsTwice?: boolean;
   /** What one unit may write (UnitLimits); default none: LMDB commits a unit of any size. */
   unitLimits?: UnitLimits;
+  /** The free-space watermark, checked before each unit commits anything (disk-guard.ts). */
+  diskGuard?: DiskGuard;
 }
 
 export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): Promise<EmbeddedReadStore> {
   const dir = path.join(options.dataDir, 'read');
   fs.mkdirSync(dir, { recursive: true });
   const twice = options.readUnitsTwice ?? process.env.TOWN_READ_UNITS_TWICE === '1';
-  return new EmbeddedReadStore(
+  const store = new EmbeddedReadStore(
     new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages),
     options.gateWaitMs ?? 30_000,
     twice,
     options.unitLimits,
   );
+  store.diskGuard = options.diskGuard;
+  return store;
 }
 
 /** Where the current generation is kept in `meta`. */
@@ -87,6 +92,8 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
   private readonly base: BaseReader;
   private readonly hooks: OverlayHooks;
   private readonly notices = new CheckpointNotices();
+  /** The free-space watermark each unit looks at before it runs (none: units are not refused). */
+  diskGuard: DiskGuard | undefined;
 
   constructor(
     private readonly lmdb: ReadEnv,
@@ -175,7 +182,11 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
 
   async storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.gate.exclusive(() => this.runUnit(work, this.readUnitsTwice, this.unitLimits));
+    return this.gate.exclusive(async () => {
+      // Before the unit's work, so a refused unit leaves nothing behind (not even its callbacks).
+      this.diskGuard?.check();
+      return this.runUnit(work, this.readUnitsTwice, this.unitLimits);
+    });
   }
 
   private async runUnit<T>(work: (unit: Unit) => Promise<T>, twice = false, limits?: UnitLimits): Promise<T> {

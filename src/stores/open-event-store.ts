@@ -5,6 +5,7 @@
 import type { EventStore } from './event-store.js';
 import { openEmbeddedEventStore } from './embedded-event-store.js';
 import type { JournalIo } from './embedded-journal.js';
+import type { DiskGuard } from './disk-guard.js';
 
 export interface OpenEventStoreOptions {
   /** `esdb://…` connection string; empty or absent means the embedded store. */
@@ -15,6 +16,8 @@ export interface OpenEventStoreOptions {
   journalIo?: Partial<JournalIo>;
   /** The most bytes one append may carry (EVENTSTORE_MAX_APPEND_SIZE; default 1 MiB, as eventstore.conf). */
   maxAppendSize?: number;
+  /** The free-space watermark the embedded journal checks before each group (disk-guard.ts). */
+  diskGuard?: DiskGuard;
 }
 
 export async function openEventStore(options: OpenEventStoreOptions): Promise<EventStore> {
@@ -27,6 +30,7 @@ export async function openEventStore(options: OpenEventStoreOptions): Promise<Ev
   return openEmbeddedEventStore({
     dataDir: options.dataDir,
     ...(options.journalIo ? { journalIo: options.journalIo } : {}),
+    ...(options.diskGuard ? { diskGuard: options.diskGuard } : {}),
     ...(options.maxAppendSize !== undefined ? { maxAppendSize: options.maxAppendSize } : {}),
   });
 }

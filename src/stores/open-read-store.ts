@@ -4,6 +4,7 @@
  */
 import type { ReadStore } from './read-store.js';
 import { openEmbeddedReadStore } from './embedded-read-store.js';
+import { DiskGuard } from './disk-guard.js';
 
 export interface OpenReadStoreOptions {
   /** `mongodb://…` connection string; empty or absent means the embedded store. */
@@ -12,11 +13,18 @@ export interface OpenReadStoreOptions {
   dataDir: string;
   /** MongoDB database; default: the one named in the url, else `town`. */
   database?: string;
+  /** The free-space watermark the embedded store checks before each unit (disk-guard.ts). */
+  diskGuard?: DiskGuard;
+  /** Else the watermark in bytes, for a store opened in another thread (a guard is not cloned). */
+  minFreeBytes?: number;
 }
 
 export async function openReadStore(options: OpenReadStoreOptions): Promise<ReadStore> {
   const url = options.url?.trim();
-  if (!url) return openEmbeddedReadStore({ dataDir: options.dataDir });
+  if (!url) {
+    const guard = options.diskGuard ?? (options.minFreeBytes !== undefined ? new DiskGuard(options.dataDir, options.minFreeBytes) : undefined);
+    return openEmbeddedReadStore({ dataDir: options.dataDir, ...(guard ? { diskGuard: guard } : {}) });
+  }
   // Anything else is a configuration mistake, refused rather than silently run embedded.
   if (!/^mongodb(\+srv)?:\/\//.test(url)) throw new TypeError('MONGO_URL must start with mongodb:// or mongodb+srv://');
   // Loaded only when asked for: the driver takes ~0.2 s to load, a tenth of an embedded start.

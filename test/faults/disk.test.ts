@@ -1,7 +1,10 @@
 /**
  * A full disk. The town's data lives on a small file system the test makes (a tmpfs of 32 MB,
  * mounted when the test runs as root and the machine lets it mount), and a filler file takes
- * every free byte: then the journal and the read store cannot write (ENOSPC). Where no tmpfs can
+ * all but 2 MB of it, below the town's free-space watermark (8 MB here; TOWN_MIN_FREE_MB): the
+ * journal and the read store refuse their writes before making them, so LMDB never meets a
+ * full disk (it has aborted the process on a page write that did: src/stores/disk-guard.ts),
+ * and /ready says the disk is low until space returns. Where no tmpfs can
  * be mounted, that test says so and runs the other instead: the journal's own write seam
  * (`journalIo`) fails, after writing half of the group, as a disk that filled mid-write would
  * (that one runs always: it is the torn write a tmpfs does not make).
@@ -34,6 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Disk {
   how: string;
   dir: string;
+  /** The town's free-space watermark on this disk (the filler leaves less than this free). */
+  minFreeBytes?: number;
   journalIo?: Partial<JournalIo>;
   fill(): void;
   free(): void;
@@ -52,19 +57,19 @@ function tmpfsDisk(): Disk | string {
   const filler = path.join(mount, 'filler');
   const dir = path.join(mount, 'town');
   fs.mkdirSync(dir);
+  const MiB = 1 << 20;
   return {
-    how: 'on a 32 MB tmpfs filled to the last byte',
+    how: 'on a 32 MB tmpfs filled to 2 MB free, below the 8 MB watermark',
     dir,
+    minFreeBytes: 8 * MiB,
     fill() {
       const fd = fs.openSync(filler, 'w');
       try {
-        for (const size of [1 << 20, 1 << 16, 4096, 512, 1]) {
-          const block = Buffer.alloc(size, 1);
-          try {
-            for (;;) fs.writeSync(fd, block);
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-          }
+        const block = Buffer.alloc(64 * 1024, 1);
+        for (;;) {
+          const s = fs.statfsSync(mount);
+          if (s.bavail * s.bsize <= 2 * MiB + block.length) break;
+          fs.writeSync(fd, block);
         }
       } finally {
         fs.closeSync(fd);
@@ -118,7 +123,13 @@ async function fullDisk(disk: Disk): Promise<void> {
     });
     const open = async () => {
       town = await openTown({
-        settings: { ...settingsFromEnv({}), port: 0, dataDir: disk.dir, inProcessProjectors: true },
+        settings: {
+          ...settingsFromEnv({}),
+          port: 0,
+          dataDir: disk.dir,
+          inProcessProjectors: true,
+          ...(disk.minFreeBytes ? { minFreeBytes: disk.minFreeBytes } : {}),
+        },
         origin,
         limiters: lifted,
         logger: { error: (message, fields) => logged.push({ message, fields }) },
@@ -170,6 +181,17 @@ async function fullDisk(disk: Disk): Promise<void> {
     assert.is(read.status, 200, read.text);
     assert.is((await request(base, 'GET', '/AGENTS.md/me', { token: guests.bob })).status, 200);
     assert.is((await request(base, 'GET', '/AGENTS.md/api')).status, 200);
+    if (disk.minFreeBytes) {
+      // The watermark says why: /ready is 503 naming the disk (from a look at most 500 ms old).
+      let ready = await request(base, 'GET', '/ready');
+      for (const until = Date.now() + 2000; ready.status === 200; ready = await request(base, 'GET', '/ready')) {
+        assert.ok(Date.now() < until, 'not ready while the disk is below the watermark');
+        await sleep(50);
+      }
+      assert.match(ready.json.message, /below its free-space watermark/);
+      const metrics = await request(base, 'GET', '/metrics');
+      assert.match(metrics.text, /^town_disk_low 1$/m);
+    }
 
     // Space returns: the refused request, sent again, is answered without a restart.
     disk.free();
@@ -194,6 +216,13 @@ async function fullDisk(disk: Disk): Promise<void> {
     for (const p of town!.projectors) {
       for (const until = Date.now() + 20_000; !(await p.waitFor(head, 1000)); await sleep(100)) {
         assert.ok(Date.now() < until, `projector ${p.names.join(',')} caught up within 20 s after the disk freed`);
+      }
+    }
+    if (disk.minFreeBytes) {
+      let ready = await request(base, 'GET', '/ready');
+      for (const until = Date.now() + 10_000; ready.status !== 200; ready = await request(base, 'GET', '/ready')) {
+        assert.ok(Date.now() < until, `ready again once caught up: ${ready.text}`);
+        await sleep(50);
       }
     }
     const card = await request(base, 'GET', '/AGENTS.md/world/lamp/card', { token: guests.bob });

@@ -257,11 +257,26 @@ function readText(src: string, at: number, line: number, lineStart: number): { p
       i++;
       break;
     }
+    if (c === '\\' && src[i + 1] === 'u') {
+      // \u{1F600}: a Unicode scalar value by its hex digits (1 to 6; no surrogate halves).
+      const m = /^u\{([0-9A-Fa-f]{1,6})\}/.exec(src.slice(i + 1, i + 11));
+      const code = m ? Number.parseInt(m[1]!, 16) : -1;
+      if (!m || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+        fail(
+          i + 1,
+          m ? `"\\${m[0]}" is not a Unicode character` : 'a \\u escape is written \\u{hex digits}',
+          'write \\u{1F600}: 1 to 6 hex digits of a character, not a surrogate half',
+          i,
+        );
+      buf += String.fromCodePoint(code);
+      i += 1 + m![0].length;
+      continue;
+    }
     if (c === '\\') {
       const e = src[i + 1];
       const map: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', '{': '{', '}': '}' };
       if (e === undefined || !Object.hasOwn(map, e))
-        fail(i + 1, `"\\${e ?? ''}" is not an escape the card language knows`, 'write \\n, \\t, \\", \\\\, \\{ or \\}', i);
+        fail(i + 1, `"\\${e ?? ''}" is not an escape the card language knows`, 'write \\n, \\t, \\", \\\\, \\{, \\} or \\u{1F600}', i);
       buf += map[e!];
       i += 2;
       continue;

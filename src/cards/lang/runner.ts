@@ -239,13 +239,23 @@ export class CompiledProgram implements Program {
     try {
       const a = this.stateIn(after);
       const b = before === undefined ? a : this.stateIn(before);
+      // Each rule runs on its own allowance of clauseBudget's ticks (docs/cards.md, Metering),
+      // taken from what the turn has left: a rule never spends more than 100,000, nor more than
+      // the turn still has; what it spent counts against the turn.
       const rules = this.ruleC.map((r) => {
-        const env = new Array<Value>(r.slots);
-        env[0] = a;
-        env[1] = b;
-        rt.tick(r.cost);
-        if (r.pred(env, rt) !== true) return { name: r.info.name, fired: false, says: [] };
-        return { name: r.info.name, fired: true, says: [r.say!(env, rt) as string] };
+        const left = rt.left;
+        const allowance = Math.min(left, clauseBudget.ticks);
+        rt.left = allowance;
+        try {
+          const env = new Array<Value>(r.slots);
+          env[0] = a;
+          env[1] = b;
+          rt.tick(r.cost);
+          if (r.pred(env, rt) !== true) return { name: r.info.name, fired: false, says: [] };
+          return { name: r.info.name, fired: true, says: [r.say!(env, rt) as string] };
+        } finally {
+          rt.left = left - (allowance - rt.left);
+        }
       });
       const says = rules.flatMap((r) => r.says);
       const bytes = says.reduce((n, s) => n + utf8Length(s) + 1, 0);

@@ -41,7 +41,9 @@ export interface PagesDeps extends Omit<WorldDeps, 'options'> {
   /** The town's origin, for the same-origin check of POST /play; its host, for handles. */
   config: Pick<TownConfig, 'origin' | 'host'>;
   /** The live channels' hold time, stream count and shares (spec: 55 s, 16; 4 a session, 8 an address); tests change them. */
-  live?: { holdMs?: number; max?: number; perSession?: number; perAddress?: number };
+  live?: { holdMs?: number; max?: number; perSession?: number; perAddress?: number; slowBytes?: number };
+  /** A live stream's reader was dropped for reading too slowly (counted in /metrics). */
+  onSlowDrop?: () => void;
 }
 
 /** How long a live page waits for the read models to reach the journal's height. */
@@ -74,7 +76,7 @@ export type PagesRoute =
 export function pagesHandlers(deps: PagesDeps): RoomHandlers<PagesRoute> {
   const { service, fresh } = deps;
   const r: WorldReads = { ...townReads(deps, service), host: deps.config.host };
-  const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live });
+  const channels = liveChannels({ world: service, programs: deps.programs, ...deps.live, ...(deps.onSlowDrop ? { onSlowDrop: deps.onSlowDrop } : {}) });
 
   /** A signed-in guest's pages show their own latest turn (read-your-writes). */
   const settled = async (caller: Caller | undefined, ...projections: ProjectionName[]) => {
