@@ -53,7 +53,9 @@ function bounds(f: FieldForm): string {
     case 'natural':
       return `a whole number ${f.min} to ${f.max}`;
     case 'text':
-      return f.min === 0 ? `text, up to ${f.max} characters (may be empty)` : `text, ${f.min} to ${f.max} characters`;
+      // What a guest writes into a spell is public: it is part of the receipt, and a card's lines
+      // and the chronicle (/history) show it to anyone, signed in or not (docs/world.md).
+      return `${f.min === 0 ? `text, up to ${f.max} characters (may be empty)` : `text, ${f.min} to ${f.max} characters`}; anyone reading the town can see it`;
     case 'object':
       return f.min === 0 ? 'a card id (may be empty)' : 'a card id';
     case 'oneOf':

@@ -224,4 +224,20 @@ pages('POST /play refuses what is not one of the offered forms, and forms of oth
   html(unspellable, 400);
 });
 
+pages('what a guest writes is public: a note given with the lamp is read on /history without a session; forms say so', async ({ t, ann, bob }) => {
+  await t.request('POST', '/play/avatar-ann', { cookie: ann.cookie, form: { do: 'take?thing=lamp' } });
+  await t.request('POST', '/play/avatar-bob', { cookie: bob.cookie, form: { do: 'go?room=square' } });
+  await t.request('POST', '/play/avatar-ann', { cookie: ann.cookie, form: { do: 'go?room=square' } });
+  const given = await turn(t, ann, 'lamp', 'give', { fields: { to: 'avatar-bob', note: 'meet me by the well' } });
+  assert.is(given.status, 'done', JSON.stringify(given));
+  let seen = '';
+  for (let i = 0; i < 40 && !seen.includes('meet me by the well'); i++) {
+    seen = (await t.request('GET', '/history')).text;
+    if (!seen.includes('meet me by the well')) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.match(seen, 'meet me by the well', 'the chronicle shows the note to a reader without a session');
+  const form = await t.request('GET', '/play/lamp', { cookie: ann.cookie });
+  assert.match(form.text, /text, up to 80 characters \(may be empty\); anyone reading the town can see it/);
+});
+
 pages.run();
