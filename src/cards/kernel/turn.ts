@@ -17,7 +17,7 @@ import { badSpell, lawRefusal, refusedReason, runRefusal, type Refusal } from '.
 import { applySeed, isRefusal } from './seed.js';
 import { slugOfDigest } from './content-id.js';
 import { canSee, type World } from './world.js';
-import { avatarGuest, moveRefusal } from './turn/move.js';
+import { avatarGuest, moveRefusal, within } from './turn/move.js';
 
 export class Refused extends Error {
   constructor(readonly refusal: Refusal) {
@@ -131,20 +131,10 @@ export class Turn {
     if (change.state) {
       // a card of earlier code that keeps its room in its state: followed only to a card that is there
       const room = roomOf(change.state);
-      if (room !== undefined && this.visible(room) && !this.holds(id, room)) card.place = room;
+      if (room !== undefined && this.visible(room) && !within(this, room, id)) card.place = room;
     }
     this.working.set(id, card);
     return card;
-  }
-
-  /** Is `inner` the card `outer` or inside it? (A place must never hold its own holder.) */
-  private holds(outer: string, inner: string): boolean {
-    let at: string | undefined = inner;
-    for (let hops = 0; at && hops < 64; hops++) {
-      if (at === outer) return true;
-      at = this.card(at)?.place;
-    }
-    return false;
   }
 
   say(id: string, line: string): void {

@@ -93,8 +93,8 @@ const refused = (object: string, clause: string, reading: string): Refusal => ({
   reason: `refused ${clause}: ${reading}`,
 });
 
-/** Is `inner` the card `outer` or inside it (held by it, or by something it holds)? */
-function within(turn: MoveScope, inner: string, outer: string): boolean {
+/** Is `inner` the card `outer` or inside it (held by it, or by something it holds)? A place never holds its own holder. */
+export function within(turn: Pick<MoveScope, 'card'>, inner: string, outer: string): boolean {
   let at: string | undefined = inner;
   for (let hops = 0; at && hops < 64; hops++) {
     if (at === outer) return true;
@@ -107,13 +107,6 @@ function within(turn: MoveScope, inner: string, outer: string): boolean {
 function holderOf(turn: MoveScope, c: Card): Card | undefined {
   const holder = c.place ? turn.card(c.place) : undefined;
   return holder && holder.place !== '' ? holder : undefined;
-}
-
-/** The caster's avatar when it stands where a loose thing lies: the guest's own hands move it. */
-function casterBeside(turn: MoveScope, thing: Card): Card | undefined {
-  const id = turn.world.avatars.get(turn.scope.principal);
-  const avatar = id ? turn.card(id) : undefined;
-  return avatar && thing.place !== '' && avatar.place === thing.place ? avatar : undefined;
 }
 
 /** Why `mover` may not move `thingId` to `toId` in this turn, or undefined when it may. */
@@ -131,7 +124,8 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
   if (thing.place === toId) return refused(thingId, 'here', `${thingId} is already in ${toId}`);
   if (within(turn, toId, thingId)) return refused(thingId, 'here', `${toId} is ${thingId} or inside it`);
   const lyingAt = (c: Card, place: string) => place !== '' && c.place === place;
-  // handed in: the caster's avatar holds the thing and stands where the mover lies (a stall, a box)
+  // The caster's own hands: its avatar. A thing it holds is handed in to a card lying where it
+  // stands (a stall, a box); a loose thing lying beside it is moved by those hands.
   const casterId = turn.world.avatars.get(turn.scope.principal);
   const caster = casterId ? turn.card(casterId) : undefined;
   const handedIn = caster !== undefined && thing.place === caster.id && lyingAt(mover, caster.place);
@@ -156,7 +150,8 @@ export function moveRefusal(turn: MoveScope, moverId: string, thingId: string, t
   const avatar = thing.owner !== '' && turn.world.avatars.get(thing.owner) === thingId;
   const way = avatar && waysFrom(turn, thing.place).some((w) => w.to === toId);
   if (avatar && !way) return refused(thingId, 'noWay', `an avatar goes only by a way; ${waysText(turn, thing.place)}`);
-  const hands = thingId !== moverId ? mover : (holderOf(turn, thing) ?? casterBeside(turn, thing));
+  const casterBeside = caster !== undefined && lyingAt(caster, thing.place) ? caster : undefined;
+  const hands = thingId !== moverId ? mover : (holderOf(turn, thing) ?? casterBeside);
   const near = hands !== undefined && (toId === hands.id || toId === hands.place || lyingAt(to, hands.place) || to.place === hands.id);
   if (!way && !near) {
     const loose = thingId === moverId && hands === undefined;
