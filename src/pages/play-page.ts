@@ -24,23 +24,48 @@ import { type ReceiptFacts, receiptWords, verdict } from './receipt-words.js';
 import { fieldOf, labelOf, spoken, visibleCards } from './reads.js';
 import { type NearCard, type Nearby, spellForms } from './spell-forms.js';
 
+/** Where the reader's avatar stands: its room, what lies there and what it carries, read once a page. */
+interface Standing {
+  me: CardDoc;
+  room: CardDoc;
+  lying: CardDoc[];
+  carried: CardDoc[];
+}
+
+async function standingOf(r: WorldReads, reader: string, avatar: string | undefined): Promise<Standing | undefined> {
+  if (!avatar) return undefined;
+  const [me] = await visibleCards(r, reader, { id: avatar }, 1);
+  if (!me?.place) return undefined;
+  const [room] = await visibleCards(r, reader, { id: me.place }, 1);
+  if (!room) return undefined;
+  // what lies in a room and what an avatar carries are read from places, the one truth (docs/world.md)
+  const [lying, carried] = await Promise.all([visibleCards(r, reader, { place: room.id }, 200), visibleCards(r, reader, { place: avatar }, 200)]);
+  return { me, room, lying, carried };
+}
+
+const nameOf = (c: CardDoc) => labelOf(c.state, 'name') ?? labelOf(c.state, 'title') ?? c.id;
+
 /** What lies near the card: its room, the room's doors and where they lead, things, avatars. */
-async function nearbyOf(r: WorldReads, reader: string, card: CardView, avatar: string | undefined): Promise<{ nearby: Nearby; doors: CardDoc[] }> {
+async function nearbyOf(
+  r: WorldReads,
+  reader: string,
+  card: CardView,
+  avatar: string | undefined,
+  st: Standing | undefined,
+): Promise<{ nearby: Nearby; doors: CardDoc[] }> {
   const room = card.kind === 'room' ? card.id : card.place;
-  const lying = room ? await visibleCards(r, reader, { place: room }, 200) : [];
+  const lying = room === st?.room.id ? st.lying : room ? await visibleCards(r, reader, { place: room }, 200) : [];
   const doors = lying.filter((c) => c.kind === 'door');
   const targets = doors.map((d) => labelOf(d.state, 'to') ?? '').filter((to) => to !== '');
-  const mine = avatar ? await visibleCards(r, reader, { id: avatar }, 1) : [];
-  // what the avatar carries is what lies in it: places are the one truth (docs/world.md)
-  const carried = avatar ? (await visibleCards(r, reader, { place: avatar }, 200)).map((c) => c.id) : [];
-  const named = await visibleCards(r, reader, { id: { $in: [...new Set([...targets, ...carried, ...(room ? [room] : [])])] } }, 200);
-  const byId = new Map([...lying, ...named, ...mine].map((c) => [c.id, c]));
+  const carried = st?.carried ?? [];
+  const named = await visibleCards(r, reader, { id: { $in: [...new Set([...targets, ...(room ? [room] : [])])] } }, 200);
+  const byId = new Map([...lying, ...named, ...carried, ...(st ? [st.me] : [])].map((c) => [c.id, c]));
   const near = (id: string): NearCard[] => {
     const c = byId.get(id);
-    return c ? [{ id, name: labelOf(c.state, 'name') ?? labelOf(c.state, 'title') ?? id }] : [];
+    return c ? [{ id, name: nameOf(c) }] : [];
   };
   const avatars = [...(avatar ? [avatar] : []), ...lying.filter((c) => c.kind === 'avatar' && c.id !== avatar).map((c) => c.id)];
-  const things = [...lying.filter((c) => c.kind !== 'door' && c.kind !== 'avatar').map((c) => c.id), ...carried];
+  const things = [...lying.filter((c) => c.kind !== 'door' && c.kind !== 'avatar').map((c) => c.id), ...carried.map((c) => c.id)];
   return {
     doors,
     nearby: {
@@ -68,28 +93,17 @@ function avatarButton(avatar: string, method: string, field: string, value: stri
   );
 }
 
-const nameOf = (c: CardDoc) => labelOf(c.state, 'name') ?? labelOf(c.state, 'title') ?? c.id;
-
 /**
  * Where the reader stands, as a game screen shows it: the room's name and words, who and what
  * is here, the ways out as buttons, and what the reader carries (each with a button to drop,
  * and each thing here one to take). Read from places, the one truth of where a card is.
  */
-async function standing(r: WorldReads, reader: string, avatar: string | undefined): Promise<string> {
-  if (!avatar) return '';
-  const [me] = await visibleCards(r, reader, { id: avatar }, 1);
-  if (!me?.place) return '';
-  const [room] = await visibleCards(r, reader, { id: me.place }, 1);
-  if (!room) return '';
-  const lying = await visibleCards(r, reader, { place: room.id }, 200);
-  const carried = await visibleCards(r, reader, { place: avatar }, 200);
+async function standing(r: WorldReads, reader: string, avatar: string | undefined, st: Standing | undefined): Promise<string> {
+  if (!avatar || !st) return '';
+  const { room, lying, carried } = st;
   const others = lying.filter((c) => c.kind === 'avatar' && c.id !== avatar);
   const things = lying.filter((c) => c.kind !== 'avatar' && c.kind !== 'door');
-  const listed = new Set(
-    room.state.tag === 'record'
-      ? ((room.state.fields.find((f) => f.name === 'doors')?.value as { items?: { value?: string }[] })?.items ?? []).map((i) => i.value)
-      : [],
-  );
+  const listed = new Set(itemsOf(room.state, 'doors').flatMap((d) => (d.tag === 'label' ? [d.value] : [])));
   const doors = lying.filter((c) => c.kind === 'door' && listed.has(c.id));
   const market = things.find((c) => c.kind === 'market');
   const targets = await visibleCards(r, reader, { id: { $in: doors.map((d) => labelOf(d.state, 'to') ?? '') } }, 50);
@@ -185,12 +199,13 @@ export async function playPage(r: WorldReads, id: string, caller: Caller, o: Pla
   const card = await cardReply(r, id, caller.principal);
   card.lines = card.lines.map((l) => spoken(r, l));
   const { card: doc, pkg } = await shownCard(r, id, caller.principal);
-  const { nearby, doors } = await nearbyOf(r, caller.principal, card, o.avatar);
+  const st = await standingOf(r, caller.principal, o.avatar);
+  const { nearby, doors } = await nearbyOf(r, caller.principal, card, o.avatar, st);
   const reply =
     `<form class="reply" method="post" action="/play/${seg(id)}">` +
     `<label for="say">say to ${e(id)}</label><textarea id="say" name="text" rows="2">${e(o.say ?? '')}</textarea><button>reply</button>` +
     '<p class="h">Prose goes to the card as it is; a spell typed here is cast as written.</p></form>';
-  const here = await standing(r, caller.principal, o.avatar);
+  const here = await standing(r, caller.principal, o.avatar, st);
   const body =
     `<h1>${e(id)}</h1>${o.outcome ?? ''}${here}${paintOf(card)}${spellForms(id, pkg, nearby)}${reply}${wantsOf(card)}${doorsList(doors, true)}${nearList(id, nearby)}` +
     `${exactCard(card, doc.state)}<p><a href="/o/${seg(id)}">card page</a> · <a href="/inspect/${seg(id)}">inspect</a></p>`;
