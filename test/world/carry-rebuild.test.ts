@@ -13,9 +13,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorldCommand } from '../../src/commands/world-service.js';
 import { TOWN_WORLD, worldStream } from '../../src/events/world.js';
-import { digestProjection } from '../../src/projections/digest.js';
-import { allProjections, projectionNames } from '../../src/projections/index.js';
-import { foldChunk, rebuildProjections } from '../../src/projections/rebuild.js';
+import { allProjections } from '../../src/projections/index.js';
+import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { receiptDocs } from '../../src/projections/receipts.js';
 import { cardDocs } from '../../src/projections/cards.js';
 import { guestDocs } from '../../src/projections/guests.js';
@@ -23,39 +22,12 @@ import { loadRepositoryKeys } from '../../src/repository/keys.js';
 import { recordDocs } from '../../src/repository/projection.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
-import type { EventStore } from '../../src/stores/event-store.js';
-import type { ReadStore } from '../../src/stores/read-store.js';
 import { fixturePrograms } from '../cards/kernel/fixtures.js';
-import { openService, playedTown, storeTown } from './carry-town.js';
+import { digests, follow, openService, playedTown, storeTown } from './carry-town.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-carry-rebuild-'));
 
-/** Folds what the journal holds after `after`, in batches of 64, as a live projector does. */
-async function follow(events: EventStore, reads: ReadStore, projections: ReturnType<typeof all>, after: bigint | undefined): Promise<bigint | undefined> {
-  let chunk = [];
-  let last = after;
-  for await (const event of events.readAll(after === undefined ? {} : { after })) {
-    chunk.push(event);
-    if (chunk.length === 64) {
-      last = await foldChunk(reads, projections, chunk);
-      chunk = [];
-    }
-  }
-  if (chunk.length) last = await foldChunk(reads, projections, chunk);
-  return last;
-}
-
 const all = () => Object.values(allProjections(fixturePrograms().programs, { keys: () => loadRepositoryKeys(dir) }));
-
-async function digests(reads: ReadStore): Promise<string[]> {
-  const projections = allProjections(fixturePrograms().programs);
-  const out: string[] = [];
-  for (const name of projectionNames) {
-    const d = await digestProjection(reads, projections[name]);
-    out.push(`${name} ${d.documents} ${d.sha256}`);
-  }
-  return out;
-}
 
 async function acrossACarry(name: string, maxAppendSize: number, parts: (n: number) => boolean) {
   const h = playedTown(3000, 23);

@@ -10,6 +10,11 @@ import { openEventStore } from '../../src/stores/open-event-store.js';
 import type { TestTown } from './support.js';
 import { WorldService } from '../../src/commands/world-service.js';
 import type { EventStore } from '../../src/stores/event-store.js';
+import type { ReadStore } from '../../src/stores/read-store.js';
+import { digestProjection } from '../../src/projections/digest.js';
+import { allProjections, projectionNames } from '../../src/projections/index.js';
+import type { Projection } from '../../src/projections/projection.js';
+import { foldChunk } from '../../src/projections/rebuild.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';
 import { fixturePrograms } from '../cards/kernel/fixtures.js';
 import type { Harness } from '../cards/kernel/harness.js';
@@ -63,4 +68,30 @@ export async function carryWhileStopped(t: Pick<TestTown, 'restart' | 'dir' | 'c
     }
   });
   return done!;
+}
+
+/** The read models' digests, one line each (`<projection> <documents> <sha256>`), in projection order. */
+export async function digests(reads: ReadStore): Promise<string[]> {
+  const projections = allProjections(fixturePrograms().programs);
+  const out: string[] = [];
+  for (const name of projectionNames) {
+    const d = await digestProjection(reads, projections[name]);
+    out.push(`${name} ${d.documents} ${d.sha256}`);
+  }
+  return out;
+}
+
+/** Folds what the journal holds after `after` in batches of 64, as a live projector does; answers the last position folded. */
+export async function follow(events: EventStore, reads: ReadStore, projections: Projection[], after: bigint | undefined): Promise<bigint | undefined> {
+  let chunk = [];
+  let last = after;
+  for await (const event of events.readAll(after === undefined ? {} : { after })) {
+    chunk.push(event);
+    if (chunk.length === 64) {
+      last = await foldChunk(reads, projections, chunk);
+      chunk = [];
+    }
+  }
+  if (chunk.length) last = await foldChunk(reads, projections, chunk);
+  return last;
 }

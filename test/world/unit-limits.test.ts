@@ -8,31 +8,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { digestProjection } from '../../src/projections/digest.js';
-import { allProjections, projectionNames } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projections/index.js';
 import { Projector } from '../../src/projections/projector.js';
 import { foldChunk, rebuildProjections } from '../../src/projections/rebuild.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
 import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
-import { UnitTooLarge, type ReadStore, type UnitLimits } from '../../src/stores/read-store.js';
+import { UnitTooLarge, type UnitLimits } from '../../src/stores/read-store.js';
 import { fixturePrograms } from '../cards/kernel/fixtures.js';
-import { playedTown, storeTown } from './carry-town.js';
+import { digests, playedTown, storeTown } from './carry-town.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-unit-limits-'));
 const all = () => Object.values(allProjections(fixturePrograms().programs, { keys: () => loadRepositoryKeys(dir) }));
 /** Room for a few entries a unit, and for the genesis entry alone. */
 const small: UnitLimits = { ops: 12, bytes: 192 * 1024 };
-
-async function digests(reads: ReadStore): Promise<string[]> {
-  const projections = allProjections(fixturePrograms().programs);
-  const out: string[] = [];
-  for (const name of projectionNames) {
-    const d = await digestProjection(reads, projections[name]);
-    out.push(`${name} ${d.documents} ${d.sha256}`);
-  }
-  return out;
-}
 
 test('a rebuild and a projector under a small unit cap fold in halves and make the same read models', async () => {
   const h = playedTown(600, 17);
