@@ -16,7 +16,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { carry } from '../src/commands/carry.js';
 import { TOWN_WORLD } from '../src/events/world.js';
-import { openEmbeddedEventStore } from '../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore } from '../src/stores/embedded/event-store.js';
 import { openService, playedTown, storeTown } from '../test/world/carry-town.js';
 import { flag } from './turns-figures.js';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { open, type DatabaseOptions } from 'lmdb';
-import { openEmbeddedReadStore } from '../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../src/stores/embedded/read-store.js';
 
 export interface ReadBenchResult {
   docs: number;
@@ -83,7 +83,7 @@ export async function runReadBench(options: { docs?: number; seconds?: number; d
     };
 
     // The raw baseline reads the same LMDB file through a second handle (the collection's own
-    // databases, see embedded-read-store.ts).
+    // databases, see embedded/read-store.ts).
     const raw = open({ path: path.join(dataDir, 'read'), maxDbs: 1000, readOnly: true });
     const rawDocs = raw.openDB({ name: 'd:cards.all', useRecords: false } as DatabaseOptions & { name: string });
     const rawIdx = raw.openDB({ name: 'i:cards.all' });

@@ -42,8 +42,8 @@ import { rebuildProjections } from '../src/projections/rebuild.js';
 import { loadRepositoryKeys, type RepositoryKeys } from '../src/repository/keys.js';
 import { applyPuts, type TreePut } from '../src/repository/tree-batch.js';
 import { receiptMessage, recordDocOf, recordValue } from '../src/repository/records.js';
-import { openEmbeddedEventStore } from '../src/stores/embedded-event-store.js';
-import { openEmbeddedReadStore } from '../src/stores/embedded-read-store.js';
+import { openEmbeddedEventStore } from '../src/stores/embedded/event-store.js';
+import { openEmbeddedReadStore } from '../src/stores/embedded/read-store.js';
 import { cpuUs, flag, median } from './turns-figures.js';
 
 const servers = fileURLToPath(new URL('./turns-servers.js', import.meta.url));

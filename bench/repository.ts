@@ -26,8 +26,8 @@ import { allProjections } from '../src/projections/index.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 import { loadRepositoryKeys } from '../src/repository/keys.js';
 import { firehoseCollection, type FrameDoc } from '../src/repository/projection.js';
-import { openEmbeddedEventStore } from '../src/stores/embedded-event-store.js';
-import { openEmbeddedReadStore } from '../src/stores/embedded-read-store.js';
+import { openEmbeddedEventStore } from '../src/stores/embedded/event-store.js';
+import { openEmbeddedReadStore } from '../src/stores/embedded/read-store.js';
 import { flag, median } from './turns-figures.js';
 
 const servers = fileURLToPath(new URL('./turns-servers.js', import.meta.url));

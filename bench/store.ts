@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { openEmbeddedEventStore } from '../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore } from '../src/stores/embedded/event-store.js';
 
 export interface StoreBenchOptions {
   /** Seconds per measured phase. */

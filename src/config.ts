@@ -89,7 +89,7 @@ export interface Settings {
   /**
    * TOWN_MIN_FREE_MB: the free space (MiB) the embedded stores keep on the data directory's disk
    * (default 64; 0: no watermark). Below it the town refuses writes, 503 hostUnavailable, says so
-   * in /ready and /metrics, and takes them again once space returns (src/stores/disk-guard.ts).
+   * in /ready and /metrics, and takes them again once space returns (src/stores/embedded/disk-guard.ts).
    */
   minFreeBytes?: number;
 }

@@ -17,9 +17,9 @@ import { Firehose, subscribeReposPath } from './repository/firehose.js';
 import { publicKeys, townDid } from './repository/identity.js';
 import { RepositoryReads } from './repository/reads.js';
 import { ServiceAuth } from './repository/service-auth.js';
-import { HostedReads } from './repository/hosted-reads.js';
-import { HostedTrees } from './repository/hosted-tree.js';
-import { HostedWrites } from './repository/hosted-writes.js';
+import { HostedReads } from './repository/hosted/reads.js';
+import { HostedTrees } from './repository/hosted/tree.js';
+import { HostedWrites } from './repository/hosted/writes.js';
 import { createApp, type TownApp, type Logger } from './http/app.js';
 import { defaultLimiters, type Limiters } from './contract/rate-limit.js';
 import { identityHandlers } from './http/handlers/identity.js';
@@ -38,11 +38,11 @@ import { FeedService } from './commands/feed-service.js';
 import { startFeedReactor } from './commands/feed-reactor.js';
 import { StoreAuthenticator } from './identity/authenticator.js';
 import { applyStartupMode, ensureFirstInvitation } from './identity/town.js';
-import { EmbeddedEventStore } from './stores/embedded-event-store.js';
+import { EmbeddedEventStore } from './stores/embedded/event-store.js';
 import { openEventStore } from './stores/open-event-store.js';
-import type { JournalIo } from './stores/embedded-journal.js';
+import type { JournalIo } from './stores/embedded/journal.js';
 import { openReadStore } from './stores/open-read-store.js';
-import { DiskGuard, defaultMinFreeBytes, type FreeBytes } from './stores/disk-guard.js';
+import { DiskGuard, defaultMinFreeBytes, type FreeBytes } from './stores/embedded/disk-guard.js';
 import type { EventStore } from './stores/event-store.js';
 import type { ReadStore } from './stores/read-store.js';
 import { loadSecret, type Settings } from './config.js';
@@ -51,7 +51,7 @@ import type { Programs } from './cards/kernel/programs.js';
 import { defaultOptions, type KernelOptions } from './cards/kernel/options.js';
 import type { TownLayout } from './cards/kernel/genesis.js';
 import { WorldService } from './commands/world-service.js';
-import { fileSnapshots, noSnapshots } from './commands/world-snapshot.js';
+import { fileSnapshots, noSnapshots } from './commands/snapshot/world-snapshot.js';
 import { startArrivals, type ArrivalReactor } from './commands/world-arrivals.js';
 import { allProjections, type ProjectionName, projectionNames } from './projections/index.js';
 import { loadRepositoryKeys } from './repository/keys.js';
@@ -172,7 +172,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
   // The world's snapshot is read (off the event loop) while the stores open and the read models
   // are checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions/world-snapshots.md).
   snapshots.readAhead?.(TOWN_WORLD);
-  // The embedded stores keep free space on the data directory's disk (src/stores/disk-guard.ts).
+  // The embedded stores keep free space on the data directory's disk (src/stores/embedded/disk-guard.ts).
   const diskGuard =
     settings.eventStoreUrl && settings.mongoUrl ? undefined : new DiskGuard(settings.dataDir, settings.minFreeBytes ?? defaultMinFreeBytes, options.diskFree);
   const events = await openEventStore({
@@ -345,7 +345,7 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const worldDid = async () => (await repository.head())?.did ?? townDid(config.host);
     const repositoryKeys = await keysLoaded;
     const keys = repositoryKeys ? publicKeys(repositoryKeys) : undefined;
-    // The hosted accounts' trees, shared by their writes and their CARs (src/repository/hosted-tree.ts).
+    // The hosted accounts' trees, shared by their writes and their CARs (src/repository/hosted/tree.ts).
     const hostedTrees = new HostedTrees();
 
     const feed = new FeedService(events, clock, config.host);

@@ -16,7 +16,7 @@ import { allProjections, projectionNames } from '../projections/index.js';
 import { digestProjection, type Digest } from '../projections/digest.js';
 import { rebuildProjections, type Progress } from '../projections/rebuild.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
-import { EmbeddedEventStore } from '../stores/embedded-event-store.js';
+import { EmbeddedEventStore } from '../stores/embedded/event-store.js';
 import type { AppendResult, EventData, EventStore } from '../stores/event-store.js';
 import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';

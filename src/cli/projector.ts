@@ -17,7 +17,7 @@ import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
-import { defaultMinFreeBytes } from '../stores/disk-guard.js';
+import { defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
 import { chooseProjections, startWorker } from '../projections/worker.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 import { townLog } from '../operations/log.js';
@@ -37,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   const settings = settingsFromEnv();
   const log = townLog({ level: settings.logLevel, base: { worker: `projector ${names.join(',')}` } });
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
-  // An embedded read store keeps the town's free-space watermark before its units (src/stores/disk-guard.ts).
+  // An embedded read store keeps the town's free-space watermark before its units (src/stores/embedded/disk-guard.ts).
   const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir, minFreeBytes: settings.minFreeBytes ?? defaultMinFreeBytes });
   let failed: Error | undefined;
   let stop!: () => void;

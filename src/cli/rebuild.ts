@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { defaultOptions } from '../cards/kernel/options.js';
 import { WorldService } from '../commands/world-service.js';
-import { fileSnapshots } from '../commands/world-snapshot.js';
+import { fileSnapshots } from '../commands/snapshot/world-snapshot.js';
 import { TOWN_WORLD, worldStream } from '../events/world.js';
 import type { EventStore } from '../stores/event-store.js';
 import { rebuildLive } from '../projections/live-rebuild.js';

@@ -3,7 +3,7 @@
  * append what was decided at that revision, and on a lost race (WrongExpectedVersion: another
  * writer moved the stream on) read again and decide again on what won, at most `maxAttempts`
  * times, then `TooMuchContention`. Identity and scratch commands (`handleCommand`), the feed's
- * posts and answers (feed-service.ts) and hosted repository writes (src/repository/hosted-writes.ts)
+ * posts and answers (feed-service.ts) and hosted repository writes (src/repository/hosted/writes.ts)
  * all run through it; the world service pipelines turns from the same parts (a folded state,
  * a pure decide, an append at the expected height) because it decides many turns per append.
  *

@@ -7,7 +7,7 @@
  * of records created without one (TIDs of the command's clock).
  *
  * The signed commit is an input of the command, made before deciding from `planWrites`'s answer
- * (src/repository/hosted-records.ts): signing and hashing the tree are I/O-free but asynchronous,
+ * (src/repository/hosted/records.ts): signing and hashing the tree are I/O-free but asynchronous,
  * and a decider is a pure synchronous function. `decide` plans again on the same state, so what
  * was signed and what is appended are the same writes; the rev must be the one planned.
  */

@@ -40,7 +40,7 @@ import { carry, CarryRefused, type Carried } from './carry.js';
 import type { Clock } from '../contract/clock.js';
 import { WrongExpectedVersion, type EventData, type EventStore } from '../stores/event-store.js';
 import { eventSize } from '../stores/event-store-checks.js';
-import { frozenSnapshot, noSnapshots, snapshotFormat, type SnapshotStore } from './world-snapshot.js';
+import { frozenSnapshot, noSnapshots, snapshotFormat, type SnapshotStore } from './snapshot/world-snapshot.js';
 
 /**
  * The world's decider, in the one Decider shape of src/contract/decider.ts: the service runs it
@@ -152,7 +152,7 @@ export class WorldService {
   private lastPosition: bigint | undefined;
   private lastCid = '';
   private snapshotHeight = 0;
-  /** A snapshot being written in steps (src/commands/world-snapshot.ts); it never rejects. */
+  /** A snapshot being written in steps (src/commands/snapshot/world-snapshot.ts); it never rejects. */
   private writing: Promise<void> | undefined;
   private closed = false;
   private closing = false;

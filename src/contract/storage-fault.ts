@@ -3,7 +3,7 @@
  * an I/O error, a read-only or over-quota file system), told apart from a bug so that the front
  * answers it 503 `hostUnavailable` (spec 7.1; the host cannot take turns now) rather than 500
  * `internal`. Nothing is acknowledged on such a failure: the journal answers an append only once
- * it is on disk and cuts a failed group off again (embedded-journal.ts), so a resend of the same
+ * it is on disk and cuts a failed group off again (embedded/journal.ts), so a resend of the same
  * intent is always safe. docs/decisions/request-order-and-failure-classes.md.
  */
 

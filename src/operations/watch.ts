@@ -5,7 +5,7 @@
  * they are decided, the appends as they commit, and readiness. The composition root (town.ts)
  * and the workers call these; nothing here is on a request's path.
  */
-import type { DiskGuard } from '../stores/disk-guard.js';
+import type { DiskGuard } from '../stores/embedded/disk-guard.js';
 import type { WorldCommand, WorldService } from '../commands/world-service.js';
 import type { Outcome } from '../cards/kernel/outcome.js';
 import type { Settings } from '../config.js';

@@ -11,7 +11,7 @@ import { pendingModel, pendingProjection } from './pending.js';
 import type { Projection } from './projection.js';
 import { receiptsModel, receiptsProjection } from './receipts.js';
 import { repositoryName, repositoryProjection, type RepositoryProjectionOptions } from '../repository/projection.js';
-import { hostedModel, hostedProjection } from '../repository/hosted-projection.js';
+import { hostedModel, hostedProjection } from '../repository/hosted/projection.js';
 
 /** In the order rebuilds and digests list them. Readers name them by these literals, checked. */
 export const projectionNames = [

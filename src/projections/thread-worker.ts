@@ -7,7 +7,7 @@ import { readlinkSync, statSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { libraryPrograms } from '../cards/kernel/library.js';
-import { JournalReader } from '../stores/embedded-journal-reader.js';
+import { JournalReader } from '../stores/embedded/journal-reader.js';
 import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type SubscribeHandlers } from '../stores/event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import type { FromThread, ThreadData, ToThread } from './thread.js';

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Module } from '../cards/program.js';
-import type { JournalShare } from '../stores/embedded-event-store.js';
+import type { JournalShare } from '../stores/embedded/event-store.js';
 import type { EventStore, RecordedEvent, Subscription } from '../stores/event-store.js';
 import type { OpenReadStoreOptions } from '../stores/open-read-store.js';
 import type { ProjectionName } from './index.js';

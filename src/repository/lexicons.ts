@@ -5,7 +5,7 @@
  * (`agent.lex.add(doc)`); the tests check every reply against them.
  */
 import { entryKinds, townNamespace } from './records.js';
-import { requestLexicon } from './hosted-records.js';
+import { requestLexicon } from './hosted/records.js';
 
 const liveValue = {
   type: 'object',
@@ -58,7 +58,7 @@ const turnInput = {
 const kindParam = { type: 'string', knownValues: ['card', 'page', 'index', 'answer'] } as const;
 
 export const townLexicons = [
-  // The one collection of a hosted account's repository (hosted-records.ts).
+  // The one collection of a hosted account's repository (hosted/records.ts).
   requestLexicon,
   {
     lexicon: 1,

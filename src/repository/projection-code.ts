@@ -11,5 +11,5 @@ export { def, MST } from '@atproto/repo';
 export { DocBlockstore } from './block-store.js';
 export { blockTexts, carOf } from './block-texts.js';
 export { commitAt } from './commit.js';
-export { hostedFrame } from './hosted-frames.js';
-export { HostedTrees } from './hosted-tree.js';
+export { hostedFrame } from './hosted/frames.js';
+export { HostedTrees } from './hosted/tree.js';

@@ -16,7 +16,7 @@
  *   repository.accounts  _id `<did>`: each hosted account's record CIDs, to frame its commits
  *
  * The hosted accounts' commits (`HostedRecordsWritten`, src/events/hosted.ts) are folded here too,
- * in journal order with the entries, each one frame among the world's (hosted-frames.ts).
+ * in journal order with the entries, each one frame among the world's (hosted/frames.ts).
  *
  * The head is a function of the journal: the commit's rev comes from the entries' clocks, and
  * K-256 signatures are deterministic (RFC 6979), so a rebuild signs the very head the live
@@ -36,7 +36,7 @@ import type { Doc, Unit } from '../stores/read-store.js';
 import type { DocBlockstore } from './block-store.js';
 import { accountsCollection, blocksCollection } from './collections.js';
 import type { Leaf, RepoHead, TreeWrite } from './commit.js';
-import type { HostedTrees } from './hosted-tree.js';
+import type { HostedTrees } from './hosted/tree.js';
 import { hostedWrittenType } from '../events/hosted.js';
 import type { RecordedEvent } from '../stores/event-store.js';
 import { townDid } from '../identity/names.js';
@@ -88,7 +88,7 @@ export interface FrameOp {
 /** A #commit frame as kept; `blocks` is the CAR (base64) of the commit's new and proving blocks. */
 export interface FrameDoc extends Doc {
   seq: number;
-  /** The repository the commit is of: a hosted account's did (hosted-frames.ts); absent, the town's. */
+  /** The repository the commit is of: a hosted account's did (hosted/frames.ts); absent, the town's. */
   repo?: string;
   commit: string;
   rev: string;

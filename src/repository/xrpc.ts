@@ -27,8 +27,8 @@ import { heightOfRkey, recordCollections, rkeyOf, townNamespace } from './record
 import { carriedCollection, carriedMatches, carriedPage, carriedView, type CarriedView } from './carried-records.js';
 import { carriedLine } from '../cards/kernel/outcome.js';
 import type { Past } from '../cards/kernel/past.js';
-import { findAccount } from './hosted-accounts.js';
-import type { HostedReads, RepoRow } from './hosted-reads.js';
+import { findAccount } from './hosted/accounts.js';
+import type { HostedReads, RepoRow } from './hosted/reads.js';
 import { fail, flag, limitOf, nsidParam, type Params, passes, required, rkeyParam } from './xrpc-params.js';
 
 export type { Params };
@@ -50,7 +50,7 @@ export interface XrpcDeps {
   keys: PublicKeys | undefined;
   /** Where subscribeRepos is served as a WebSocket (undefined: no firehose listener here). */
   firehoseUrl: () => string | undefined;
-  /** The hosted accounts' repositories (hosted-reads.ts). */
+  /** The hosted accounts' repositories (hosted/reads.ts). */
   hosted: HostedReads;
   /** The town's carried past, once a carry began its epoch: receipts before it are pointers. */
   past?: () => Past | undefined;
@@ -306,7 +306,7 @@ export function xrpcMethods(deps: XrpcDeps): Record<string, (q: Params) => Promi
     },
   };
 
-  // A guest's did or handle names its hosted account's repository (hosted-reads.ts).
+  // A guest's did or handle names its hosted account's repository (hosted/reads.ts).
   const hosted = deps.hosted.queries();
   for (const [nsid, param] of Object.entries(accountParam)) {
     const town = methods[nsid]!;

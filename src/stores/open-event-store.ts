@@ -3,9 +3,9 @@
  * EVENTSTORE_URL), otherwise the embedded LMDB store under the data directory.
  */
 import type { EventStore } from './event-store.js';
-import { openEmbeddedEventStore } from './embedded-event-store.js';
-import type { JournalIo } from './embedded-journal.js';
-import type { DiskGuard } from './disk-guard.js';
+import { openEmbeddedEventStore } from './embedded/event-store.js';
+import type { JournalIo } from './embedded/journal.js';
+import type { DiskGuard } from './embedded/disk-guard.js';
 
 export interface OpenEventStoreOptions {
   /** `esdb://…` connection string; empty or absent means the embedded store. */
@@ -16,7 +16,7 @@ export interface OpenEventStoreOptions {
   journalIo?: Partial<JournalIo>;
   /** The most bytes one append may carry (EVENTSTORE_MAX_APPEND_SIZE; default 1 MiB, as eventstore.conf). */
   maxAppendSize?: number;
-  /** The free-space watermark the embedded journal checks before each group (disk-guard.ts). */
+  /** The free-space watermark the embedded journal checks before each group (embedded/disk-guard.ts). */
   diskGuard?: DiskGuard;
 }
 
@@ -24,7 +24,7 @@ export async function openEventStore(options: OpenEventStoreOptions): Promise<Ev
   const url = options.url?.trim();
   if (url) {
     // Loaded only when asked for, as the MongoDB driver is (open-read-store.ts).
-    const { openEsdbEventStore } = await import('./esdb-event-store.js');
+    const { openEsdbEventStore } = await import('./esdb/event-store.js');
     return openEsdbEventStore({ url, ...(options.maxAppendSize !== undefined ? { maxAppendSize: options.maxAppendSize } : {}) });
   }
   return openEmbeddedEventStore({

@@ -3,8 +3,8 @@
  * (the app passes MONGO_URL), otherwise the embedded LMDB store under the data directory.
  */
 import type { ReadStore } from './read-store.js';
-import { openEmbeddedReadStore } from './embedded-read-store.js';
-import { DiskGuard } from './disk-guard.js';
+import { openEmbeddedReadStore } from './embedded/read-store.js';
+import { DiskGuard } from './embedded/disk-guard.js';
 
 export interface OpenReadStoreOptions {
   /** `mongodb://…` connection string; empty or absent means the embedded store. */
@@ -13,7 +13,7 @@ export interface OpenReadStoreOptions {
   dataDir: string;
   /** MongoDB database; default: the one named in the url, else `town`. */
   database?: string;
-  /** The free-space watermark the embedded store checks before each unit (disk-guard.ts). */
+  /** The free-space watermark the embedded store checks before each unit (embedded/disk-guard.ts). */
   diskGuard?: DiskGuard;
   /** Else the watermark in bytes, for a store opened in another thread (a guard is not cloned). */
   minFreeBytes?: number;
@@ -28,6 +28,6 @@ export async function openReadStore(options: OpenReadStoreOptions): Promise<Read
   // Anything else is a configuration mistake, refused rather than silently run embedded.
   if (!/^mongodb(\+srv)?:\/\//.test(url)) throw new TypeError('MONGO_URL must start with mongodb:// or mongodb+srv://');
   // Loaded only when asked for: the driver takes ~0.2 s to load, a tenth of an embedded start.
-  const { openMongoReadStore } = await import('./mongo-read-store.js');
+  const { openMongoReadStore } = await import('./mongo/read-store.js');
   return openMongoReadStore({ url, database: options.database });
 }

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { carry } from '../../src/commands/carry.js';
 import { TOWN_WORLD } from '../../src/events/world.js';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 
 const [dir, pause] = process.argv.slice(2) as [string, string];
 // CARRY_MAX_APPEND: a smaller largest append, so the carry is in parts

@@ -18,7 +18,7 @@ import { carry } from '../../src/commands/carry.js';
 import { currentEpoch } from '../../src/events/epochs.js';
 import { epochStream, TOWN_WORLD } from '../../src/events/world.js';
 import { verifyArchive } from '../../src/operations/epoch-archive.js';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { openService, playedTown, storeTown } from '../world/carry-town.js';
 
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'carry-child.js');

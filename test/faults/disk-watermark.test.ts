@@ -1,5 +1,5 @@
 /**
- * The free-space watermark (src/stores/disk-guard.ts) on a disk whose free bytes the test sets:
+ * The free-space watermark (src/stores/embedded/disk-guard.ts) on a disk whose free bytes the test sets:
  * below TOWN_MIN_FREE_MB a turn is refused 503 `hostUnavailable` with Retry-After before the
  * journal writes anything, the projectors' units are refused too, /ready answers 503 naming the
  * disk and /metrics shows `town_disk_low 1`; reads are served. When space returns the same
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { storageFault } from '../../src/contract/storage-fault.js';
-import { DiskLow } from '../../src/stores/disk-guard.js';
+import { DiskLow } from '../../src/stores/embedded/disk-guard.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
 import { request, startTestTown } from '../world/support.js';
 

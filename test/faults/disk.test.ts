@@ -3,7 +3,7 @@
  * mounted when the test runs as root and the machine lets it mount), and a filler file takes
  * all but 2 MB of it, below the town's free-space watermark (8 MB here; TOWN_MIN_FREE_MB): the
  * journal and the read store refuse their writes before making them, so LMDB never meets a
- * full disk (it has aborted the process on a page write that did: src/stores/disk-guard.ts),
+ * full disk (it has aborted the process on a page write that did: src/stores/embedded/disk-guard.ts),
  * and /ready says the disk is low until space returns. Where no tmpfs can
  * be mounted, that test says so and runs the other instead: the journal's own write seam
  * (`journalIo`) fails, after writing half of the group, as a disk that filled mid-write would
@@ -26,7 +26,7 @@ import { createLimiters } from '../../src/contract/rate-limit.js';
 import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../../src/events/world.js';
 import { type RunningServer, startServer } from '../../src/http/server.js';
 import { issueInvitation } from '../../src/identity/operator.js';
-import { fileIo, type JournalIo, listFrames } from '../../src/stores/embedded-journal.js';
+import { fileIo, type JournalIo, listFrames } from '../../src/stores/embedded/journal.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
 import { openTown, type Town } from '../../src/town.js';
 import { request, type Reply } from '../world/support.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { leadingZeroBits } from '../../src/commands/arrival.js';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import type { EventStore } from '../../src/stores/event-store.js';
 
 /** A nonce whose proof digest over (challenge, name) has `bits` leading zero bits. */

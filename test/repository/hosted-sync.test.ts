@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { digestProjection } from '../../src/projections/digest.js';
 import { rebuildProjection } from '../../src/projections/rebuild.js';
-import { hostedProjection } from '../../src/repository/hosted-projection.js';
+import { hostedProjection } from '../../src/repository/hosted/projection.js';
 import { agentFor, auth, collection, type HostedCtx, keyOf, openHostedTown, refused, request, settled } from './hosted-support.js';
 
 const test = suite<HostedCtx>('hosted repositories over sync and the firehose');

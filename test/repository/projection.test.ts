@@ -26,7 +26,7 @@ import {
 } from '../../src/repository/projection.js';
 import type { RecordDoc } from '../../src/repository/records.js';
 import type { RecordedEvent } from '../../src/stores/event-store.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import type { ReadStore } from '../../src/stores/read-store.js';
 import { digestProjection } from '../../src/projections/digest.js';
 

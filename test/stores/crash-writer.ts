@@ -4,7 +4,7 @@
  * Usage: node crash-writer.js <dataDir> <writers>
  */
 import { randomUUID } from 'node:crypto';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { WrongExpectedVersion } from '../../src/stores/event-store.js';
 
 const [dataDir, writersArg = '8'] = process.argv.slice(2);

@@ -19,7 +19,7 @@ import {
   WrongExpectedVersionError,
   type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
-import { EsdbEventStore, isEsdbUrl, openEsdbEventStore, READ_PAGE, toEsdbExpected, type EsdbClient } from '../../src/stores/esdb-event-store.js';
+import { EsdbEventStore, isEsdbUrl, openEsdbEventStore, READ_PAGE, toEsdbExpected, type EsdbClient } from '../../src/stores/esdb/event-store.js';
 import { MaxAppendSizeExceeded, StreamDeleted, WrongExpectedVersion, type RecordedEvent } from '../../src/stores/event-store.js';
 import { pollAll } from '../../src/projections/projector.js';
 import { collect, ev, waitFor } from './event-store.contract.js';

@@ -14,8 +14,8 @@ import { test } from 'uvu';
 import { ackedBeforeKill } from './kill-writer.js';
 import * as assert from 'uvu/assert';
 import { open } from 'lmdb';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { listFrames } from '../../src/stores/embedded-journal.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
+import { listFrames } from '../../src/stores/embedded/journal.js';
 import { collect, ev } from './event-store.contract.js';
 
 const writerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-writer.js');

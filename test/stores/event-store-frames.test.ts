@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeFrame, encodeAppend, FRAME_HEADER_BYTES, parseHead, parsePayload } from '../../src/stores/embedded-frames.js';
+import { decodeFrame, encodeAppend, FRAME_HEADER_BYTES, parseHead, parsePayload } from '../../src/stores/embedded/frames.js';
 import type { CheckedEvent } from '../../src/stores/event-store-checks.js';
 
 function checked(type: string, data: unknown, metadata?: object): CheckedEvent {

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openEmbeddedEventStore, PAGE_SIZE, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { openEsdbEventStore } from '../../src/stores/esdb-event-store.js';
+import { openEmbeddedEventStore, PAGE_SIZE, type EmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
+import { openEsdbEventStore } from '../../src/stores/esdb/event-store.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
 import { filteredHandlers, StreamDeleted, type EventStore, type RecordedEvent } from '../../src/stores/event-store.js';
-import { JournalReader } from '../../src/stores/embedded-journal-reader.js';
+import { JournalReader } from '../../src/stores/embedded/journal-reader.js';
 import { collect, ev, eventStoreContract, waitFor, type StoreUnderTest } from './event-store.contract.js';
 
 async function embedded(): Promise<StoreUnderTest> {
@@ -261,7 +261,7 @@ filtering('wanted streams are delivered; the others are reported passed, in orde
 filtering.run();
 
 // The embedded store passes over the frames this session wrote by the stream it kept for each
-// (embedded-recent-frames.ts); frames of earlier sessions are read as before.
+// (embedded/recent-frames.ts); frames of earlier sessions are read as before.
 const recentFrames = suite('embedded scans over kept frames');
 
 recentFrames('a filtered read crosses from frames of an earlier session into this one’s, in order, skipping deleted streams', async () => {

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { committed } from '../../src/stores/lmdb-commit-failure.js';
+import { committed } from '../../src/stores/embedded/lmdb-commit-failure.js';
 
 /** A rejected write as lmdb makes it: its own error, the errno's on a promise beside it. */
 function lmdbFailure(code: number, message: string): Promise<never> {

@@ -4,7 +4,7 @@
  * checkpoint to k; it prints `ack k` once the unit has committed.
  * Usage: node read-store-crash-writer.js <dataDir> <docsPerUnit>
  */
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 
 const [dataDir, perUnitArg = '200'] = process.argv.slice(2);
 if (!dataDir) throw new Error('usage: read-store-crash-writer <dataDir> <docsPerUnit>');

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import { ackedBeforeKill } from './kill-writer.js';
 import * as assert from 'uvu/assert';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 
 const writerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'read-store-crash-writer.js');
 const PER_UNIT = 200;

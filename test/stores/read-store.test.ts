@@ -11,10 +11,10 @@ import { open } from 'lmdb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuplicateKey, type Doc } from '../../src/stores/read-store.js';
-import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
-import { databaseFromUrl } from '../../src/stores/mongo-read-store.js';
+import { EmbeddedReadStore, openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
+import { databaseFromUrl } from '../../src/stores/mongo/read-store.js';
 import { openReadStore } from '../../src/stores/open-read-store.js';
-import { regexPrefix } from '../../src/stores/embedded-read-plan.js';
+import { regexPrefix } from '../../src/stores/embedded/read-plan.js';
 import { jsonCopy, positionOrder } from '../../src/stores/read-store-checks.js';
 import { ids, rejects } from './read-store.contract.js';
 
@@ -515,7 +515,7 @@ const leases = suite('embedded read store: leases across a restart');
 leases('a lease held by a process that died does not hold up the next owner of the directory', async () => {
   const dataDir = tempDir();
   try {
-    const store = new URL('../../src/stores/embedded-read-store.js', import.meta.url).href;
+    const store = new URL('../../src/stores/embedded/read-store.js', import.meta.url).href;
     const child = spawnSync(
       process.execPath,
       [

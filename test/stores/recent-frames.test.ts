@@ -1,7 +1,7 @@
-/** The ring of this session's newest durable frames (src/stores/embedded-recent-frames.ts). */
+/** The ring of this session's newest durable frames (src/stores/embedded/recent-frames.ts). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RecentFrames } from '../../src/stores/embedded-recent-frames.js';
+import { RecentFrames } from '../../src/stores/embedded/recent-frames.js';
 
 test('keeps the newest positions, contiguous, up to its capacity', () => {
   const r = new RecentFrames(8);

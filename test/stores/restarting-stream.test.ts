@@ -1,5 +1,5 @@
 /**
- * The MongoDB read store's change stream on its checkpoints (restarting-stream.ts): one failure
+ * The MongoDB read store's change stream on its checkpoints (mongo/restarting-stream.ts): one failure
  * no longer turns it off for the life of the process. A failed stream is closed and opened
  * again after a backoff that doubles up to its ceiling and starts afresh once a stream delivers,
  * each restart counted (what /metrics shows as town_read_store_change_stream_restarts_total);
@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RestartingStream, type StreamLike } from '../../src/stores/restarting-stream.js';
+import { RestartingStream, type StreamLike } from '../../src/stores/mongo/restarting-stream.js';
 
 class FakeStream extends EventEmitter implements StreamLike {
   closed = false;

@@ -17,7 +17,7 @@ import { sealedLibrary } from '../../src/cards/library/index.js';
 import type { Library, Module } from '../../src/cards/program.js';
 import { WorldService } from '../../src/commands/world-service.js';
 import { decodeWorldEntry, worldStream } from '../../src/events/world.js';
-import { openEmbeddedEventStore, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
+import { openEmbeddedEventStore, type EmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { eventSize } from '../../src/stores/event-store-checks.js';
 import { startTestTown, testClock } from './support.js';
 import { settingsFromEnv } from '../../src/config.js';

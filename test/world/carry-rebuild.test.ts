@@ -20,8 +20,8 @@ import { cardDocs } from '../../src/projections/cards.js';
 import { guestDocs } from '../../src/projections/guests.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
 import { recordDocs } from '../../src/repository/projection.js';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import { fixturePrograms } from '../cards/kernel/fixtures.js';
 import { digests, follow, openService, playedTown, storeTown } from './carry-town.js';
 

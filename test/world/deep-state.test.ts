@@ -19,7 +19,7 @@ import type { TypedData } from '../../src/cards/typed.js';
 import { cardDocs } from '../../src/projections/cards.js';
 import { worldKey } from '../../src/projections/entries.js';
 import { depthOf } from '../../src/stores/read-store-checks.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import type { Doc } from '../../src/stores/read-store.js';
 import { readModel } from '../../src/projections/read-model.js';
 import { startTestTown, type Guest, type TestTown } from './support.js';

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';
 import { WorldService } from '../../src/commands/world-service.js';
-import { fileSnapshots } from '../../src/commands/world-snapshot.js';
+import { fileSnapshots } from '../../src/commands/snapshot/world-snapshot.js';
 import { decodeWorldEntry, worldStream } from '../../src/events/world.js';
 import { startTestTown, testClock } from './support.js';
 

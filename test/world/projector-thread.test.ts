@@ -15,10 +15,10 @@ import { digestProjection } from '../../src/projections/digest.js';
 import { allProjections, projectionNames } from '../../src/projections/index.js';
 import { Projector } from '../../src/projections/projector.js';
 import { ThreadProjector } from '../../src/projections/thread.js';
-import { openEmbeddedEventStore, type EmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { JournalReader } from '../../src/stores/embedded-journal-reader.js';
+import { openEmbeddedEventStore, type EmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
+import { JournalReader } from '../../src/stores/embedded/journal-reader.js';
 import type { EventStore } from '../../src/stores/event-store.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import type { ReadStore } from '../../src/stores/read-store.js';
 import { startTestTown, type TestTown } from './support.js';
 

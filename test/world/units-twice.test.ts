@@ -18,8 +18,8 @@ import type { WorldCommand } from '../../src/commands/world-service.js';
 import { allProjections } from '../../src/projections/index.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
-import { openEmbeddedEventStore } from '../../src/stores/embedded-event-store.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import { fixturePrograms } from '../cards/kernel/fixtures.js';
 import { digests, follow, openService, playedTown, storeTown } from './carry-town.js';
 

@@ -14,7 +14,7 @@ import { worldKey } from '../../src/projections/entries.js';
 import { guestDocs, guestsModel } from '../../src/projections/guests.js';
 import { allProjections } from '../../src/projections/index.js';
 import { rebuildProjection } from '../../src/projections/rebuild.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import { startTestTown } from './support.js';
 
 /** What `work` writes to stderr (where a start draws its progress bar), passed through too. */

@@ -11,7 +11,7 @@
  * worker follows it by polling, as it would follow any store that cannot notify it.
  */
 import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type ReadAllOptions, type RecordedEvent } from '../../src/stores/event-store.js';
-import { openEmbeddedReadStore } from '../../src/stores/embedded-read-store.js';
+import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
 import { chooseProjections, startWorker } from '../../src/projections/worker.js';
 import type { Projector } from '../../src/projections/projector.js';

@@ -6,7 +6,7 @@
  * repository is `AuthRequired` (the call needs that account's credential), the world's own
  * repository `InvalidRequest` (it is read-only: no credential writes it), and a repository this
  * town does not hold `RepoNotFound`. Bodies are checked as AT Protocol's lexicons say; records
- * by hosted-records.ts; the write itself is src/repository/hosted-writes.ts. A write answers once
+ * by hosted/records.ts; the write itself is src/repository/hosted/writes.ts. A write answers once
  * the `hosted` read model shows it (bounded), so the caller's next read finds what it wrote.
  */
 import { isValidDid, isValidHandle, isValidNsid, isValidRecordKey } from '@atproto/syntax';
@@ -15,9 +15,9 @@ import type { Caller } from '../../contract/caller.js';
 import { XrpcFailure } from '../../contract/xrpc-failure.js';
 import type { CheckpointWaits } from '../../queries/fresh.js';
 import type { EventStore } from '../../stores/event-store.js';
-import { accountName, findAccount, type HostedAccount, hostedAccount } from '../../repository/hosted-accounts.js';
-import { checkedRecord } from '../../repository/hosted-records.js';
-import type { HostedWrites, Written } from '../../repository/hosted-writes.js';
+import { accountName, findAccount, type HostedAccount, hostedAccount } from '../../repository/hosted/accounts.js';
+import { checkedRecord } from '../../repository/hosted/records.js';
+import type { HostedWrites, Written } from '../../repository/hosted/writes.js';
 import { townHandle } from '../../repository/identity.js';
 import type { TownContext } from '../handler.js';
 

@@ -27,7 +27,7 @@ import {
   slugNumber,
   type Past,
 } from '../../../src/cards/kernel/past.js';
-import { decodeSnapshot, encodeSnapshot } from '../../../src/commands/world-snapshot.js';
+import { decodeSnapshot, encodeSnapshot } from '../../../src/commands/snapshot/world-snapshot.js';
 import { blankWorld, layered, type World } from '../../../src/cards/kernel/world.js';
 import { Harness, ann } from './harness.js';
 import { play, randomCommand } from './random-play.js';

@@ -1,14 +1,14 @@
 /**
  * The embedded read store's secondary indexes: building one over a collection's documents, and
- * keeping unique ones unique. Entries are encoded as embedded-read-keys.ts says; they are
+ * keeping unique ones unique. Entries are encoded as embedded/read-keys.ts says; they are
  * persisted and maintained in the same LMDB transaction as the documents (the commit,
- * embedded-read-commit.ts), so a reopened store has them at once and nothing is rebuilt on open.
+ * embedded/read-commit.ts), so a reopened store has them at once and nothing is rebuilt on open.
  */
-import { DuplicateKey, type Doc, type IndexSpec } from './read-store.js';
-import { checkIndexSpecs } from './read-store-checks.js';
-import type { Overlay } from './read-store-unit.js';
-import { entriesFor, indexKeyOf, keyValue, MAX, maybeCut, type Entry, type IndexDef, type KeyPart } from './embedded-read-keys.js';
-import { TRUE, type ReadEnv } from './embedded-read-env.js';
+import { DuplicateKey, type Doc, type IndexSpec } from '../read-store.js';
+import { checkIndexSpecs } from '../read-store-checks.js';
+import type { Overlay } from '../read-store-unit.js';
+import { entriesFor, indexKeyOf, keyValue, MAX, maybeCut, type Entry, type IndexDef, type KeyPart } from './read-keys.js';
+import { TRUE, type ReadEnv } from './read-env.js';
 import { committed } from './lmdb-commit-failure.js';
 
 /** Ids of committed documents holding exactly this entry in a unique index. */

@@ -3,15 +3,15 @@
  * the process (`<dataDir>/read`), with filters and updates meaning what they mean on MongoDB
  * (evaluated by mingo, see read-store-documents.ts). This module is the adapter's front: units,
  * the gate, checkpoints and versions, drops; the parts it is made of each do one job:
- *   embedded-read-env.ts         the LMDB layout, opening it, its catalogue, compaction
- *   embedded-read-scan.ts        committed reads (planned by embedded-read-plan.ts)
- *   embedded-read-indexes.ts     index builds and unique keys (entries: embedded-read-keys.ts)
- *   embedded-read-commit.ts      a unit's overlay written as one LMDB transaction
- *   embedded-read-collection.ts  a collection outside units
+ *   embedded/read-env.ts         the LMDB layout, opening it, its catalogue, compaction
+ *   embedded/read-scan.ts        committed reads (planned by embedded/read-plan.ts)
+ *   embedded/read-indexes.ts     index builds and unique keys (entries: embedded/read-keys.ts)
+ *   embedded/read-commit.ts      a unit's overlay written as one LMDB transaction
+ *   embedded/read-collection.ts  a collection outside units
  *
  * Indexes are persisted and maintained in the same LMDB transaction as the documents, so a
  * reopened store has them at once (nothing is rebuilt on open). Queries are planned over them
- * (embedded-read-plan.ts) and every candidate is tested against the whole filter.
+ * (embedded/read-plan.ts) and every candidate is tested against the whole filter.
  *
  * Units: writes are buffered in an overlay (read-store-unit.ts) while `work` runs, then applied
  * in ONE abortable LMDB transaction that also writes the checkpoints (and versions); it commits durably (fsync)
@@ -24,20 +24,20 @@
 import type { DiskGuard } from './disk-guard.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit, UnitLimits } from './read-store.js';
-import { checkCollectionName, checkLeaseArgs, checkProjectionName, checkToken } from './read-store-checks.js';
-import { CheckpointNotices } from './checkpoint-notices.js';
-import { Overlay, OverlayCollection, UnitGate, runCommitted, workInOverlay, type BaseReader, type OverlayHooks } from './read-store-unit.js';
-import { MAX } from './embedded-read-keys.js';
-import { openEnv, ReadEnv, type Key } from './embedded-read-env.js';
-import { CommittedReads, type ReadStats } from './embedded-read-scan.js';
-import { buildIndexes, UniqueKeys } from './embedded-read-indexes.js';
-import { commitOverlay, type StoredLease } from './embedded-read-commit.js';
+import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit, UnitLimits } from '../read-store.js';
+import { checkCollectionName, checkLeaseArgs, checkProjectionName, checkToken } from '../read-store-checks.js';
+import { CheckpointNotices } from '../checkpoint-notices.js';
+import { Overlay, OverlayCollection, UnitGate, runCommitted, workInOverlay, type BaseReader, type OverlayHooks } from '../read-store-unit.js';
+import { MAX } from './read-keys.js';
+import { openEnv, ReadEnv, type Key } from './read-env.js';
+import { CommittedReads, type ReadStats } from './read-scan.js';
+import { buildIndexes, UniqueKeys } from './read-indexes.js';
+import { commitOverlay, type StoredLease } from './read-commit.js';
 import { committed } from './lmdb-commit-failure.js';
-import { EmbeddedCollection, type CollectionHost } from './embedded-read-collection.js';
-import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
+import { EmbeddedCollection, type CollectionHost } from './read-collection.js';
+import { checkGeneration, generationOfName, GenerationView, type StoredNames } from '../read-store-generations.js';
 
-export type { ReadStats } from './embedded-read-scan.js';
+export type { ReadStats } from './read-scan.js';
 
 export interface EmbeddedReadStoreOptions {
   /** The app's data directory; the read models live in `<dataDir>/read`. */
@@ -61,7 +61,7 @@ export interface EmbeddedReadStoreOptions {
   readUnitsTwice?: boolean;
   /** What one unit may write (UnitLimits); default none: LMDB commits a unit of any size. */
   unitLimits?: UnitLimits;
-  /** The free-space watermark, checked before each unit commits anything (disk-guard.ts). */
+  /** The free-space watermark, checked before each unit commits anything (embedded/disk-guard.ts). */
   diskGuard?: DiskGuard;
 }
 

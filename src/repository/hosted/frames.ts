@@ -16,13 +16,13 @@ import { encode as cborEncode } from '@atproto/lex-cbor';
 import { parseCid } from '@atproto/lex-data';
 import { jsonToLex } from '@atproto/lex-json';
 import { BlockMap, blocksToCarFile, DataDiff } from '@atproto/repo';
-import { decodeHostedEvent } from '../events/hosted.js';
-import type { RecordedEvent } from '../stores/event-store.js';
-import type { Doc, Unit } from '../stores/read-store.js';
-import { applyOps, commitBlock, commitOf, type HostedTrees } from './hosted-tree.js';
-import type { FrameDoc, FrameOp } from './projection.js';
+import { decodeHostedEvent } from '../../events/hosted.js';
+import type { RecordedEvent } from '../../stores/event-store.js';
+import type { Doc, Unit } from '../../stores/read-store.js';
+import { applyOps, commitBlock, commitOf, type HostedTrees } from './tree.js';
+import type { FrameDoc, FrameOp } from '../projection.js';
 
-import { accountsCollection } from './collections.js';
+import { accountsCollection } from '../collections.js';
 
 export { accountsCollection };
 

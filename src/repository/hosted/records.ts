@@ -9,8 +9,8 @@ import type { Lexicons } from '@atproto/lexicon';
 import { cidForLex } from '@atproto/lex-cbor';
 import { jsonToLex } from '@atproto/lex-json';
 import type { LexValue } from '@atproto/lex-data';
-import { limits } from '../contract/limits.js';
-import { XrpcFailure } from '../contract/xrpc-failure.js';
+import { limits } from '../../contract/limits.js';
+import { XrpcFailure } from '../../contract/xrpc-failure.js';
 
 export const requestCollection = 'town.guest.request';
 /** The collections a hosted account's repository holds. */

@@ -2,10 +2,10 @@
  * The embedded EventStore adapter, in process. Two parts under `<dataDir>/events`:
  *
  *   journal   an append-only file of checksummed frames, one per event in `$all` order: THE
- *             durable record (embedded-journal.ts). Appends are group-committed: every append
+ *             durable record (embedded/journal.ts). Appends are group-committed: every append
  *             reserved while the previous group is being written goes out in the next group's
  *             single synced write, and resolves only once that write has returned.
- *   index     LMDB: where each event is in the journal (embedded-index.ts). Derived from the
+ *   index     LMDB: where each event is in the journal (embedded/journal-index.ts). Derived from the
  *             journal, written without syncs while the journal waits for the disk, caught up
  *             from the journal's tail (or rebuilt) on open.
  *
@@ -34,14 +34,14 @@ import {
   type SubscribeHandlers,
   type SubscribeOptions,
   type Subscription,
-} from './event-store.js';
-import { checkAppend, checkExpected, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName, type CheckedEvent } from './event-store-checks.js';
-import { frameBodies, type FrameLocation, type FramePayload } from './embedded-frames.js';
-import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './embedded-journal.js';
-import { IndexGap, JournalIndex, type IndexedAppend } from './embedded-index.js';
-import { lockEventsDirectory } from './embedded-lock.js';
+} from '../event-store.js';
+import { checkAppend, checkExpected, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName, type CheckedEvent } from '../event-store-checks.js';
+import { frameBodies, type FrameLocation, type FramePayload } from './frames.js';
+import { fileIo, JournalCorrupt, recoverJournal, type Journal, type JournalIo } from './journal.js';
+import { IndexGap, JournalIndex, type IndexedAppend } from './journal-index.js';
+import { lockEventsDirectory } from './lock.js';
 import type { DiskGuard } from './disk-guard.js';
-import { RecentFrames } from './embedded-recent-frames.js';
+import { RecentFrames } from './recent-frames.js';
 
 /** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
 export const PAGE_SIZE = 256;
@@ -65,7 +65,7 @@ export interface EmbeddedEventStoreOptions {
   maxAppendSize?: number;
   /** Replaces the journal's writes and syncs (tests use it to make the disk fail). */
   journalIo?: Partial<JournalIo>;
-  /** The free-space watermark, checked before each group is written (disk-guard.ts). */
+  /** The free-space watermark, checked before each group is written (embedded/disk-guard.ts). */
   diskGuard?: DiskGuard;
 }
 

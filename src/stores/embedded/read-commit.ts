@@ -3,11 +3,11 @@
  * checkpoints and versions written as ONE abortable LMDB transaction, durably (fsync) or not at
  * all.
  */
-import { CheckpointBehind, DuplicateKey, LeaseLost, type Doc } from './read-store.js';
-import type { Overlay } from './read-store-unit.js';
-import { entriesFor, indexKeyOf, keyValue, type IndexDef } from './embedded-read-keys.js';
-import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './embedded-read-env.js';
-import { committedOwners, compareParts } from './embedded-read-indexes.js';
+import { CheckpointBehind, DuplicateKey, LeaseLost, type Doc } from '../read-store.js';
+import type { Overlay } from '../read-store-unit.js';
+import { entriesFor, indexKeyOf, keyValue, type IndexDef } from './read-keys.js';
+import { TRUE, type CollectionDbs, type Key, type ReadEnv } from './read-env.js';
+import { committedOwners, compareParts } from './read-indexes.js';
 import { committed } from './lmdb-commit-failure.js';
 
 /**

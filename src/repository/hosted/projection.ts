@@ -7,14 +7,14 @@
  *                   signature), its record count and the stream revision folded
  *
  * The tree's nodes are not kept: an account holds at most 256 records, and its tree is a function
- * of their CIDs, built when a CAR is asked for (hosted-tree.ts). Idempotent: an event at or below
+ * of their CIDs, built when a CAR is asked for (hosted/tree.ts). Idempotent: an event at or below
  * the head's stream revision is skipped.
  */
-import { decodeHostedEvent, hostedWrittenType } from '../events/hosted.js';
-import type { Projection } from '../projections/projection.js';
-import { readModel } from '../projections/read-model.js';
-import type { RecordedEvent } from '../stores/event-store.js';
-import type { Doc, Unit } from '../stores/read-store.js';
+import { decodeHostedEvent, hostedWrittenType } from '../../events/hosted.js';
+import type { Projection } from '../../projections/projection.js';
+import { readModel } from '../../projections/read-model.js';
+import type { RecordedEvent } from '../../stores/event-store.js';
+import type { Doc, Unit } from '../../stores/read-store.js';
 
 export interface HostedRecordDoc extends Doc {
   did: string;

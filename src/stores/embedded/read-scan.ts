@@ -1,15 +1,15 @@
 /**
  * Reads of the embedded read store's committed state: a query is planned over the collection's
- * indexes (embedded-read-plan.ts), the plan's key ranges are walked, and every candidate is
+ * indexes (embedded/read-plan.ts), the plan's key ranges are walked, and every candidate is
  * tested against the whole filter (mingo, read-store-documents.ts). Each read runs
  * synchronously against one LMDB snapshot, so reads never wait for writes.
  */
 import type { Key as LmdbKey } from 'lmdb';
-import type { Doc, Filter, Sort } from './read-store.js';
-import { matcher, sortDocs } from './read-store-documents.js';
-import type { IdSet } from './read-store-unit.js';
-import { plan, type Plan, type ScanRange } from './embedded-read-plan.js';
-import type { ReadEnv } from './embedded-read-env.js';
+import type { Doc, Filter, Sort } from '../read-store.js';
+import { matcher, sortDocs } from '../read-store-documents.js';
+import type { IdSet } from '../read-store-unit.js';
+import { plan, type Plan, type ScanRange } from './read-plan.js';
+import type { ReadEnv } from './read-env.js';
 
 /** What queries touched, so tests can tell an index lookup from a collection scan. */
 export interface ReadStats {

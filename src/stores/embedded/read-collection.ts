@@ -2,8 +2,8 @@
  * A collection of the embedded read store outside any unit: reads see committed data; each
  * write is a unit of its own.
  */
-import type { Collection, Doc, Filter, FindOptions, IndexSpec, PutManyOptions, Update, UpdateResult } from './read-store.js';
-import type { OverlayCollection } from './read-store-unit.js';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, PutManyOptions, Update, UpdateResult } from '../read-store.js';
+import type { OverlayCollection } from '../read-store-unit.js';
 
 /** What a collection outside units asks of its store (EmbeddedReadStore). */
 export interface CollectionHost {

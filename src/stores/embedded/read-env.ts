@@ -5,13 +5,13 @@
  * Layout (named databases, ordered-binary keys), two per collection so that dropping a read
  * model drops whole LMDB databases instead of removing its entries one by one:
  *   d:<collection>  [_id]                                  -> document (msgpack)
- *   i:<collection>  [index, rank, value, …, _id]           -> true   (see embedded-read-keys.ts)
+ *   i:<collection>  [index, rank, value, …, _id]           -> true   (see embedded/read-keys.ts)
  *   meta            ['layout']                             -> LAYOUT
  *                   ['collection', name]                   -> 1
  *                   ['index', collection, name]            -> IndexDef
  *                   ['checkpoint', projection]             -> position (decimal string)
  *                   ['version', projection]                -> the fold version it was built with
- * Plans (embedded-read-plan.ts) speak of keys that start with the collection's name; the
+ * Plans (embedded/read-plan.ts) speak of keys that start with the collection's name; the
  * collection's own databases are keyed without it.
  *
  * A store in an older layout holds nothing that cannot be folded again: it is emptied on open
@@ -20,9 +20,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asBinary, open, type Database, type DatabaseOptions, type Key as LmdbKey, type RootDatabase } from 'lmdb';
-import type { Doc } from './read-store.js';
+import type { Doc } from '../read-store.js';
 import { survivingCommitFailures } from './lmdb-commit-failure.js';
-import { MAX, type IndexDef } from './embedded-read-keys.js';
+import { MAX, type IndexDef } from './read-keys.js';
 
 export type Key = LmdbKey[];
 

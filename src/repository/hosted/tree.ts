@@ -11,7 +11,7 @@ import type { Keypair } from '@atproto/crypto';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { type Cid, cidForCbor, parseCid } from '@atproto/lex-data';
 import { type Commit, MemoryBlockstore, MST, signCommit } from '@atproto/repo';
-import type { HostedCommit, HostedOp } from '../events/hosted.js';
+import type { HostedCommit, HostedOp } from '../../events/hosted.js';
 
 /** Trees kept, one per account: enough for the accounts in use; past it, the oldest is rebuilt when next used. */
 const treesKept = 256;

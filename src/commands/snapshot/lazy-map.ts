@@ -6,11 +6,11 @@
  * map sees exactly what a plain Map would give.
  *
  * The text stays in the snapshot's bytes, and so do the keys: a line `<key>\t<value>` is found
- * through a hash table over the bytes (text-keys.ts). Making a string of every value at load
+ * through a hash table over the bytes (snapshot/text-keys.ts). Making a string of every value at load
  * (hundreds of thousands, most never read) was half of the load's time and most of its garbage
  * collection; making a string and a Map entry of every key was most of what remained.
  */
-import { KeyedMap } from '../cards/kernel/keyed-map.js';
+import { KeyedMap } from '../../cards/kernel/keyed-map.js';
 import { TextKeys } from './text-keys.js';
 
 export class LazyMap<K, V> extends KeyedMap<K, V> {

@@ -1,6 +1,6 @@
 /**
  * The embedded store's index: where each event sits in the journal. It is DERIVED from the
- * journal (embedded-journal.ts), so it never costs the append path a sync: it is written in
+ * journal (embedded/journal.ts), so it never costs the append path a sync: it is written in
  * batches, without syncing, while the journal waits for its own synced write; it may lag the
  * journal after a crash, and opening the store re-indexes the journal from the index's newest
  * entry.
@@ -26,8 +26,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { survivingCommitFailures } from './lmdb-commit-failure.js';
-import type { FrameLocation } from './embedded-frames.js';
-import { bootId } from './embedded-lock.js';
+import type { FrameLocation } from './frames.js';
+import { bootId } from './lock.js';
 
 const LAST_REVISION = Number.MAX_SAFE_INTEGER;
 /** Every CHECKPOINT-th position has an `offsets` entry (positions 1, 1 + CHECKPOINT, ...). */

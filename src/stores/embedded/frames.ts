@@ -6,10 +6,10 @@
  *   body    UTF-8 JSON {p: position, r: revision, n: events after this one in the same append,
  *           c: created, s: stream, i: id, t: type, d: data, m?: metadata}
  *
- * The journal file is an 8-byte magic followed by frames in position order (embedded-journal.ts).
+ * The journal file is an 8-byte magic followed by frames in position order (embedded/journal.ts).
  */
 import zlib from 'node:zlib';
-import type { CheckedEvent } from './event-store-checks.js';
+import type { CheckedEvent } from '../event-store-checks.js';
 
 export const JOURNAL_MAGIC = Buffer.from('TOWNJRN\u0001', 'latin1');
 export const FRAME_HEADER_BYTES = 8;

@@ -4,7 +4,7 @@
  * details)", including promises lmdb makes for itself and nobody holds (found with the town's
  * data on a full tmpfs: test/faults/disk.test.ts). Node ends the process on an unhandled
  * rejection, so a full disk killed the server instead of refusing its writes. The writes the
- * stores make are awaited and fail properly (embedded-read-commit.ts); these orphans are only
+ * stores make are awaited and fail properly (embedded/read-commit.ts); these orphans are only
  * noted here. Any other unhandled rejection still ends the process, as before.
  */
 let installed = false;

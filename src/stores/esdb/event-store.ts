@@ -48,8 +48,8 @@ import {
   type SubscribeHandlers,
   type SubscribeOptions,
   type Subscription,
-} from './event-store.js';
-import { checkAppend, checkExpected, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName } from './event-store-checks.js';
+} from '../event-store.js';
+import { checkAppend, checkExpected, checkMaxAppendSize, checkReadAll, checkReadStream, checkStreamName } from '../event-store-checks.js';
 
 export interface EsdbEventStoreOptions {
   /** `esdb://host:2113?tls=false` (or `esdb+discover://…` for a cluster). */

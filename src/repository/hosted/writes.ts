@@ -7,14 +7,14 @@
  * and signed again on what won. Refusals are the AT Protocol errors of spec 7.3.
  */
 import type { Keypair } from '@atproto/crypto';
-import type { Clock } from '../contract/clock.js';
-import { XrpcFailure } from '../contract/xrpc-failure.js';
-import { type HostedState, type HostedWrite, hostedDecider, planWrites } from '../commands/hosted-repo.js';
-import { decodeHostedEvent, type HostedCommit, type HostedEvent, type HostedOp, hostedStream } from '../events/hosted.js';
-import { runCommand } from '../commands/command-runner.js';
-import type { EventStore, ExpectedRevision } from '../stores/event-store.js';
-import type { HostedAccount } from './hosted-accounts.js';
-import { applyOps, type HostedTrees, signTree } from './hosted-tree.js';
+import type { Clock } from '../../contract/clock.js';
+import { XrpcFailure } from '../../contract/xrpc-failure.js';
+import { type HostedState, type HostedWrite, hostedDecider, planWrites } from '../../commands/hosted-repo.js';
+import { decodeHostedEvent, type HostedCommit, type HostedEvent, type HostedOp, hostedStream } from '../../events/hosted.js';
+import { runCommand } from '../../commands/command-runner.js';
+import type { EventStore, ExpectedRevision } from '../../stores/event-store.js';
+import type { HostedAccount } from './accounts.js';
+import { applyOps, type HostedTrees, signTree } from './tree.js';
 
 export interface HostedWritesDeps {
   events: EventStore;

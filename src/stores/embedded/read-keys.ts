@@ -11,8 +11,8 @@
  * that ever held a multikey, cut or non-scalar value is marked not `plain`: it still narrows
  * lookups, but no longer serves sort order.
  */
-import { typeRank } from './read-store-documents.js';
-import { isPlainObject, type CheckedIndex } from './read-store-checks.js';
+import { typeRank } from '../read-store-documents.js';
+import { isPlainObject, type CheckedIndex } from '../read-store-checks.js';
 
 export type KeyPart = string | number;
 

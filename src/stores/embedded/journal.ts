@@ -1,6 +1,6 @@
 /**
  * The embedded store's journal: one append-only file that is THE durable record of `$all`: an
- * 8-byte magic, then one frame per event in position order (embedded-frames.ts).
+ * 8-byte magic, then one frame per event in position order (embedded/frames.ts).
  *
  * Group commit: frames reserved while the disk is busy (or in the same event-loop turn) go out in
  * ONE positional write on a file opened O_DSYNC (write and fdatasync in one system call, one trip
@@ -23,7 +23,7 @@ import {
   type FrameHead,
   type FrameLocation,
   type FramePayload,
-} from './embedded-frames.js';
+} from './frames.js';
 
 /** A group buffer's usual size, and the most a grown one may keep. */
 const GROUP_BYTES = 256 * 1024;

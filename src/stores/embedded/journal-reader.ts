@@ -6,10 +6,10 @@
  * owner's own reads check it.
  */
 import fs from 'node:fs';
-import type { RecordedEvent } from './event-store.js';
-import { DELETED_STREAM, toRecorded } from './embedded-event-store.js';
-import { decodeFrame, FRAME_HEADER_BYTES, parsePayload } from './embedded-frames.js';
-import { JournalCorrupt } from './embedded-journal.js';
+import type { RecordedEvent } from '../event-store.js';
+import { DELETED_STREAM, toRecorded } from './event-store.js';
+import { decodeFrame, FRAME_HEADER_BYTES, parsePayload } from './frames.js';
+import { JournalCorrupt } from './journal.js';
 
 const CHUNK_BYTES = 256 * 1024;
 

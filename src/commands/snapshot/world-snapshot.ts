@@ -7,15 +7,15 @@
  * The file is JSON lines: a header (format, last content id, the World's plain fields), then each
  * Map of the World, small ones as chunks of `[key, value]` pairs, the big ones (cards, receipts,
  * intents, slugs) one `key<TAB>value` a line, kept as text until a value is first read
- * (lazy-map.ts). JSON because the World is plain data (typed data keeps large naturals as digit
+ * (snapshot/lazy-map.ts). JSON because the World is plain data (typed data keeps large naturals as digit
  * strings) and JSON.parse reads it about twice as fast as v8's deserializer; lines because one
  * JSON text of a large town would come near V8's longest string.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { blankWorld, type World } from '../cards/kernel/world.js';
+import { blankWorld, type World } from '../../cards/kernel/world.js';
 import { LazyMap } from './lazy-map.js';
-import { decodePast, encodePast, type Past } from '../cards/kernel/past.js';
+import { decodePast, encodePast, type Past } from '../../cards/kernel/past.js';
 
 /** Bumped whenever World's shape or evolve's meaning changes, so old snapshots are ignored. */
 export const snapshotFormat = 'town-world-4';
@@ -145,7 +145,7 @@ export function decodeSnapshot(bytes: Buffer): Snapshot | undefined {
   let current: Map<unknown, unknown> | undefined;
   let lazy: LazyMap<unknown, unknown> | undefined;
   while (at < bytes.length) {
-    // A lazy Map's lines: nothing is decoded now; keys and values stay in `bytes` (lazy-map.ts).
+    // A lazy Map's lines: nothing is decoded now; keys and values stay in `bytes` (snapshot/lazy-map.ts).
     if (lazy && bytes[at] !== 0x7b && bytes[at] !== 10) {
       const end = lineEnd();
       if (!lazy.addLine(at, end)) return undefined;

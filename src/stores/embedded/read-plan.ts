@@ -8,10 +8,10 @@
  * literal-prefix regular expressions; `$and` members count as top-level fields; an `$or`
  * whose every branch can use an index becomes a union. Everything else is left to the test.
  */
-import { effectiveSort, pinnedIds } from './read-store-documents.js';
-import { isPlainObject } from './read-store-checks.js';
-import { cutString, encodeValue, MAX, STRING_CAP, type IndexDef, type KeyPart } from './embedded-read-keys.js';
-import type { Filter, Sort } from './read-store.js';
+import { effectiveSort, pinnedIds } from '../read-store-documents.js';
+import { isPlainObject } from '../read-store-checks.js';
+import { cutString, encodeValue, MAX, STRING_CAP, type IndexDef, type KeyPart } from './read-keys.js';
+import type { Filter, Sort } from '../read-store.js';
 
 type Point = [number, KeyPart];
 interface Bound {

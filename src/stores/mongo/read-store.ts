@@ -78,7 +78,7 @@ import {
   type Unit,
   type Update,
   type UpdateResult,
-} from './read-store.js';
+} from '../read-store.js';
 import {
   CHECKPOINTS_COLLECTION,
   FENCES_COLLECTION,
@@ -99,8 +99,8 @@ import {
   checkVersion,
   equalityFields,
   filterId,
-} from './read-store-checks.js';
-import { checkGeneration, generationOfName, GenerationView, type StoredNames } from './read-store-generations.js';
+} from '../read-store-checks.js';
+import { checkGeneration, generationOfName, GenerationView, type StoredNames } from '../read-store-generations.js';
 import {
   checkFindOptions,
   onCommitOf,
@@ -111,8 +111,8 @@ import {
   type BaseReader,
   type IdSet,
   type OverlayHooks,
-} from './read-store-unit.js';
-import { CheckpointNotices } from './checkpoint-notices.js';
+} from '../read-store-unit.js';
+import { CheckpointNotices } from '../checkpoint-notices.js';
 import { RestartingStream } from './restarting-stream.js';
 
 export interface MongoReadStoreOptions {
@@ -484,7 +484,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
    * On a replica set, one change stream on the checkpoints tells every waiting read of every
    * commit (a worker in another process included); where there is none (a standalone server),
    * the waits poll with their backoff, and so they do while a failed stream waits to be opened
-   * again (restarting-stream.ts: backoff from 100 ms to 30 s, each restart counted).
+   * again (mongo/restarting-stream.ts: backoff from 100 ms to 30 s, each restart counted).
    */
   private listen(): void {
     if (this.changes !== undefined || !this.transactions || this.closed) return;

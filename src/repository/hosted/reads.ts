@@ -2,7 +2,7 @@
  * The hosted accounts' repositories over /xrpc: the `com.atproto.repo.*` and `com.atproto.sync.*`
  * queries the town answers for its own repository (xrpc.ts), for a guest's did or handle. Records
  * and heads come from the `hosted` read model; CARs are written by @atproto/repo from the head's
- * commit, the account's tree (hosted-tree.ts) and its records' blocks.
+ * commit, the account's tree (hosted/tree.ts) and its records' blocks.
  *
  * The head and the records are read one after the other; a write folded in between makes a tree
  * that is not the head's, and the CAR is made again from the new head.
@@ -11,16 +11,16 @@ import { isValidRecordKey, isValidTid } from '@atproto/syntax';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { jsonToLex } from '@atproto/lex-json';
 import { BlockMap, blocksToCarFile, DataDiff, type MST } from '@atproto/repo';
-import { decodeHostedEvent, hostedStream } from '../events/hosted.js';
-import type { EventStore } from '../stores/event-store.js';
-import type { ReadStore } from '../stores/read-store.js';
-import type { HostedAccount } from './hosted-accounts.js';
-import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecordDoc, hostedRecordId } from './hosted-projection.js';
-import { hostedCollections } from './hosted-records.js';
-import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './hosted-tree.js';
-import { guestDidDocument, type PublicKeys, invalidHandle } from './identity.js';
-import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from './xrpc-params.js';
-import type { CarReply, XrpcReply } from './xrpc.js';
+import { decodeHostedEvent, hostedStream } from '../../events/hosted.js';
+import type { EventStore } from '../../stores/event-store.js';
+import type { ReadStore } from '../../stores/read-store.js';
+import type { HostedAccount } from './accounts.js';
+import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecordDoc, hostedRecordId } from './projection.js';
+import { hostedCollections } from './records.js';
+import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './tree.js';
+import { guestDidDocument, type PublicKeys, invalidHandle } from '../identity.js';
+import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from '../xrpc-params.js';
+import type { CarReply, XrpcReply } from '../xrpc.js';
 
 export interface HostedReadsDeps {
   reads: ReadStore;
@@ -129,7 +129,7 @@ export class HostedReads {
    * What changed since rev `since`, as the town's own repository answers it (reads.ts `carSince`):
    * the signed head, the tree nodes it has that the tree at `since` had not, and the records new
    * since, a CAR that `verifyDiffCar` applies to the repository as it stood at `since`. The blocks
-   * of a hosted account keep no rev (its tree is never stored: hosted-tree.ts), so the tree at
+   * of a hosted account keep no rev (its tree is never stored: hosted/tree.ts), so the tree at
    * `since` is built again from the account's stream, at most 256 records, and the two trees
    * diffed by @atproto/repo (`DataDiff`). A `since` at or after the head gets the commit alone.
    */
