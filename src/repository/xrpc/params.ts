@@ -7,7 +7,7 @@
  *
  * The town's own rules that the lexicons do not state are here too, and the methods apply them
  * after the lexicon: a limit is digits only (the lexicon's decoding reads `5x` as 5), a flag is
- * `true` or `false` (the lexicon's reads any other text as false), a required text is not empty.
+ * `true` or `false` (the lexicon's decoding reads any other text as false), a required text is not empty.
  * Both libraries are loaded at the first query, as service-auth.ts loads xrpc-server.
  */
 import type { LexiconDoc, Lexicons } from '@atproto/lexicon';

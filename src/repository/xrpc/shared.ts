@@ -54,7 +54,7 @@ export async function repoOwner(deps: XrpcDeps, q: Params, name: 'repo' | 'did')
 }
 
 /** The did of the repository the owner names: what the lexicon sees in place of the name. */
-export const ownerDid = (owner: RepoOwner): string => ('town' in owner ? owner.town : owner.account.did);
+const ownerDid = (owner: RepoOwner): string => ('town' in owner ? owner.town : owner.account.did);
 
 /** The query with its repository named by did, once `repoOwner` has decided whose it is. */
 export const byDid = (q: Params, name: 'repo' | 'did', owner: RepoOwner): Params => ({ ...q, [name]: ownerDid(owner) });
