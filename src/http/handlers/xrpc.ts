@@ -1,6 +1,7 @@
 /**
  * Handlers of the repository routes (spec 4.5): GET /xrpc/{nsid} dispatches to the repository's
- * queries by NSID (the table of src/repository/xrpc/index.ts, one module a method), and the DID documents of the town and of its guests.
+ * queries by NSID (the table of src/repository/xrpc/index.ts, one module a method), and the DID
+ * documents of the town and of its guests.
  * Failures are AT Protocol errors (spec 7.3): an NSID the town does not serve is
  * MethodNotImplemented, a text that is no NSID InvalidRequest.
  *
