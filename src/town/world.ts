@@ -1,7 +1,7 @@
 /**
  * The town's world: its snapshots, the world service that keeps the World current and appends
- * turns to `world-town` (the write side), its opening beside the projectors' start, and the
- * arrivals reactor that admits newcomers and follows the town's mode.
+ * turns to `world-town` (the write side; it opens beside the projectors' start, world-open.ts),
+ * and the arrivals reactor that admits newcomers and follows the town's mode.
  */
 import type { Clock } from '../contract/clock.js';
 import type { TownConfig } from '../contract/town-config.js';
