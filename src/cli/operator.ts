@@ -8,7 +8,7 @@
  *   quiet <guest> until <clock> [-- <reading>]         the opener's moderation power (the running town casts it)
  *   carry [--town-stopped]                             a new journal epoch (cli/carry.ts)
  */
-import { isGuestName } from '../identity/names.js';
+import { isGuestName } from '../contract/names.js';
 import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, OperatorError, parseDuration, revokeInvitation } from '../identity/operator.js';
 import { setTownOpen } from '../identity/town.js';
 import type { Clock } from '../contract/clock.js';

@@ -39,7 +39,7 @@ import type { Leaf, RepoHead, TreeWrite } from './commit.js';
 import type { HostedTrees } from './hosted/tree.js';
 import { hostedWrittenType } from '../events/hosted.js';
 import type { RecordedEvent } from '../stores/event-store.js';
-import { townDid } from '../identity/names.js';
+import { townDid } from '../contract/names.js';
 import type { RepositoryKeys } from './keys.js';
 import { objectOf, receiptMessage, recordDocOf, type RecordDoc, recordValue } from './records.js';
 

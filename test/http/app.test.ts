@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emptyRecord } from '../../src/cards/typed.js';
+import { emptyRecord } from '../../src/contract/typed.js';
 import { limits } from '../../src/contract/limits.js';
 import type { TownState } from '../../src/http/handler.js';
 import type { SomeHandlers } from '../../src/http/route-types.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { secretFile } from '../../src/config.js';
+import { secretFile } from '../../src/stores/secret-file.js';
 
 test('made once: the second read is the first one secret, 64 hex digits, mode 0600, no temporary file left', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-secret-'));

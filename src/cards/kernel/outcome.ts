@@ -3,7 +3,7 @@
  * first receipt read back from the journal.
  */
 import type { Diagnostic, Usage } from '../program.js';
-import type { TypedData } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
 import type { Entry, ReceiptBody } from './entry.js';
 import type { CarriedPointer } from './past.js';
 import { receiptOf, zeroUsage } from './receipt.js';

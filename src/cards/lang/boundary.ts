@@ -4,8 +4,8 @@
  * (a form's `fields`, a plain seed) read by the type it should have. Field names are only
  * ever compared as data, never used as object keys.
  */
-import type { TypedData } from '../typed.js';
-import { natural } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
+import { natural } from '../../contract/typed.js';
 import type { RecordTy, Ty } from './types.js';
 import { show } from './types.js';
 import { type Key, type PMap, cmpKey, mapEach, mapFromSorted, mapPut, emptyMap } from './pmap.js';

@@ -12,10 +12,10 @@ import { envelope, XrpcFailure, xrpcError } from '../envelope.js';
 import { sessionCookie, type TownContext } from '../handler.js';
 import type { Route } from '../routes.js';
 import { setSecurityHeaders } from './security.js';
+import type { Logger } from '../../operations/log.js';
 
-export interface Logger {
-  error(message: string, fields: Record<string, unknown>): void;
-}
+/** The failure step writes through the operations log's shape (src/operations/log.ts). */
+export type { Logger };
 
 export const stderrLogger: Logger = {
   error: (message, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),

@@ -6,7 +6,7 @@
  * (`receiptEarlier`).
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { TypedDataC } from '../../cards/typed.js';
+import { TypedDataC } from '../../contract/typed.js';
 import type { ScratchWorlds } from '../../commands/scratch-service.js';
 import { links } from '../links.js';
 import { ObjectId } from '../../contract/bodies.js';
