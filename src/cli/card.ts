@@ -13,7 +13,7 @@ import type { HostRequest, Outcome } from '../cards/kernel/outcome.js';
 import { decide } from '../cards/kernel/decide.js';
 import { blankWorld } from '../cards/kernel/world.js';
 import { defaultOptions } from '../cards/kernel/options.js';
-import { envelope } from '../http/envelope.js';
+import { envelope } from '../contract/envelope.js';
 import type { Clock } from '../contract/clock.js';
 import { TownError } from '../contract/town-error.js';
 import { isGuestName } from '../contract/names.js';

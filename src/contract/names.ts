@@ -1,7 +1,9 @@
 /**
  * Guest names and the identifiers derived from them (spec 2.1, 2.2). A guest is known by its
- * name inside one town; the town's host turns the name into a principal, a handle and a did.
+ * name inside one town; the town's host turns the name into a principal, a handle and a did,
+ * and is itself known by a handle and a did.
  */
+import { INVALID_HANDLE, isValidHandle } from '@atproto/syntax';
 
 const guestNamePattern = /^[a-z][a-z0-9-]{0,31}$/;
 
@@ -40,6 +42,15 @@ export function didOf(host: string, name: string): string {
 /** The town's own did:web, `did:web:<host>` (the port's colon written %3A as did:web requires). */
 export function townDid(host: string): string {
   return `did:web:${host.replaceAll(':', '%3A')}`;
+}
+
+/** AT Protocol's name for a handle that does not verify (an IP address, `localhost`). */
+export const invalidHandle = INVALID_HANDLE;
+
+/** The town's handle: its host without the port, when that is a valid handle. */
+export function townHandle(host: string): string {
+  const name = hostName(host).toLowerCase();
+  return isValidHandle(name) ? name : invalidHandle;
 }
 
 export interface GuestIdentity {

@@ -27,7 +27,7 @@ import { earlierFailure, earlierReply } from './front/earlier-reply.js';
 import { frontHandlers } from './front/own-routes.js';
 import { spendRate } from './front/rate.js';
 import { finishReply, jsonReply } from './front/reply.js';
-import { setSecurityHeaders } from './front/security.js';
+import { setSecurityHeaders } from '../contract/security-headers.js';
 import type { AnyHandler, TownContext, TownState } from './handler.js';
 import { readBody } from './request-body.js';
 import { RouteIndex } from './route-match.js';

@@ -7,7 +7,7 @@ import { badSpellClauses, errorClasses, refusalClasses, xrpcErrors } from '../co
 import { earlierCatalogue } from './earlier-catalogue.js';
 import { limitTable, limits } from '../contract/limits.js';
 import type { TownConfig } from '../contract/town-config.js';
-import { links, replyLinks } from './links.js';
+import { links, replyLinks } from '../contract/links.js';
 import { hrefTemplate, type Route } from './routes.js';
 import { shapeOf, type Shape } from './shape.js';
 

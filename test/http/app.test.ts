@@ -10,7 +10,7 @@ import type { TownState } from '../../src/http/handler.js';
 import type { SomeHandlers } from '../../src/http/route-types.js';
 import { TownError } from '../../src/contract/town-error.js';
 import { hrefOf } from '../../src/http/routes.js';
-import { links } from '../../src/http/links.js';
+import { links } from '../../src/contract/links.js';
 import { config, startTown, type Town } from './helpers.js';
 
 const seen: TownState[] = [];

@@ -8,10 +8,10 @@ import type { Authenticator } from '../../contract/caller.js';
 import { storageFault } from '../../contract/storage-fault.js';
 import { TownError } from '../../contract/town-error.js';
 import { errorPage } from '../../pages/error-page.js';
-import { envelope, XrpcFailure, xrpcError } from '../envelope.js';
+import { envelope, XrpcFailure, xrpcError } from '../../contract/envelope.js';
 import { sessionCookie, type TownContext } from '../handler.js';
 import type { Route } from '../routes.js';
-import { setSecurityHeaders } from './security.js';
+import { setSecurityHeaders } from '../../contract/security-headers.js';
 import type { Logger } from '../../operations/log.js';
 
 /** The failure step writes through the operations log's shape (src/operations/log.ts). */

@@ -14,7 +14,7 @@ import { feedPosts } from '../../projections/feed.js';
 import type { ReadYourWrites } from '../../queries/fresh.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import type { TownConfig } from '../../contract/town-config.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import type { RoomHandlers } from '../route-types.js';
 import { hrefOf } from '../routes.js';
 

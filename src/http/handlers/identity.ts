@@ -19,7 +19,7 @@ import type { RoomHandlers, RouteContext } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Clock } from '../../contract/clock.js';
 import type { TownConfig } from '../../contract/town-config.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import type { Limiters } from '../../contract/rate-limit.js';
 import { hrefOf } from '../routes.js';
 

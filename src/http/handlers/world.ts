@@ -34,7 +34,7 @@ import type { RoomHandlers } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Clock } from '../../contract/clock.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import { preparedReply } from '../front/reply.js';
 import { heapPrefix, heapWorld, hrefOf, type ScratchBase } from '../routes.js';
 
