@@ -29,6 +29,7 @@ export const layers: readonly (readonly string[])[] = [
   ['identity'],
   ['queries'],
   ['repository'],
+  ['projectors'],
   ['archive'],
   ['operations'],
   ['pages'],
@@ -186,10 +187,13 @@ export function upward(graph: Map<string, string[]>): string[] {
   const out: string[] = [];
   for (const [file, targets] of graph) {
     const from = rankOf(layerOf(file));
+    if (from === undefined) {
+      out.push(`${file}: its layer ${layerOf(file)} is not in the order`);
+      continue;
+    }
     for (const target of targets) {
       const to = rankOf(layerOf(target));
-      if (from === undefined) out.push(`${file}: its layer ${layerOf(file)} is not in the order`);
-      else if (to === undefined) out.push(`${file} -> ${target}: layer ${layerOf(target)} is not in the order`);
+      if (to === undefined) out.push(`${file} -> ${target}: layer ${layerOf(target)} is not in the order`);
       else if (to > from) out.push(`${file} -> ${target} (${layerOf(file)} imports ${layerOf(target)}, above it)`);
     }
   }
