@@ -20,7 +20,8 @@ import { hostedCollections } from './records.js';
 import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './tree.js';
 import { guestDidDocument, type PublicKeys, invalidHandle } from '../identity.js';
 import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from '../xrpc-params.js';
-import type { CarReply, XrpcReply } from '../xrpc.js';
+/** A reply holding a CAR file (an XRPC method's reply is any object, or this). */
+type CarReply = { car: Uint8Array };
 
 export interface HostedReadsDeps {
   reads: ReadStore;
@@ -55,7 +56,7 @@ export class HostedReads {
   }
 
   /** The queries, by NSID, for `account`. */
-  queries(): Record<string, (q: Params, account: HostedAccount) => Promise<XrpcReply>> {
+  queries(): Record<string, (q: Params, account: HostedAccount) => Promise<object>> {
     const records = () => hostedRecordDocs.in(this.deps.reads);
     const signedHead = async (account: HostedAccount): Promise<HostedHeadDoc> => {
       if (!this.deps.keys) fail('RepoNotServed', 'this box has no signing key: it keeps no hosted repositories');
