@@ -13,7 +13,7 @@ import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, Operator
 import { setTownOpen } from '../identity/town.js';
 import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
-import type { Receipt } from '../cards/kernel/outcome.js';
+import type { Receipt } from '../cards/kernel/receipt.js';
 import type { QuietOrder } from '../commands/opener.js';
 import { carryUsage, runCarry, type CarryIo } from './carry.js';
 

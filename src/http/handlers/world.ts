@@ -7,7 +7,8 @@
  * serves the caller's scratch world of that name, through its own world service and read models,
  * with links that stay in that world.
  */
-import type { Answer, Receipt } from '../../cards/kernel/outcome.js';
+import type { Answer } from '../../cards/kernel/outcome.js';
+import type { Receipt } from '../../cards/kernel/receipt.js';
 import { deliveryLine, outcomeReply } from '../../queries/turn-reply.js';
 import type { KernelOptions } from '../../cards/kernel/options.js';
 import type { Programs } from '../../cards/kernel/programs.js';
