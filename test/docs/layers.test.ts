@@ -112,12 +112,6 @@ function tokens(text: string): { kind: SyntaxKind; value: string }[] {
   return out;
 }
 
-/** One module a file names, and whether it names it for its types alone (erased when compiled). */
-export interface Import {
-  specifier: string;
-  typeOnly: boolean;
-}
-
 /**
  * Every module specifier `text` names: `import … from`, `import '…'`, `export … from`, `import('…')`
  * (a dynamic import or an import type) and the `new URL('./x.js', import.meta.url)` that names a
@@ -125,10 +119,10 @@ export interface Import {
  * TypeScript is the native compiler, whose package no longer carries `preProcessFile`, and its
  * scanner is the one `preProcessFile` was built on.
  */
-export function imports(text: string): Import[] {
+export function specifiers(text: string): string[] {
   const t = tokens(text);
   const is = (i: number, kind: SyntaxKind) => t[i]?.kind === kind;
-  const found: Import[] = [];
+  const found: string[] = [];
   /** From `i`, the string after the clause's `from`, if the clause ends in one. */
   const fromClause = (i: number): string | undefined => {
     for (let j = i; j < t.length && !is(j, SyntaxKind.SemicolonToken); j++) {
@@ -139,21 +133,17 @@ export function imports(text: string): Import[] {
   };
   for (let i = 0; i < t.length; i++) {
     if (is(i, SyntaxKind.ImportKeyword)) {
-      if (is(i + 1, SyntaxKind.StringLiteral)) found.push({ specifier: t[i + 1].value, typeOnly: false });
-      else if (is(i + 1, SyntaxKind.OpenParenToken) && is(i + 2, SyntaxKind.StringLiteral)) {
-        // `typeof import('…')` and `import('…').Name` in a type are types; `import('…')` else loads.
-        const typeOnly = is(i - 1, SyntaxKind.TypeOfKeyword) || (is(i + 4, SyntaxKind.DotToken) && !is(i + 6, SyntaxKind.OpenParenToken));
-        found.push({ specifier: t[i + 2].value, typeOnly });
-      } else if (!is(i + 1, SyntaxKind.DotToken) && !is(i - 1, SyntaxKind.DotToken)) {
+      if (is(i + 1, SyntaxKind.StringLiteral)) found.push(t[i + 1].value);
+      else if (is(i + 1, SyntaxKind.OpenParenToken) && is(i + 2, SyntaxKind.StringLiteral)) found.push(t[i + 2].value);
+      else if (!is(i + 1, SyntaxKind.DotToken) && !is(i - 1, SyntaxKind.DotToken)) {
         const from = fromClause(i + 1);
-        if (from !== undefined) found.push({ specifier: from, typeOnly: is(i + 1, SyntaxKind.TypeKeyword) && !is(i + 2, SyntaxKind.FromKeyword) });
+        if (from !== undefined) found.push(from);
       }
     } else if (is(i, SyntaxKind.ExportKeyword)) {
-      const typeOnly = is(i + 1, SyntaxKind.TypeKeyword);
-      const clause = typeOnly ? i + 2 : i + 1;
+      const clause = is(i + 1, SyntaxKind.TypeKeyword) ? i + 2 : i + 1;
       if (is(clause, SyntaxKind.OpenBraceToken) || is(clause, SyntaxKind.AsteriskToken)) {
         const from = fromClause(clause);
-        if (from !== undefined) found.push({ specifier: from, typeOnly });
+        if (from !== undefined) found.push(from);
       }
     } else if (
       is(i, SyntaxKind.NewKeyword) &&
@@ -164,15 +154,10 @@ export function imports(text: string): Import[] {
       is(i + 5, SyntaxKind.ImportKeyword) &&
       t[i + 7]?.value === 'meta'
     ) {
-      found.push({ specifier: t[i + 3].value, typeOnly: false });
+      found.push(t[i + 3].value);
     }
   }
   return found;
-}
-
-/** The specifiers alone. */
-export function specifiers(text: string): string[] {
-  return imports(text).map((i) => i.specifier);
 }
 
 /** The project file a relative specifier names from `from`, or nothing for a package. */
@@ -182,19 +167,15 @@ export function resolve(from: string, specifier: string): string | undefined {
   return joined.replace(/\.js$/, '.ts');
 }
 
-/**
- * Each module of `src` with the project files it imports; `loads` leaves out what it imports
- * for types alone.
- */
-export function importGraph(loads = false): Map<string, string[]> {
+/** Each module of `src` with the project files it imports. */
+export function importGraph(): Map<string, string[]> {
   const files: string[] = [];
   walk('src', files);
   const graph = new Map<string, string[]>();
   for (const file of files.sort()) {
     const text = fs.readFileSync(path.join(root, file), 'utf8');
-    const targets = imports(text)
-      .filter((i) => !loads || !i.typeOnly)
-      .map((i) => resolve(file, i.specifier))
+    const targets = specifiers(text)
+      .map((s) => resolve(file, s))
       .filter((t): t is string => t?.startsWith('src/') === true);
     graph.set(file, [...new Set(targets)]);
   }
@@ -244,7 +225,7 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-test('the check reads imports, dynamic imports and worker paths', () => {
+test('the check reads imports, re-exports, types, dynamic imports and worker paths', () => {
   const text = [
     "import { a } from './a.js';",
     "export * from '../b/c.js';",
@@ -254,15 +235,7 @@ test('the check reads imports, dynamic imports and worker paths', () => {
     "const d = await import('./d.js');",
     "new Worker(new URL('./e.js', import.meta.url));",
   ].join('\n');
-  assert.equal(imports(text), [
-    { specifier: './a.js', typeOnly: false },
-    { specifier: '../b/c.js', typeOnly: false },
-    { specifier: 'koa', typeOnly: true },
-    { specifier: './u.js', typeOnly: true },
-    { specifier: './v.js', typeOnly: true },
-    { specifier: './d.js', typeOnly: false },
-    { specifier: './e.js', typeOnly: false },
-  ]);
+  assert.equal(specifiers(text), ['./a.js', '../b/c.js', 'koa', './u.js', './v.js', './d.js', './e.js']);
   assert.is(resolve('src/http/handler.ts', '../contract/names.js'), 'src/contract/names.ts');
   assert.is(resolve('src/http/handler.ts', 'koa'), undefined);
 });
@@ -291,8 +264,8 @@ test('no module of src imports from a layer above its own', () => {
   assert.ok(up.length === 0, `imports that go up the layers:\n${up.join('\n')}`);
 });
 
-test('no cycle of imports that load modules between the files of src', () => {
-  const found = cycles(importGraph(true));
+test('no import cycle between the files of src', () => {
+  const found = cycles(importGraph());
   assert.ok(found.length === 0, `import cycles:\n${found.map((c) => c.join(' -> ')).join('\n')}`);
 });
 
