@@ -107,7 +107,7 @@ const cpu = () => {
 async function measure(dir: string, rounds: number, repository: boolean, batch: number): Promise<void> {
   const { openEventStore } = await import('../src/stores/open-event-store.js');
   const { openReadStore } = await import('../src/stores/open-read-store.js');
-  const { allProjections } = await import('../src/projections/index.js');
+  const { allProjections } = await import('../src/projectors/registry.js');
   const { libraryPrograms } = await import('../src/cards/kernel/library.js');
   const { rebuildProjections } = await import('../src/projections/rebuild.js');
   const { digestProjection } = await import('../src/projections/digest.js');

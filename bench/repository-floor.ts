@@ -37,7 +37,7 @@ import { libraryPrograms } from '../src/cards/kernel/library.js';
 import type { Entry } from '../src/cards/kernel/entry.js';
 import { TOWN_WORLD } from '../src/events/world.js';
 import { entryOf } from '../src/projections/entries.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/projectors/registry.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 import { loadRepositoryKeys, type RepositoryKeys } from '../src/repository/keys.js';
 import { applyPuts, type TreePut } from '../src/repository/tree-batch.js';

@@ -22,7 +22,7 @@ import { sign as nodeSign, generateKeyPairSync } from 'node:crypto';
 import { Secp256k1Keypair } from '@atproto/crypto';
 import nacl from 'tweetnacl';
 import { libraryPrograms } from '../src/cards/kernel/library.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/projectors/registry.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 import { loadRepositoryKeys } from '../src/repository/keys.js';
 import { firehoseCollection, type FrameDoc } from '../src/repository/projection.js';

@@ -6,7 +6,7 @@
 import { compile } from '../src/cards/compile.js';
 import { sealedLibrary } from '../src/cards/library/index.js';
 import { defaultOptions } from '../src/cards/kernel/options.js';
-import { natural, record } from '../src/cards/typed.js';
+import { natural, record } from '../src/contract/typed.js';
 
 const source = `
 type Counter:

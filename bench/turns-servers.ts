@@ -13,7 +13,7 @@ import { openTown, type Town } from '../src/town.js';
 import { libraryPrograms } from '../src/cards/kernel/library.js';
 import { openEventStore } from '../src/stores/open-event-store.js';
 import { openReadStore } from '../src/stores/open-read-store.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/projectors/registry.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 
 import { blockDestination, townLog } from '../src/operations/log.js';

@@ -2,15 +2,11 @@
  * Configuration from the environment, read once at start. Everything a deployment can change
  * is here; everything else is a constant of the spec (src/contract).
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allowList, defaultAllow } from './operations/access.js';
+import { type LogLevel, logLevels } from './operations/log.js';
 import { defaultMaxLagSeconds } from './operations/readiness.js';
-
-/** LOG_LEVEL's values, pino's levels (src/operations/log.ts). */
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof logLevels)[number];
+import { secretFile } from './stores/secret-file.js';
 
 /**
  * Every environment variable the town reads (the deployment file's test checks that what
@@ -175,28 +171,4 @@ function operationsFromEnv(env: NodeJS.ProcessEnv): Partial<Settings> {
 export function loadSecret(dataDir: string, env: NodeJS.ProcessEnv = process.env): Uint8Array {
   if (env.TOWN_SECRET) return Buffer.from(env.TOWN_SECRET, 'hex');
   return Buffer.from(secretFile(dataDir, 'secret.key'), 'hex');
-}
-
-/**
- * The hex text of a 32-byte secret kept in `<dataDir>/<name>`, made at first use. Several
- * processes sharing the data directory share it: the first one's is written whole under a name
- * of its own, then linked into place, so another reading it meanwhile finds no file or the whole
- * secret, never an empty one (an `wx` open is visible before its write); a process whose link
- * finds the file there uses that one.
- */
-export function secretFile(dataDir: string, name: string): string {
-  mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, name);
-  if (!existsSync(file)) {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(temp, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      rmSync(temp, { force: true });
-    }
-  }
-  return readFileSync(file, 'utf8').trim();
 }

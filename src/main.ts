@@ -14,7 +14,7 @@ import { startServer } from './http/server.js';
 import { openTown } from './town.js';
 import { serveControl } from './cli/control.js';
 import { townControl } from './cli/town-control.js';
-import { ThreadProjector } from './projections/thread.js';
+import { ThreadProjector } from './projectors/thread.js';
 import { townLog } from './operations/log.js';
 import { startingApp } from './operations/starting.js';
 

@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { Settings } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
-import { allProjections, projectionNames } from '../projections/index.js';
+import { projectionNames } from '../projections/index.js';
+import { allProjections } from '../projectors/registry.js';
 import { digestProjection, type Digest } from '../projections/digest.js';
 import { rebuildProjections, type Progress } from '../projections/rebuild.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
@@ -43,7 +43,8 @@ export function openArchive(file: string): Readable {
 
 export interface ImportOptions {
   file: string;
-  settings: Pick<Settings, 'dataDir' | 'eventStoreUrl' | 'mongoUrl' | 'signing'>;
+  /** What the import reads of the town's settings (src/config.ts). */
+  settings: { dataDir: string; eventStoreUrl?: string; mongoUrl?: string; signing?: boolean };
   onProgress?(p: Progress): void;
   onStep?(line: string): void;
 }

@@ -6,8 +6,8 @@
  * language represents values while running is its own business. Everything here is pure and
  * deterministic: no clock (the kernel passes `now`), no randomness, no I/O.
  */
-import { handleOf, isGuestName } from '../identity/names.js';
-import type { TypedData } from './typed.js';
+import { handleOf, isGuestName } from '../contract/names.js';
+import type { TypedData } from '../contract/typed.js';
 
 /** A turn shows the same caller again and again. */
 let lastShown = { principal: '', shown: '' };

@@ -2,7 +2,7 @@
  * Typed data (spec 2.6) as one readable line, the way the card language writes values; the card
  * CLI and the pages show values with it.
  */
-import type { TypedData } from './typed.js';
+import type { TypedData } from '../contract/typed.js';
 
 /** Typed data as the card language writes values: `{ lit: true, fuel: 2 }`, `"text"`, `[1, 2]`, `open { by: "ann" }`. */
 export function showData(d: TypedData, depth = 0): string {

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { settingsFromEnv, type Settings } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
-import { allProjections } from '../projections/index.js';
+import { allProjections } from '../projectors/registry.js';
 import { progressBar, type ProgressOut } from '../projections/rebuild.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 import type { EventStore } from '../stores/event-store.js';

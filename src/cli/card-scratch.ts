@@ -16,10 +16,10 @@ import type { Programs } from '../cards/kernel/programs.js';
 import { blankWorld, visibleCard, type World } from '../cards/kernel/world.js';
 import { cardProgram, drawView } from '../cards/kernel/reading.js';
 import type { MethodInfo, RunResult } from '../cards/program.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TypedData } from '../contract/typed.js';
 import type { Clock } from '../contract/clock.js';
 import { limits } from '../contract/limits.js';
-import { principalOf } from '../identity/names.js';
+import { principalOf } from '../contract/names.js';
 
 /** The host part of the principals the command line casts as (`guest:town:ann`). */
 export const scratchHost = 'town';

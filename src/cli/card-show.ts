@@ -5,7 +5,7 @@
  */
 import { blank } from '../cards/kernel/fields.js';
 import type { FormField } from '../cards/program.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TypedData } from '../contract/typed.js';
 import { showData } from '../cards/typed-text.js';
 import type { Entry } from '../cards/kernel/entry.js';
 import type { CheckDiagnostic } from '../queries/check-reply.js';

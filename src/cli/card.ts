@@ -13,17 +13,17 @@ import type { HostRequest, Outcome } from '../cards/kernel/outcome.js';
 import { decide } from '../cards/kernel/decide.js';
 import { blankWorld } from '../cards/kernel/world.js';
 import { defaultOptions } from '../cards/kernel/options.js';
-import { envelope } from '../http/envelope.js';
+import { envelope } from '../contract/envelope.js';
 import type { Clock } from '../contract/clock.js';
 import { TownError } from '../contract/town-error.js';
-import { isGuestName } from '../identity/names.js';
+import { isGuestName } from '../contract/names.js';
 import { checkOutcomeReply, type CheckReply } from '../queries/check-reply.js';
 import { hostRequestError, outcomeReply, turnReply, type TryReply, type TurnReply, type ValueReply } from '../queries/turn-reply.js';
 import { FileError, InputError, readModules, readText, ValueError, type InputIo, type Modules } from './card-input.js';
 import { guestPrincipal, scratchHost, scratchPrograms, ScratchWorld } from './card-scratch.js';
 import { showData } from '../cards/typed-text.js';
 import { diagnosticLines, formsLines, hostRequestLines, type SaidLine, saidLines, sayLines, tryLines, turnLines, valueLines } from './card-show.js';
-import { TypedDataC, type TypedData } from '../cards/typed.js';
+import { TypedDataC, type TypedData } from '../contract/typed.js';
 import { limits } from '../contract/limits.js';
 
 export interface CardIo extends InputIo {

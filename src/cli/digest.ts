@@ -6,8 +6,8 @@
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { openReadStore } from '../stores/open-read-store.js';
-import { allProjections } from '../projections/index.js';
-import { chooseProjections } from '../projections/worker.js';
+import { allProjections } from '../projectors/registry.js';
+import { chooseProjections } from '../projectors/worker.js';
 import { digestProjection } from '../projections/digest.js';
 
 async function main(argv: string[]): Promise<number> {

@@ -8,12 +8,12 @@
  *   quiet <guest> until <clock> [-- <reading>]         the opener's moderation power (the running town casts it)
  *   carry [--town-stopped]                             a new journal epoch (cli/carry.ts)
  */
-import { isGuestName } from '../identity/names.js';
+import { isGuestName } from '../contract/names.js';
 import { defaultInvitationLifetimeMs, issueInvitation, listInvitations, OperatorError, parseDuration, revokeInvitation } from '../identity/operator.js';
 import { setTownOpen } from '../identity/town.js';
 import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
-import type { Receipt } from '../cards/kernel/outcome.js';
+import type { Receipt } from '../cards/kernel/receipt.js';
 import type { QuietOrder } from '../commands/opener.js';
 import { carryUsage, runCarry, type CarryIo } from './carry.js';
 

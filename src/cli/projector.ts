@@ -18,7 +18,7 @@ import { libraryPrograms } from '../cards/kernel/library.js';
 import { openEventStore } from '../stores/open-event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
-import { chooseProjections, startWorker } from '../projections/worker.js';
+import { chooseProjections, startWorker } from '../projectors/worker.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 import { townLog } from '../operations/log.js';
 import { watch } from '../operations/watch.js';

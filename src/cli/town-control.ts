@@ -6,7 +6,7 @@
  */
 import type { Settings } from '../config.js';
 import { digestProjection } from '../projections/digest.js';
-import { allProjections } from '../projections/index.js';
+import { allProjections } from '../projectors/registry.js';
 import { progressBar, type ProgressOut } from '../projections/rebuild.js';
 import type { Town } from '../town.js';
 import type { OperatorRun } from './control.js';

@@ -1,6 +1,6 @@
 /**
  * Decider of an arrival (spec 2.3, 3, 4.1): a proof of work over a challenge the town gave buys
- * a fresh guest on an open town. The challenge itself is stateless (src/identity/challenge.ts);
+ * a fresh guest on an open town. The challenge itself is stateless (src/commands/challenge.ts);
  * what is stored is its spending, in `proof-<challenge id>`.
  *
  * Order of checks, cheapest and most telling first, all before any store is read:
@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import type { Decider, Decision } from '../contract/decider.js';
 import type { arriveReasons } from '../contract/errors.js';
 import type { CredentialEvent, GuestEvent, ProofEvent } from '../events/identity.js';
-import type { Challenge } from '../identity/challenge.js';
-import { isGuestName } from '../identity/names.js';
+import type { Challenge } from './challenge.js';
+import { isGuestName } from '../contract/names.js';
 import { decideCredential, initialCredential } from './credential.js';
 import { decideGuest, type GuestState } from './guest.js';
 import { limits } from '../contract/limits.js';

@@ -25,7 +25,7 @@ import { pastEnd } from '../cards/kernel/past.js';
 import { blankWorld, type World } from '../cards/kernel/world.js';
 import { currentEpoch, epochBegunEvent, epochPointerStream } from '../events/epochs.js';
 import { decodeWorldEntry, entryEvent, epochStream } from '../events/world.js';
-import { pastOfArchive, writeArchive } from '../operations/epoch-archive.js';
+import { pastOfArchive, writeArchive } from '../events/epoch-archive.js';
 import { type EventStore, WrongExpectedVersion } from '../stores/event-store.js';
 
 /** Where a town keeps its epochs' archives: `<TOWN_DATA>/archive`. */

@@ -9,7 +9,7 @@
 import type { Decider, Decision } from '../contract/decider.js';
 import type { acceptReasons } from '../contract/errors.js';
 import type { CredentialEvent, GuestEvent, InvitationEvent } from '../events/identity.js';
-import { isGuestName } from '../identity/names.js';
+import { isGuestName } from '../contract/names.js';
 import { decideCredential, initialCredential } from './credential.js';
 import { decideGuest, type GuestState } from './guest.js';
 

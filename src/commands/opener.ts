@@ -5,7 +5,7 @@
  * whom and until when; the quieted guest's turns are refused `quiet` until then.
  */
 import { TOWN } from '../cards/kernel/world.js';
-import type { Receipt } from '../cards/kernel/outcome.js';
+import type { Receipt } from '../cards/kernel/receipt.js';
 import type { WorldService } from './world-service.js';
 
 export interface QuietOrder {

@@ -21,8 +21,7 @@ import { TownError } from '../contract/town-error.js';
 import { ScratchEvent, scratchStream } from '../events/scratch.js';
 import { epochBefore } from '../events/epochs.js';
 import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../events/world.js';
-import { fold, handleCommand } from '../identity/streams.js';
-import type { ScratchSummary } from '../queries/me.js';
+import { fold, handleCommand } from './streams.js';
 import type { EventStore } from '../stores/event-store.js';
 import { expiresAt, type LastTurns, type OpenWorld, type ScratchRefusal, scratchDecider } from './scratch.js';
 import { WorldService, type WorldServiceOptions } from './world-service.js';
@@ -32,6 +31,14 @@ const scratchKind = { codec: ScratchEvent, decider: scratchDecider };
 export interface Guest {
   principal: string;
   name: string;
+}
+
+/** One open scratch world as `GET /AGENTS.md/me` lists it in `scratches`. */
+export interface ScratchSummary {
+  principal: string;
+  world: string;
+  lastTurn: string;
+  expires: string;
 }
 
 export interface ScratchDeps {
@@ -182,7 +189,7 @@ export class ScratchWorlds {
     return { status: 'closed', world: `scratch/${name}`, height };
   }
 
-  /** `me.scratches`: the guest's open worlds, each with its last turn and when it expires. */
+  /** `me.scratches` (src/queries/me.ts): the guest's open worlds, each with its last turn and when it expires. */
   async list(guest: Guest): Promise<ScratchSummary[]> {
     const open = await this.openWorlds(guest);
     const lastTurns = await this.lastTurns(guest, open);

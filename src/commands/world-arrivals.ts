@@ -10,7 +10,7 @@
  * after a crash, or several fronts reacting to the same admission, makes one avatar.
  */
 import { streams } from '../events/identity.js';
-import { identityOf } from '../identity/names.js';
+import { identityOf } from '../contract/names.js';
 import type { EventStore, RecordedEvent, SubscribeHandlers, Subscription } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { pollAll } from '../projections/projector.js';

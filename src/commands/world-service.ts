@@ -45,7 +45,7 @@ import { frozenSnapshot, noSnapshots, snapshotFormat, type SnapshotStore } from 
 /**
  * The world's decider, in the one Decider shape of src/contract/decider.ts: the service runs it
  * against the journal, adding the batching, pipelining and catch-up above (the identity streams
- * need none of that, and go through src/identity/streams.ts's handler instead).
+ * need none of that, and go through src/commands/streams.ts's handler instead).
  */
 const { decide, evolve, initialState } = worldDecider;
 

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { limits } from './limits.js';
-import { TypedDataC, emptyRecord, type TypedData } from '../cards/typed.js';
+import { TypedDataC, emptyRecord, type TypedData } from './typed.js';
 import { checked, fields, openFields, pattern } from './codec.js';
 
 // ---- scalars -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  * derives the earlier rows from the current ones) and the same kernel.
  */
 import * as t from 'io-ts';
-import { emptyRecord, TypedDataC } from '../cards/typed.js';
+import { emptyRecord, TypedDataC } from './typed.js';
 import { Intent, Natural, NonEmptyText, ObjectId, PlainObject, Text, moduleTooLargeMessage } from './bodies.js';
 import { checked, fields } from './codec.js';
 import { earlierOnlyErrorClasses, errorClasses, xrpcErrors } from './errors.js';

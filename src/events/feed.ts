@@ -9,7 +9,7 @@
  */
 import * as t from 'io-ts';
 import type { RecordedEvent } from '../stores/event-store.js';
-import { townDid } from '../identity/names.js';
+import { townDid } from '../contract/names.js';
 import { decodeEvent } from './identity.js';
 
 export const feedStream = 'feed-town';

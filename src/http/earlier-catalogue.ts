@@ -7,8 +7,8 @@ import { earlierBadSpellClauses, earlierErrorClasses, earlierLimitTable, earlier
 import { refusalClasses } from '../contract/errors.js';
 import { limits } from '../contract/limits.js';
 import type { TownConfig } from '../contract/town-config.js';
-import { catalogueRoutes } from './catalogue.js';
-import { links, replyLinks } from './links.js';
+import { catalogueRoutes } from './catalogue-routes.js';
+import { links, replyLinks } from '../contract/links.js';
 import type { Route } from './routes.js';
 
 export const heapTails = [

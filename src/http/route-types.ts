@@ -8,7 +8,6 @@
 import type * as t from 'io-ts';
 import type { ParameterizedContext } from 'koa';
 import type { Caller } from '../contract/caller.js';
-import type { FrontRoute } from './front/own-routes.js';
 import type { TownState } from './handler.js';
 import type { RouteName, RouteRow } from './routes.js';
 
@@ -63,6 +62,9 @@ export type NotBuilt = typeof notBuilt;
 
 /** Every route of the table, each bound to its handler or stated as not built. */
 export type HandlerTable = { [K in RouteName]: RouteHandler<K> | NotBuilt };
+
+/** The routes the front serves itself (front/own-routes.ts): no room binds them. */
+export type FrontRoute = 'guide' | 'api' | 'examples' | 'doc' | 'llmsTxt' | 'health';
 
 /** What the rooms must bind: every route but the front's own (guide, catalogue, examples, health). */
 export type RoomTable = Omit<HandlerTable, FrontRoute>;

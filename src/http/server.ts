@@ -6,9 +6,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { limits } from '../contract/limits.js';
-import { envelope } from './envelope.js';
+import { envelope } from '../contract/envelope.js';
 import { TownError } from '../contract/town-error.js';
-import { securityHeaders } from './front/security.js';
+import { securityHeaders } from '../contract/security-headers.js';
 import { guardServer } from './wire.js';
 
 export interface ServeOptions {

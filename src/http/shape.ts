@@ -5,7 +5,7 @@
  * so what the catalogue promises is what the front checks.
  */
 import * as t from 'io-ts';
-import { TypedDataC } from '../cards/typed.js';
+import { TypedDataC } from '../contract/typed.js';
 import type { ErrorClass } from '../contract/errors.js';
 import { moduleTooLargeMessage } from '../contract/bodies.js';
 import { badModulesMessage } from '../contract/earlier.js';

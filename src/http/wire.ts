@@ -20,7 +20,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorClass } from '../contract/errors.js';
 import { limits } from '../contract/limits.js';
-import { rawEnvelope } from './envelope.js';
+import { rawEnvelope } from '../contract/envelope.js';
 import { RequestScanner, type Verdict } from './request-scanner.js';
 
 export interface WireOptions {

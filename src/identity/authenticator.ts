@@ -12,7 +12,7 @@ import type { Clock } from '../contract/clock.js';
 import type { TownConfig } from '../contract/town-config.js';
 import type { EventStore } from '../stores/event-store.js';
 import { credentialKind, sessionKind } from './kinds.js';
-import { identityOf } from './names.js';
+import { identityOf } from '../contract/names.js';
 import { credentialPrefix, secretHash } from './secrets.js';
 import { FoldCache } from './fold-cache.js';
 

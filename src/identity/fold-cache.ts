@@ -6,7 +6,7 @@
  * lookup; on EventStoreDB it is one read of the last event.
  */
 import type { EventStore } from '../stores/event-store.js';
-import { fold, type Foldable } from './streams.js';
+import { fold, type Foldable } from '../commands/streams.js';
 
 /** Enough for every active guest of a busy town; past it the cache starts over (costs folds only). */
 const defaultSize = 50_000;

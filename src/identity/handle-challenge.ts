@@ -12,7 +12,7 @@ import type { Decider, Decision } from '../contract/decider.js';
 import { decideCredential, initialCredential } from '../commands/credential.js';
 import { decideGuest, type GuestState } from '../commands/guest.js';
 import type { CredentialEvent, GuestEvent, HandleChallengeEvent } from '../events/identity.js';
-import { handleOf, isGuestName, principalOf } from './names.js';
+import { handleOf, isGuestName, principalOf } from '../contract/names.js';
 
 /** Spec 9: the post must be verified within 15 minutes of the challenge. */
 export const handleChallengeLifetimeMs = 15 * 60_000;

@@ -8,7 +8,7 @@ import type { Clock } from '../contract/clock.js';
 import type { EventStore } from '../stores/event-store.js';
 import { invitationKind } from './kinds.js';
 import { invitationPrefix, newInvitationCode, sha256Hex } from './secrets.js';
-import { handleCommand } from './streams.js';
+import { handleCommand } from '../commands/streams.js';
 
 export const defaultInvitationLifetimeMs = 7 * 24 * 3600_000;
 

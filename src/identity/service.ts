@@ -23,14 +23,14 @@ import { TownError } from '../contract/town-error.js';
 import type { Clock } from '../contract/clock.js';
 import type { TownConfig } from '../contract/town-config.js';
 import type { EventStore, ExpectedRevision } from '../stores/event-store.js';
-import { issueChallenge, parseChallenge, type Challenge } from './challenge.js';
+import { issueChallenge, parseChallenge, type Challenge } from '../commands/challenge.js';
 import { credentialKind, handleChallengeKind, guestKind, invitationKind, proofKind, sessionKind } from './kinds.js';
 import { challengeIdOf, challengePoster, decideVerify, nameOfHandle, type PostFacts } from './handle-challenge.js';
-import { handleOf, identityOf, type GuestIdentity } from './names.js';
+import { handleOf, identityOf, type GuestIdentity } from '../contract/names.js';
 import { identityRefusal } from './refusals.js';
 import { credentialPrefix, invitationPrefix, newCredential, newSessionId, secretHash, sha256Hex } from './secrets.js';
 import { lost, lostRace, retrying } from '../commands/command-runner.js';
-import { appendDecided, fold, handleCommand, type Folded } from './streams.js';
+import { appendDecided, fold, handleCommand, type Folded } from '../commands/streams.js';
 
 /** A browser stays signed in this long unless it leaves first (or its credential is revoked). */
 export const sessionLifetimeMs = 30 * 24 * 3600_000;

@@ -9,7 +9,7 @@ import type { EventStore } from '../stores/event-store.js';
 import { foundingKind, townModeKind } from './kinds.js';
 import { defaultInvitationLifetimeMs, issueInvitation } from './operator.js';
 import { newInvitationCode, sha256Hex } from './secrets.js';
-import { fold, handleCommand } from './streams.js';
+import { fold, handleCommand } from '../commands/streams.js';
 
 /** Whether the town is open now (an invited town until someone opens it). */
 export async function readTownOpen(store: EventStore): Promise<boolean> {

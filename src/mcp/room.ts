@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../contract/caller.js';
 import { limits } from '../contract/limits.js';
-import type { Logger } from '../http/front/failure.js';
+import type { Logger } from '../operations/log.js';
 import { projectRoot } from '../http/guide.js';
 import type { AnyHandler, TownContext } from '../http/handler.js';
 import { earlierReply } from '../http/front/earlier-reply.js';

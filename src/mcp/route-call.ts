@@ -3,7 +3,7 @@
  * arguments are decoded by the row's codecs (front/decode.ts, so a refusal is the HTTP one), the
  * handler runs on a context holding what the front would have put there (caller, body, query,
  * params, the rate budget this call spent), and the reply is the HTTP reply's JSON
- * (front/reply.ts) or the envelope of its failure (envelope.ts). Nothing here decides anything
+ * (front/reply.ts) or the envelope of its failure (src/contract/envelope.ts). Nothing here decides anything
  * about the town: the handlers, and the queries and commands they call, do.
  *
  * What a handler may use of its context here: `state`, `params`, `method`, `path`, `url`,
@@ -13,9 +13,10 @@
  */
 import type { Caller } from '../contract/caller.js';
 import { TownError } from '../contract/town-error.js';
-import { envelope } from '../http/envelope.js';
+import { envelope } from '../contract/envelope.js';
 import { decode } from '../http/front/decode.js';
-import { errorText, type Logger } from '../http/front/failure.js';
+import { errorText } from '../http/front/failure.js';
+import type { Logger } from '../operations/log.js';
 import { measureReply, replyObject } from '../http/front/reply.js';
 import type { AnyHandler, TownContext, TownState } from '../http/handler.js';
 import { hrefOf, type RouteName } from '../http/routes.js';

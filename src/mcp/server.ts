@@ -25,7 +25,7 @@ import {
   type Tool,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../http/front/failure.js';
+import type { Logger } from '../operations/log.js';
 import type { AnyHandler } from '../http/handler.js';
 import type { CardWatch, Subscriber } from './card-watch.js';
 import { cardUri, cardUriTemplate, objectOfUri, promptDescription, promptName } from './prompt.js';

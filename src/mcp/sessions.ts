@@ -8,7 +8,7 @@
 import type { Caller } from '../contract/caller.js';
 import { TownError } from '../contract/town-error.js';
 import { CredentialRevoked, streams } from '../events/identity.js';
-import type { Logger } from '../http/front/failure.js';
+import type { Logger } from '../operations/log.js';
 import type { EventStore, Subscription } from '../stores/event-store.js';
 import type { TownMcp } from './server.js';
 import type { McpSession } from './session.js';

@@ -13,11 +13,18 @@
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger as Pino } from 'pino';
-import type { LogLevel } from '../config.js';
-import type { Logger } from '../http/front/failure.js';
 import { LineBlocks } from './log-blocks.js';
 
 export type TownLog = Pino;
+
+/** LOG_LEVEL's values (src/config.ts), pino's levels. */
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** Where a failure the caller is not shown is written (the front's failure step, the MCP room). */
+export interface Logger {
+  error(message: string, fields: Record<string, unknown>): void;
+}
 
 /**
  * Field names that must never reach a line, whatever a caller passes (a second guard). Top-level

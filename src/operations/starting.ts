@@ -8,17 +8,17 @@
 import Koa from 'koa';
 import { randomBytes } from 'node:crypto';
 import { TownError } from '../contract/town-error.js';
-import { envelope } from '../http/envelope.js';
-import { givenRequestId } from '../http/front/observe.js';
-import { setSecurityHeaders } from '../http/front/security.js';
-import { replyLinks } from '../http/links.js';
+import { envelope } from '../contract/envelope.js';
+import { givenRequestId } from './request-id.js';
+import { setSecurityHeaders } from '../contract/security-headers.js';
+import { replyLinks } from '../contract/links.js';
 
 export function startingApp(): Koa {
   const app = new Koa();
   const boot = randomBytes(3).toString('hex');
   let served = 0;
   app.use(async (ctx) => {
-    ctx.set('X-Request-Id', givenRequestId(ctx as never) ?? `${boot}-s${(++served).toString(36)}`);
+    ctx.set('X-Request-Id', givenRequestId(ctx) ?? `${boot}-s${(++served).toString(36)}`);
     setSecurityHeaders(ctx.res);
     if (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       ctx.type = 'application/json; charset=utf-8';

@@ -8,7 +8,6 @@
 import type { DiskGuard } from '../stores/embedded/disk-guard.js';
 import type { WorldCommand, WorldService } from '../commands/world-service.js';
 import type { Outcome } from '../cards/kernel/outcome.js';
-import type { Settings } from '../config.js';
 import type { ProjectorHandle } from '../projections/projector.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
@@ -43,8 +42,15 @@ export function watchAppends(metrics: TownMetrics, world: WorldService): () => v
   });
 }
 
+/** What the watch reads of the town's settings (src/config.ts). */
+export interface WatchSettings {
+  readyLagSeconds?: number;
+  metricsAllow?: string;
+  metricsToken?: string;
+}
+
 export interface WatchedParts {
-  settings: Settings;
+  settings: WatchSettings;
   events: EventStore;
   reads: ReadStore;
   /** The projections whose checkpoints readiness follows. */

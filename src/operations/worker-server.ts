@@ -6,8 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TownError } from '../contract/town-error.js';
-import { envelope } from '../http/envelope.js';
-import { securityHeaders } from '../http/front/security.js';
+import { envelope } from '../contract/envelope.js';
+import { securityHeaders } from '../contract/security-headers.js';
 import type { Operations } from './watch.js';
 
 export interface WorkerListener {

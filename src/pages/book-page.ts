@@ -8,7 +8,7 @@
 import type { Caller } from '../contract/caller.js';
 import { TownError } from '../contract/town-error.js';
 import { postUri } from '../events/feed.js';
-import { handleOf, hostName, isGuestName, principalOf } from '../identity/names.js';
+import { handleOf, hostName, isGuestName, principalOf } from '../contract/names.js';
 import { type FeedPostDoc, feedThreads } from '../projections/feed.js';
 import { receiptDocs } from '../projections/receipts.js';
 import type { WorldReads } from '../queries/world-reads.js';

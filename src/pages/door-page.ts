@@ -3,8 +3,8 @@
  * and /leave, each in the town's frame with its navigation. The arrival proof runs from
  * /static/arrive.js (the front's policy allows no inline script).
  */
-import type { Challenge } from '../identity/challenge.js';
-import type { GuestIdentity } from '../identity/names.js';
+import type { Challenge } from '../commands/challenge.js';
+import type { GuestIdentity } from '../contract/names.js';
 import { e, layout, type Reader } from './layout.js';
 
 /**

@@ -6,7 +6,7 @@
  * no inline script or style: the front's Content-Security-Policy allows only the town's own files.
  */
 import escapeHtml from 'escape-html';
-import type { TownContext } from '../http/handler.js';
+import type { TownContext } from '../contract/town-context.js';
 import type { Caller } from '../contract/caller.js';
 
 export const e = (value: unknown): string => escapeHtml(String(value));

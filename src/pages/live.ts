@@ -26,7 +26,7 @@ import { cardProgram, drawView } from '../cards/kernel/reading.js';
 import { visibleCard, type World } from '../cards/kernel/world.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { limits } from '../contract/limits.js';
-import type { TownContext } from '../http/handler.js';
+import type { TownContext } from '../contract/town-context.js';
 import { TownError } from '../contract/town-error.js';
 
 /** What the channels need of the world service (src/commands/world-service.ts). */

@@ -13,7 +13,7 @@ import type { Decided } from '../commands/world-service.js';
 import { TownError } from '../contract/town-error.js';
 import type { Caller } from '../contract/caller.js';
 import type { CardDoc, PackageDoc } from '../projections/cards.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TypedData } from '../contract/typed.js';
 import { actionsOf, cardReply, shownCard } from '../queries/card.js';
 import { outcomeReply } from '../queries/turn-reply.js';
 import type { WorldReads } from '../queries/world-reads.js';

@@ -7,7 +7,7 @@ import { carriedLine } from '../cards/kernel/outcome.js';
 import { pastAt } from '../cards/kernel/past.js';
 import { cardDocs, type CardDoc } from '../projections/cards.js';
 import { receiptDocs, type ReceiptDoc } from '../projections/receipts.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TypedData } from '../contract/typed.js';
 import type { WorldReads } from '../queries/world-reads.js';
 import { e } from './layout.js';
 

@@ -17,7 +17,7 @@ import type { Card, Entry, Package, Write } from '../cards/kernel/entry.js';
 import type { Programs } from '../cards/kernel/programs.js';
 import { limits } from '../contract/limits.js';
 import type { Doc, Unit } from '../stores/read-store.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TypedData } from '../contract/typed.js';
 import type { FormField, LawClause, RuleInfo, WantInfo } from '../cards/program.js';
 import type { StoredEntry } from '../events/world.js';
 import { DocBatch, worldKey, worldProjection } from './entries.js';

@@ -4,8 +4,7 @@
  */
 import { TownError } from '../contract/town-error.js';
 import { postKey, postUri } from '../events/feed.js';
-import { townDid } from '../identity/names.js';
-import { townHandle } from '../repository/identity.js';
+import { townDid, townHandle } from '../contract/names.js';
 import { type FeedPostDoc, type FeedThreadDoc, feedThreads } from '../projections/feed.js';
 import type { ReadStore } from '../stores/read-store.js';
 

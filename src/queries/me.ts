@@ -6,15 +6,9 @@ import { streams } from '../events/identity.js';
 import { TownError } from '../contract/town-error.js';
 import type { Caller } from '../contract/caller.js';
 import { credentialKind } from '../identity/kinds.js';
-import { fold } from '../identity/streams.js';
+import { fold } from '../commands/streams.js';
 import type { EventStore } from '../stores/event-store.js';
-
-export interface ScratchSummary {
-  principal: string;
-  world: string;
-  lastTurn: string;
-  expires: string;
-}
+import type { ScratchSummary } from '../commands/scratch-service.js';
 
 export interface TurnsLeft {
   remaining: number;

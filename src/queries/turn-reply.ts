@@ -10,7 +10,7 @@ import * as t from 'io-ts';
 import type { Answer, HostRequest, Receipt, TryReport } from '../cards/kernel/outcome.js';
 import { ReceiptBodyC, UsageC, type Entry } from '../cards/kernel/entry.js';
 import type { Usage } from '../cards/program.js';
-import { TypedDataC, type TypedData } from '../cards/typed.js';
+import { TypedDataC, type TypedData } from '../contract/typed.js';
 import { TownError } from '../contract/town-error.js';
 
 /** Where a receipt stands: its spoken name and height; `slug: null` when nothing was journaled. */

@@ -24,7 +24,8 @@ import { encode as cborEncode } from '@atproto/lex-cbor';
 import { parseCid } from '@atproto/lex-data';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ReadStore } from '../stores/read-store.js';
-import { firehoseCollection, type FrameDoc, frameId, headCollection, type HeadDoc } from './projection.js';
+import type { FrameDoc } from './frame-docs.js';
+import { firehoseCollection, frameId, headCollection, type HeadDoc } from './projection.js';
 
 export const subscribeReposPath = '/xrpc/com.atproto.sync.subscribeRepos';
 

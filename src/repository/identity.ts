@@ -1,25 +1,15 @@
 /**
  * The town as an AT Protocol account: its did:web, its handle, and the DID documents served at
  * `/.well-known/did.json` (the town) and `/guest/<name>/did.json` (a guest's path-form did:web,
- * `did:web:<host>:guest:<name>`, as src/identity/names.ts makes it).
+ * `did:web:<host>:guest:<name>`, as src/contract/names.ts makes it).
  *
  * The repository's did comes from the host the town was founded with (the genesis entry), like
  * principals: a town moved to another origin keeps the identity its records were signed under.
  */
-import { INVALID_HANDLE, isValidHandle } from '@atproto/syntax';
-import { hostName, townDid } from '../identity/names.js';
+import { invalidHandle, townDid, townHandle } from '../contract/names.js';
 import { commitMultikey, ed25519Multikey, type RepositoryKeys } from './keys.js';
 
-export { townDid };
-
-/** AT Protocol's name for a handle that does not verify (an IP address, `localhost`). */
-export const invalidHandle = INVALID_HANDLE;
-
-/** The town's handle: its host without the port, when that is a valid handle. */
-export function townHandle(host: string): string {
-  const name = hostName(host).toLowerCase();
-  return isValidHandle(name) ? name : invalidHandle;
-}
+export { invalidHandle, townDid, townHandle };
 
 /** The fragment names of the two verification methods. */
 export const commitKeyId = '#atproto';

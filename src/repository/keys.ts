@@ -16,7 +16,7 @@ import { createPrivateKey, createPublicKey, sign as nodeSign, type KeyObject } f
 import path from 'node:path';
 import { Secp256k1Keypair } from '@atproto/crypto';
 import { base58btc } from 'multiformats/bases/base58';
-import { secretFile } from '../config.js';
+import { secretFile } from '../stores/secret-file.js';
 
 export const commitKeyFile = 'commit.key';
 export const receiptKeyFile = 'receipt.key';
@@ -58,7 +58,7 @@ export function commitMultikey(keys: Pick<RepositoryKeys, 'commit'>): string {
   return keys.commit.did().slice('did:key:'.length);
 }
 
-/** The 32-byte secret in `<dataDir>/<name>`, made once (config.ts, secretFile). */
+/** The 32-byte secret in `<dataDir>/<name>`, made once (src/stores/secret-file.ts). */
 function keyFile(dataDir: string, name: string): Uint8Array {
   const bytes = Buffer.from(secretFile(dataDir, name), 'hex');
   if (bytes.length !== 32) throw new Error(`${path.join(dataDir, name)} must hold 32 bytes as hex`);

@@ -12,7 +12,7 @@
  * card one may not see never shows, and a card whose view refuses to be shown is Denied.
  */
 import { defaultOptions } from '../cards/kernel/options.js';
-import type { TypedData } from '../cards/typed.js';
+import type { TypedData } from '../contract/typed.js';
 import { TownError } from '../contract/town-error.js';
 import { cardDocs } from '../projections/cards.js';
 import { cardReply, shownCard } from '../queries/card.js';

@@ -39,9 +39,10 @@ import type { Leaf, RepoHead, TreeWrite } from './commit.js';
 import type { HostedTrees } from './hosted/tree.js';
 import { hostedWrittenType } from '../events/hosted.js';
 import type { RecordedEvent } from '../stores/event-store.js';
-import { townDid } from '../identity/names.js';
+import { townDid } from '../contract/names.js';
 import type { RepositoryKeys } from './keys.js';
 import { objectOf, receiptMessage, recordDocOf, type RecordDoc, recordValue } from './records.js';
+import type { FrameDoc, FrameOp } from './frame-docs.js';
 
 /** The repository's read model and its collections, as the projection and its readers name them. */
 export const repositoryModel = readModel('repository');
@@ -78,28 +79,8 @@ export interface CardDoc extends Doc {
   public: boolean;
 }
 
-export interface FrameOp {
-  action: 'create' | 'update' | 'delete';
-  path: string;
-  cid: string | null;
-  prev?: string;
-}
-
-/** A #commit frame as kept; `blocks` is the CAR (base64) of the commit's new and proving blocks. */
-export interface FrameDoc extends Doc {
-  seq: number;
-  /** The repository the commit is of: a hosted account's did (hosted/frames.ts); absent, the town's. */
-  repo?: string;
-  commit: string;
-  rev: string;
-  since: string | null;
-  prevData?: string;
-  ops: FrameOp[];
-  blocks: string;
-  time: string;
-  /** Height of the last entry the commit covers. */
-  height: number;
-}
+/** The firehose's frames as kept (frame-docs.ts), which this projection writes. */
+export type { FrameDoc, FrameOp };
 
 export const frameId = (seq: number) => String(seq).padStart(16, '0');
 

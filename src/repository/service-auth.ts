@@ -18,7 +18,7 @@ import type { Keypair } from '@atproto/crypto';
 import type { verifyJwt } from '@atproto/xrpc-server';
 import { isValidDid, isValidNsid } from '@atproto/syntax';
 import { XrpcFailure } from '../contract/xrpc-failure.js';
-import { isGuestName, principalOf } from '../identity/names.js';
+import { isGuestName, principalOf } from '../contract/names.js';
 import { actNsid, getEntryNsid, planNsid, tryNsid } from './lexicons.js';
 
 /**

@@ -9,9 +9,12 @@
  * The views are the same for both adapters: an adapter answers the operations on names as
  * stored (StoredNames) and keeps which generation is current; a view prefixes the names of
  * one generation. The store's own methods are its current generation's view, so what a request
- * pays for the switch is reading that one reference.
+ * pays for the switch is reading that one reference. `GenerationalReadStore` is that front, the
+ * same for both adapters: each keeps only where it stores the current generation and its own
+ * storage of names as stored.
  */
 import type { Collection, Lease, ReadStore, Unit, UnitLimits } from './read-store.js';
+import { UnitGate } from './read-store-unit.js';
 
 const generationPattern = /^g(\d+)\./;
 
@@ -137,4 +140,85 @@ export class GenerationView implements ReadStore {
 
   /** A view closes nothing: the store it was opened from does. */
   async close(): Promise<void> {}
+}
+
+/**
+ * A store's front over its generations: its own methods are the current generation's view,
+ * `at` opens another, `switchGeneration` makes another current. An adapter supplies the
+ * operations on names as stored, where it keeps the current generation, and the rest of
+ * ReadStore (leases, close).
+ */
+export abstract class GenerationalReadStore implements ReadStore, StoredNames {
+  /** Serialises units, single writes, index builds, drops and the switch (read-store-unit.ts). */
+  protected readonly gate = new UnitGate();
+  /** The current generation: what the store's own methods read and write. */
+  private current: GenerationView;
+
+  protected constructor(generation: number) {
+    this.current = new GenerationView(this, generation);
+  }
+
+  /** Refuses work once the store is closed. */
+  protected abstract assertOpen(): void;
+  /** Keeps `generation` as the current one, durably, before the store serves it. */
+  protected abstract keepGeneration(generation: number): Promise<void>;
+
+  abstract storedCollection(name: string): Collection;
+  abstract storedUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T>;
+  abstract storedCheckpoint(projection: string): Promise<bigint | undefined>;
+  abstract storedVersion(projection: string): Promise<number | undefined>;
+  abstract storedWaitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean>;
+  abstract storedDrop(prefix: string, generation: number): Promise<void>;
+  abstract acquireLease(projection: string, holder: string, ttlMs: number): Promise<Lease | undefined>;
+  abstract renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined>;
+  abstract releaseLease(lease: Lease): Promise<void>;
+  abstract readonly unitLimits: UnitLimits | undefined;
+  abstract readonly changeStreamRestarts: number;
+  abstract close(): Promise<void>;
+
+  get root(): ReadStore {
+    return this;
+  }
+
+  get generation(): number {
+    return this.current.generation;
+  }
+
+  at(generation: number): ReadStore {
+    return generation === this.current.generation ? this.current : new GenerationView(this, generation);
+  }
+
+  async switchGeneration(generation: number): Promise<void> {
+    this.assertOpen();
+    checkGeneration(generation);
+    await this.gate.exclusive(async () => {
+      await this.keepGeneration(generation);
+      this.current = new GenerationView(this, generation);
+    });
+  }
+
+  collection(name: string): Collection {
+    this.assertOpen();
+    return this.current.collection(name);
+  }
+
+  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    return this.current.unit(work);
+  }
+
+  checkpoint(projection: string): Promise<bigint | undefined> {
+    return this.current.checkpoint(projection);
+  }
+
+  version(projection: string): Promise<number | undefined> {
+    return this.current.version(projection);
+  }
+
+  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.current.waitForCheckpoint(projection, position, timeoutMs);
+  }
+
+  drop(prefix = ''): Promise<void> {
+    return this.current.drop(prefix);
+  }
 }

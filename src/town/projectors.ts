@@ -6,9 +6,10 @@
  */
 import type { Settings } from '../config.js';
 import type { Programs } from '../cards/kernel/programs.js';
-import { allProjections, type ProjectionName, projectionNames } from '../projections/index.js';
+import { type ProjectionName, projectionNames } from '../projections/index.js';
+import { allProjections } from '../projectors/registry.js';
 import { ensureIndexes, Projector, type ProjectorHandle } from '../projections/projector.js';
-import { ThreadProjector } from '../projections/thread.js';
+import { ThreadProjector } from '../projectors/thread.js';
 import { rebuildStale } from '../projections/versions.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 import { EmbeddedEventStore } from '../stores/embedded/event-store.js';

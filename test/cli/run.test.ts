@@ -9,7 +9,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TypedDataC } from '../../src/cards/typed.js';
+import { TypedDataC } from '../../src/contract/typed.js';
 import { TryReplyC, TurnReplyC, ValueReplyC, type TryReply, type TurnReply } from '../../src/queries/turn-reply.js';
 import { broken, card, cli, escapeRe, inProcess, tempCards } from './support.js';
 

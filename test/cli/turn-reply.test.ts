@@ -15,7 +15,7 @@ import { evolve } from '../../src/cards/kernel/evolve.js';
 import { defaultOptions } from '../../src/cards/kernel/options.js';
 import { sealedLibrary } from '../../src/cards/library/index.js';
 import { TownError } from '../../src/contract/town-error.js';
-import { envelope } from '../../src/http/envelope.js';
+import { envelope } from '../../src/contract/envelope.js';
 import { CheckReplyC, checkOutcomeReply, checkReply } from '../../src/queries/check-reply.js';
 import { CompactTurnReplyC, hostRequestError, outcomeReply, TryReplyC, TurnReplyC } from '../../src/queries/turn-reply.js';
 import { guestPrincipal, scratchPrograms, ScratchWorld } from '../../src/cli/card-scratch.js';

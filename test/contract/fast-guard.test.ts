@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import * as t from 'io-ts';
 import { compiledGuard } from '../../src/contract/fast-guard.js';
 import { EntryC, type Entry } from '../../src/cards/kernel/entry.js';
-import { TypedDataC } from '../../src/cards/typed.js';
+import { TypedDataC } from '../../src/contract/typed.js';
 import { Harness, ann, bob } from '../cards/kernel/harness.js';
 import { rng } from '../cards/kernel/random.js';
 

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { identityOf } from '../../src/identity/names.js';
+import { identityOf } from '../../src/contract/names.js';
 import { callRoute } from '../../src/mcp/route-call.js';
 import { testLayout, testPrograms } from '../world/kinds.js';
 import type { Guest, TestTown } from '../world/support.js';

@@ -17,7 +17,7 @@ import { presentDigest, presentMaps } from '../../src/cards/kernel/carry.js';
 import { carry } from '../../src/commands/carry.js';
 import { currentEpoch } from '../../src/events/epochs.js';
 import { epochStream, TOWN_WORLD } from '../../src/events/world.js';
-import { verifyArchive } from '../../src/operations/epoch-archive.js';
+import { verifyArchive } from '../../src/events/epoch-archive.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { openService, playedTown, storeTown } from '../world/carry-town.js';
 

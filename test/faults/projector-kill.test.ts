@@ -19,7 +19,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { castTurn } from '../../src/commands/turn.js';
 import { settingsFromEnv } from '../../src/config.js';
-import { identityOf } from '../../src/identity/names.js';
+import { identityOf } from '../../src/contract/names.js';
 import { openTown } from '../../src/town.js';
 import { type Key, open } from 'lmdb';
 

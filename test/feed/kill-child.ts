@@ -9,7 +9,7 @@ import { settingsFromEnv } from '../../src/config.js';
 import { castPost } from '../../src/commands/feed-reactor.js';
 import { FeedService } from '../../src/commands/feed-service.js';
 import { postUri } from '../../src/events/feed.js';
-import { identityOf } from '../../src/identity/names.js';
+import { identityOf } from '../../src/contract/names.js';
 import { openTown } from '../../src/town.js';
 
 const dir = process.argv[2]!;

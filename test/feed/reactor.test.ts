@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { answerPost } from '../../src/commands/feed-reactor.js';
 import { FeedService } from '../../src/commands/feed-service.js';
 import { feedStream } from '../../src/events/feed.js';
-import { identityOf } from '../../src/identity/names.js';
+import { identityOf } from '../../src/contract/names.js';
 import { settingsFromEnv } from '../../src/config.js';
 import { openTown } from '../../src/town.js';
 import { startTestTown } from '../world/support.js';

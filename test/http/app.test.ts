@@ -4,13 +4,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emptyRecord } from '../../src/cards/typed.js';
+import { emptyRecord } from '../../src/contract/typed.js';
 import { limits } from '../../src/contract/limits.js';
 import type { TownState } from '../../src/http/handler.js';
 import type { SomeHandlers } from '../../src/http/route-types.js';
 import { TownError } from '../../src/contract/town-error.js';
 import { hrefOf } from '../../src/http/routes.js';
-import { links } from '../../src/http/links.js';
+import { links } from '../../src/contract/links.js';
 import { config, startTown, type Town } from './helpers.js';
 
 const seen: TownState[] = [];

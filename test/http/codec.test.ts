@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type * as t from 'io-ts';
-import { emptyRecord, label } from '../../src/cards/typed.js';
+import { emptyRecord, label } from '../../src/contract/typed.js';
 import { limits } from '../../src/contract/limits.js';
 import * as b from '../../src/contract/bodies.js';
 import { explain, rulesOf, shapeOf, shapeText } from '../../src/http/shape.js';

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as t from 'io-ts';
 import { EnterBody, Intent, Natural, OffersQuery, TurnBody, FeedPostBody } from '../../src/contract/bodies.js';
-import { TypedDataC } from '../../src/cards/typed.js';
+import { TypedDataC } from '../../src/contract/typed.js';
 import { jsonSchemaOf, objectSchemaOf } from '../../src/http/json-schema.js';
 
 test('a closed object: its fields, the required ones, nothing else', () => {

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonReply, preparedReply } from '../../src/http/front/reply.js';
-import { replyLinks, type Links } from '../../src/http/links.js';
+import { replyLinks, type Links } from '../../src/contract/links.js';
 import type { TownContext } from '../../src/http/handler.js';
 
 const prepared = suite('prepared replies');

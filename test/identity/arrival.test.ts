@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { checkProof, decideArrive, isNonce, leadingZeroBits, proofDecider, proofDigest, type ArriveCommand } from '../../src/commands/arrival.js';
 import { guestDecider, initialGuest } from '../../src/commands/guest.js';
 import type { GuestEvent, ProofEvent } from '../../src/events/identity.js';
-import { issueChallenge, parseChallenge, type Challenge } from '../../src/identity/challenge.js';
+import { issueChallenge, parseChallenge, type Challenge } from '../../src/commands/challenge.js';
 import { refused, specification } from '../support/given.js';
 import { secret, shortNonce, solve } from './support.js';
 

@@ -2,8 +2,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { issueChallenge } from '../../src/identity/challenge.js';
-import { identityOf } from '../../src/identity/names.js';
+import { issueChallenge } from '../../src/commands/challenge.js';
+import { identityOf } from '../../src/contract/names.js';
 import { enterPage, keyPage, leavePage } from '../../src/pages/door-page.js';
 import { arrivalFormScript, sha256ZeroBitsSource } from '../../src/identity/proof-script.js';
 import { leadingZeroBits } from '../../src/commands/arrival.js';

@@ -9,11 +9,11 @@ import { activeCredential } from '../../src/commands/credential.js';
 import { decodeEvent, CorruptEvent, CredentialEvent, streams } from '../../src/events/identity.js';
 import { TownError } from '../../src/contract/town-error.js';
 import { StoreAuthenticator } from '../../src/identity/authenticator.js';
-import { parseChallenge } from '../../src/identity/challenge.js';
+import { parseChallenge } from '../../src/commands/challenge.js';
 import { credentialKind } from '../../src/identity/kinds.js';
 import { issueInvitation } from '../../src/identity/operator.js';
 import { IdentityService, sessionLifetimeMs, type Admission } from '../../src/identity/service.js';
-import { appendDecided } from '../../src/identity/streams.js';
+import { appendDecided } from '../../src/commands/streams.js';
 import type { EventStore } from '../../src/stores/event-store.js';
 import { secret, solve, tempStore, testClock, type TempStore } from './support.js';
 

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { foundingDecider, isOpen, townModeDecider } from '../../src/commands/town-mode.js';
 import type { TownConfigEvent } from '../../src/events/identity.js';
-import { didOf, handleOf, identityOf, isGuestName, principalOf } from '../../src/identity/names.js';
+import { didOf, handleOf, identityOf, isGuestName, principalOf } from '../../src/contract/names.js';
 import { base32, invitationPrefix, newCredential, newInvitationCode, newSessionId, secretHash, sha256Hex } from '../../src/identity/secrets.js';
 import { specification } from '../support/given.js';
 

@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveControl } from '../../src/cli/control.js';
 import { townControl } from '../../src/cli/town-control.js';
-import { verifyArchive } from '../../src/operations/epoch-archive.js';
+import { verifyArchive } from '../../src/events/epoch-archive.js';
 import { currentEpoch } from '../../src/events/epochs.js';
 import { TOWN_WORLD } from '../../src/events/world.js';
 import { settingsFromEnv } from '../../src/config.js';

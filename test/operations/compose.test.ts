@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { environmentNames, settingsFromEnv } from '../../src/config.js';
-import { chooseProjections } from '../../src/projections/worker.js';
+import { chooseProjections } from '../../src/projectors/worker.js';
 import { projectionNames } from '../../src/projections/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { carryWorld, presentDigest } from '../../src/cards/kernel/carry.js';
 import type { Entry } from '../../src/cards/kernel/entry.js';
 import { pastOfEntries } from '../../src/cards/kernel/past.js';
-import { ArchiveInvalid, pastOfArchive, readTrailer, verifyArchive, writeArchive } from '../../src/operations/epoch-archive.js';
+import { ArchiveInvalid, pastOfArchive, readTrailer, verifyArchive, writeArchive } from '../../src/events/epoch-archive.js';
 import { play } from '../cards/kernel/random-play.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-archive-'));

@@ -12,7 +12,7 @@ import { serveControl } from '../../src/cli/control.js';
 import { townControl } from '../../src/cli/town-control.js';
 import { settingsFromEnv } from '../../src/config.js';
 import { startTestTown } from '../world/support.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { rebuildLive } from '../../src/projections/live-rebuild.js';
 import type { ProjectorHandle } from '../../src/projections/projector.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';

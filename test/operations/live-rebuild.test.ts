@@ -8,7 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
-import { allProjections, projectionNames } from '../../src/projections/index.js';
+import { projectionNames } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { digestProjection } from '../../src/projections/digest.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { startTestTown } from '../world/support.js';

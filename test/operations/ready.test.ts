@@ -16,7 +16,7 @@ import { startingApp } from '../../src/operations/starting.js';
 import { watch } from '../../src/operations/watch.js';
 import { serveOperations } from '../../src/operations/worker-server.js';
 import { projectionNames } from '../../src/projections/index.js';
-import { startWorker } from '../../src/projections/worker.js';
+import { startWorker } from '../../src/projectors/worker.js';
 import { openTown } from '../../src/town.js';
 import { request, startTestTown, testClock } from '../world/support.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';

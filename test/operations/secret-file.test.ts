@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { secretFile } from '../../src/config.js';
+import { secretFile } from '../../src/stores/secret-file.js';
 
 test('made once: the second read is the first one secret, 64 hex digits, mode 0600, no temporary file left', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-secret-'));
@@ -26,7 +26,7 @@ test('made once: the second read is the first one secret, 64 hex digits, mode 06
 
 test('eight processes racing for one directory all read the same whole secret', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-secret-race-'));
-  const module = new URL('../../src/config.js', import.meta.url).href;
+  const module = new URL('../../src/stores/secret-file.js', import.meta.url).href;
   const script = `import(${JSON.stringify(module)}).then(({ secretFile }) => { const names = []; for (let i = 0; i < 50; i++) names.push(secretFile(process.argv[1], 'k' + i)); process.send(names); })`;
   try {
     const runs = await Promise.all(

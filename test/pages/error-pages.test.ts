@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TownError } from '../../src/contract/town-error.js';
-import { contentSecurityPolicy } from '../../src/http/front/security.js';
+import { contentSecurityPolicy } from '../../src/contract/security-headers.js';
 import { errorPage } from '../../src/pages/error-page.js';
 import { config, raw, startTown, type Town } from '../http/helpers.js';
 

@@ -14,7 +14,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
 import { digestProjection } from '../../src/projections/digest.js';
-import { allProjections, projectionNames } from '../../src/projections/index.js';
+import { projectionNames } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { carryWhileStopped } from './carry-town.js';
 import { startTestTown } from './support.js';
 

@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorldCommand } from '../../src/commands/world-service.js';
 import { TOWN_WORLD, worldStream } from '../../src/events/world.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { receiptDocs } from '../../src/projections/receipts.js';
 import { cardDocs } from '../../src/projections/cards.js';

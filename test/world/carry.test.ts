@@ -15,7 +15,7 @@ import { carry } from '../../src/commands/carry.js';
 import type { WorldCommand } from '../../src/commands/world-service.js';
 import { currentEpoch } from '../../src/events/epochs.js';
 import { decodeWorldEntry, epochStream, TOWN_WORLD, worldStream } from '../../src/events/world.js';
-import { verifyArchive } from '../../src/operations/epoch-archive.js';
+import { verifyArchive } from '../../src/events/epoch-archive.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { openService, playedTown, storeTown } from './carry-town.js';
 

@@ -15,7 +15,7 @@ import { compileInput, libraryKinds } from '../../src/cards/kernel/library.js';
 import { programCache } from '../../src/cards/kernel/programs.js';
 import { sealedLibrary } from '../../src/cards/library/index.js';
 import type { Library, Module } from '../../src/cards/program.js';
-import type { TypedData } from '../../src/cards/typed.js';
+import type { TypedData } from '../../src/contract/typed.js';
 import { cardDocs } from '../../src/projections/cards.js';
 import { worldKey } from '../../src/projections/entries.js';
 import { depthOf } from '../../src/stores/read-store-checks.js';

@@ -1,5 +1,5 @@
 /**
- * The server's projector thread (src/projections/thread.ts): it folds the same read models as a
+ * The server's projector thread (src/projectors/thread.ts): it folds the same read models as a
  * projector on the request thread, reading the embedded journal's durable frames itself or being
  * forwarded events by another store; it resumes from its checkpoints, and it never reads past
  * what is durable.
@@ -12,9 +12,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
 import { digestProjection } from '../../src/projections/digest.js';
-import { allProjections, projectionNames } from '../../src/projections/index.js';
+import { projectionNames } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { Projector } from '../../src/projections/projector.js';
-import { ThreadProjector } from '../../src/projections/thread.js';
+import { ThreadProjector } from '../../src/projectors/thread.js';
 import { openEmbeddedEventStore, type EmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { JournalReader } from '../../src/stores/embedded/journal-reader.js';
 import type { EventStore } from '../../src/stores/event-store.js';

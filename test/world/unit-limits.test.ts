@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { Projector } from '../../src/projections/projector.js';
 import { foldChunk, rebuildProjections } from '../../src/projections/rebuild.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorldCommand } from '../../src/commands/world-service.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { loadRepositoryKeys } from '../../src/repository/keys.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';

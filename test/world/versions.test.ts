@@ -12,7 +12,7 @@ import { cardDocs, cardsModel } from '../../src/projections/cards.js';
 import { digestProjection } from '../../src/projections/digest.js';
 import { worldKey } from '../../src/projections/entries.js';
 import { guestDocs, guestsModel } from '../../src/projections/guests.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/projectors/registry.js';
 import { rebuildProjection } from '../../src/projections/rebuild.js';
 import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import { startTestTown } from './support.js';

@@ -1,6 +1,6 @@
 /**
  * A projector worker in a process of its own, for worker.test.ts: the real worker
- * (src/projections/worker.ts) folding into the embedded read store it shares with the front
+ * (src/projectors/worker.ts) folding into the embedded read store it shares with the front
  * (LMDB: one writer process, any number of readers), reading the journal from the front's
  * event store over IPC.
  *
@@ -13,7 +13,7 @@
 import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type ReadAllOptions, type RecordedEvent } from '../../src/stores/event-store.js';
 import { openEmbeddedReadStore } from '../../src/stores/embedded/read-store.js';
 import { libraryPrograms } from '../../src/cards/kernel/library.js';
-import { chooseProjections, startWorker } from '../../src/projections/worker.js';
+import { chooseProjections, startWorker } from '../../src/projectors/worker.js';
 import type { Projector } from '../../src/projections/projector.js';
 
 export type ToWorker = { start: { dataDir: string; pollMs: number } } | { stop: true } | { page: { id: number; events: RecordedEvent[] } };

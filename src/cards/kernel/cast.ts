@@ -4,7 +4,7 @@
  * Requests reach here from the run stage (turn/run.ts) when they carry a spell.
  */
 import type { MethodInfo } from '../program.js';
-import type { RecordData } from '../typed.js';
+import type { RecordData } from '../../contract/typed.js';
 import { fromSpell, inferArgument, type Converted, type ObjectResolver } from './fields.js';
 import { hostAct, hostForms, hostItems, hostTemplate, isHost, guestFields } from './host.js';
 import { badSpell, type Refusal } from './refusal.js';

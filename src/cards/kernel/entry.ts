@@ -4,7 +4,7 @@
  * store boundary; the TypeScript types are derived from them.
  */
 import * as t from 'io-ts';
-import { TypedDataC } from '../typed.js';
+import { TypedDataC } from '../../contract/typed.js';
 
 export const UsageC = t.type({ ticks: t.number, heap: t.number, bytes: t.number });
 

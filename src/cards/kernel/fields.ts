@@ -5,7 +5,7 @@
  * arrays, never through plain-object keys, so `__proto__` or `constructor` is just a name.
  */
 import type { FieldForm, FormField } from '../program.js';
-import { bool, label, natural, type RecordData, type TypedData } from '../typed.js';
+import { bool, label, natural, type RecordData, type TypedData } from '../../contract/typed.js';
 import { badSpell, typeMismatch, type Refusal } from './refusal.js';
 import type { SpellItem, SpellValue } from './spell.js';
 

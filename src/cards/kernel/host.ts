@@ -4,7 +4,7 @@
  * same name is never reached by them, so no card can weaken `become`'s owner check.
  */
 import type { FormField } from '../program.js';
-import { field, label, type RecordData, type TypedData } from '../typed.js';
+import { field, label, type RecordData, type TypedData } from '../../contract/typed.js';
 import { templateOf } from './fields.js';
 import { badSpell } from './refusal.js';
 import type { SpellItem } from './spell.js';

@@ -3,16 +3,13 @@
  * first receipt read back from the journal.
  */
 import type { Diagnostic, Usage } from '../program.js';
-import type { TypedData } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
 import type { Entry, ReceiptBody } from './entry.js';
 import type { CarriedPointer } from './past.js';
-import { receiptOf, zeroUsage } from './receipt.js';
+import { type Receipt, receiptOf, zeroUsage } from './receipt.js';
 
-/**
- * A receipt as a reply shows it; height, cid and slug are absent for a refusal nothing journaled.
- * `carried`: a receipt from before a carry, of which only where it lives is known here.
- */
-export type Receipt = ReceiptBody & { height?: number; cid?: string; slug?: string; carried?: CarriedPointer };
+/** The receipt a reply shows (receipt.ts), which every outcome carries. */
+export type { Receipt };
 
 export interface TryReport extends ReceiptBody {
   writes: { object: string; version: number; state: TypedData }[];

@@ -4,7 +4,7 @@
  * the language's compile(), keyed by pin) and for the sealed library's kinds.
  */
 import type { Budget, CompileResult, Diagnostic, Module, Program, Usage } from '../program.js';
-import type { TypedData } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
 
 /** A card's state carried to new code, or why it cannot be (programRefused's clause). */
 export type Carried =

@@ -5,7 +5,7 @@
 import type { Usage } from '../program.js';
 import { copied } from './copy.js';
 import type { Entry, ReceiptBody } from './entry.js';
-import type { Receipt } from './outcome.js';
+import type { CarriedPointer } from './past.js';
 import { hintKind, refusalLine, type Refusal } from './refusal.js';
 import { nameOf, type Turn } from './turn.js';
 
@@ -15,6 +15,12 @@ export const zeroUsage = (): Usage => ({ ticks: 0, heap: 0, bytes: 0 });
  * Holds the receipt's place among an entry body's keys (key order is the JSON the store keeps)
  * until the turn is decided; every path puts the real receipt there before sealing.
  */
+/**
+ * A receipt as a reply shows it; height, cid and slug are absent for a refusal nothing journaled.
+ * `carried`: a receipt from before a carry, of which only where it lives is known here.
+ */
+export type Receipt = ReceiptBody & { height?: number; cid?: string; slug?: string; carried?: CarriedPointer };
+
 export const undecided: ReceiptBody = Object.freeze({ status: 'done', line: '', revealed: [], offers: [], usage: zeroUsage() }) as ReceiptBody;
 
 export function refusedBody(r: Refusal, usage: Usage, object: string, method: string): ReceiptBody {

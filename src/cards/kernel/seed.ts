@@ -3,7 +3,7 @@
  * A seed is typed data or plain JSON; plain JSON is read by the shape of the initial value it
  * replaces, so a seed can only set fields the state has, with values of the kinds they hold.
  */
-import { TypedDataC, type RecordData, type TypedData } from '../typed.js';
+import { TypedDataC, type RecordData, type TypedData } from '../../contract/typed.js';
 import { typeMismatch, type Refusal } from './refusal.js';
 
 /** Deep equality of typed data (naturals compare by value, whichever way they are written). */

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { limits } from '../../contract/limits.js';
 import { shownPrincipal, type Budget, type CallContext, type MakeEffect, type Program, type RunRefusal, type SendEffect, type Usage } from '../program.js';
-import type { TypedData } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
 import type { Card, Offer, Package, Quiet, Send, Write } from './entry.js';
 import type { KernelOptions } from './options.js';
 import type { Carried, PackageSource, Programs } from './programs.js';

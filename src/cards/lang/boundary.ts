@@ -4,8 +4,8 @@
  * (a form's `fields`, a plain seed) read by the type it should have. Field names are only
  * ever compared as data, never used as object keys.
  */
-import type { TypedData } from '../typed.js';
-import { natural } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
+import { natural } from '../../contract/typed.js';
 import type { RecordTy, Ty } from './types.js';
 import { show } from './types.js';
 import { type Key, type PMap, cmpKey, mapEach, mapFromSorted, mapPut, emptyMap } from './pmap.js';
@@ -127,7 +127,7 @@ export function fromTyped(t: Ty, d: TypedData, path = '', depth = 0, lenient = f
  * toTyped writes it) it is built in one pass; in any other order it is sorted; a key twice is
  * refused, so one map has exactly one typed form.
  */
-function mapFrom(t: Extract<Ty, { k: 'map' }>, items: TypedData[], path: string, depth: number): PMap {
+function mapFrom(t: Extract<Ty, { k: 'map' }>, items: TypedData[], path: string, depth: number): PMap<Value> {
   const keys: Key[] = [];
   const values: Value[] = [];
   let sorted = true;
@@ -149,7 +149,7 @@ function mapFrom(t: Extract<Ty, { k: 'map' }>, items: TypedData[], path: string,
     values.push(v);
   }
   if (sorted) return mapFromSorted(keys, values);
-  let m = emptyMap;
+  let m: PMap<Value> = emptyMap;
   for (let i = 0; i < keys.length; i++) {
     const before = m.size;
     m = mapPut(m, keys[i]!, values[i]!);
@@ -196,7 +196,7 @@ export function toTyped(t: Ty, v: Value, depth = 0): TypedData {
       return { tag: 'list', items: items(v).map((x) => toTyped(t.of, x, depth + 1)) };
     case 'map': {
       const items: TypedData[] = [];
-      mapEach(v as PMap, (k, x) => {
+      mapEach(v as PMap<Value>, (k, x) => {
         items.push({
           tag: 'record',
           fields: [
@@ -346,7 +346,7 @@ export function checkBounds(t: Ty, v: Value, path = '', depth = 0): void {
       return;
     }
     case 'map':
-      mapEach(v as PMap, (k, x) => {
+      mapEach(v as PMap<Value>, (k, x) => {
         checkBounds(t.key, k, `${path}[${JSON.stringify(String(k)).slice(0, 40)}]`, depth + 1);
         checkBounds(t.of, x, `${path}[${JSON.stringify(String(k)).slice(0, 40)}]`, depth + 1);
         return true;

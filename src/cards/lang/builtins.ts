@@ -64,7 +64,7 @@ function keyOf(name: string, m: Ty, k: Ty, r: Ty): Ty | { arg: number; message: 
 }
 
 /** Ticks of one map operation: one, and one per key compared on the path it walks (log n), a text key one more per 16 characters. */
-function walk(m: PMap, k: Value): number {
+function walk(m: PMap<Value>, k: Value): number {
   return 1 + m.depth * (typeof k === 'string' ? 1 + (k.length >> 4) : 1);
 }
 
@@ -80,7 +80,7 @@ const mapBuiltins: Builtin[] = [
     mapArgs: true,
     type: ([m, k]) => keyOf('get', m!, k!, m!.k === 'map' ? m!.of : ERR),
     run: ([m, k], rt, tys) => {
-      const map = m as PMap;
+      const map = m as PMap<Value>;
       rt.tick(walk(map, k!));
       const v = mapGet(map, k as Key);
       if (v === undefined) throw new Halt({ class: 'absentItem', reason: `${display(k!, (tys[0] as { key: Ty }).key, true)} is not a key of the map` });
@@ -95,8 +95,8 @@ const mapBuiltins: Builtin[] = [
     mapArgs: true,
     type: ([m, k]) => keyOf('has', m!, k!, BOOL),
     run: ([m, k], rt) => {
-      rt.tick(walk(m as PMap, k!));
-      return mapHas(m as PMap, k as Key);
+      rt.tick(walk(m as PMap<Value>, k!));
+      return mapHas(m as PMap<Value>, k as Key);
     },
   },
   {
@@ -112,7 +112,7 @@ const mapBuiltins: Builtin[] = [
       return r;
     },
     run: ([m, k, v], rt) => {
-      const map = m as PMap;
+      const map = m as PMap<Value>;
       rt.tick(walk(map, k!));
       rt.alloc(mapEntryHeap);
       return mapPut(map, k as Key, v!);
@@ -125,7 +125,7 @@ const mapBuiltins: Builtin[] = [
     doc: 'the keys in ascending order (naturals by size, texts by code point)',
     type: ([m]) => (err(m!) ? ERR : m!.k === 'map' ? listOf(m!.key) : want(0, `keys takes a map, not ${show(m!)}`)),
     run: ([m], rt) => {
-      const map = m as PMap;
+      const map = m as PMap<Value>;
       rt.tick(1 + map.size);
       return newList(rt, mapKeys(map));
     },
@@ -137,7 +137,7 @@ const mapBuiltins: Builtin[] = [
     doc: 'the values, in the order of their keys',
     type: ([m]) => (err(m!) ? ERR : m!.k === 'map' ? listOf(m!.of) : want(0, `values takes a map, not ${show(m!)}`)),
     run: ([m], rt) => {
-      const map = m as PMap;
+      const map = m as PMap<Value>;
       rt.tick(1 + map.size);
       return newList(rt, mapValues(map));
     },
@@ -148,7 +148,7 @@ const mapBuiltins: Builtin[] = [
     sig: 'size(map) -> Natural',
     doc: 'how many keys the map holds',
     type: ([m]) => (err(m!) ? ERR : m!.k === 'map' ? NAT : want(0, `size takes a map, not ${show(m!)}`)),
-    run: ([m]) => (m as PMap).size,
+    run: ([m]) => (m as PMap<Value>).size,
   },
 ];
 

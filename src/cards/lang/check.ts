@@ -19,39 +19,12 @@ import { type ModuleScope, moduleScope } from './check/scope.js';
 import { checkSignatures } from './check/signatures.js';
 import { declareTypes } from './check/type-decls.js';
 import { checkUses } from './check/uses.js';
-import type { Diags, Span } from './diagnostics.js';
-import type { CheckedClause, FnSym } from './ir.js';
-import { ERR, type Ty } from './types.js';
+import type { Diags } from './diagnostics.js';
+import { ERR } from './types.js';
+import type { CheckedModule, ModuleLoader } from './check/module.js';
 
-export interface CheckedModule {
-  name: string;
-  types: Map<string, Ty>;
-  fns: Map<string, FnSym>;
-  uses: Map<string, CheckedModule>;
-  spells: FnSym[];
-  views: FnSym[];
-  state?: Ty;
-  initial?: FnSym;
-  migrate?: FnSym;
-  law: CheckedClause[];
-  wants: CheckedClause[];
-  rules: CheckedClause[];
-  /** Declares spells, views, law, wants or rules: it programs a card. */
-  card: boolean;
-  ok: boolean;
-}
-
-/** Finds and checks the modules a module uses. */
-export interface ModuleLoader {
-  load(name: string, from: string, at: Span, diags: Diags): CheckedModule | undefined;
-  names(): string[];
-  /**
-   * A kind `make` may name, for checking its seed: the checked library module, `null` when the
-   * name is known but cannot be looked into now (a module of the package, or one being checked),
-   * `undefined` when there is no such module. Reports nothing.
-   */
-  kind(name: string): CheckedModule | null | undefined;
-}
+/** What checking a module yields and how its uses are found (check/module.ts). */
+export type { CheckedModule, ModuleLoader };
 
 export class ModuleChecker {
   private readonly m: ModuleScope;

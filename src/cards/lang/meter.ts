@@ -6,7 +6,7 @@
  * replay spends exactly what the first run spent.
  */
 import type { Budget, CallContext, MakeEffect, MoveEffect, SendEffect, Usage } from '../program.js';
-import type { TypedData } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
 import { Halt } from './values.js';
 
 /** Deepest chain of calls; far below what the JS stack can hold, so it fails the same way everywhere. */

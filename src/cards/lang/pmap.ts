@@ -4,27 +4,27 @@
  * (at most ~1.44 log2 n nodes) and shares the rest with the map it came from, so a card can
  * keep thousands of rows and every edit still makes a new value, never changing one in place.
  * Its order is the keys' order, whatever order they were put in: what `keys` lists and how the
- * map is written as typed data.
+ * map is written as typed data. It holds values of any type `V`: the language's values
+ * (values.ts) hold maps of themselves, `PMap<Value>`, so this module need not know them.
  */
 import { cmpText } from './text-order.js';
-import type { Value } from './values.js';
 
 export type Key = number | bigint | string;
 
-export class MapNode {
+export class MapNode<V> {
   constructor(
     readonly k: Key,
-    readonly v: Value,
-    readonly l: MapNode | null,
-    readonly r: MapNode | null,
+    readonly v: V,
+    readonly l: MapNode<V> | null,
+    readonly r: MapNode<V> | null,
     readonly h: number,
     /** Entries in this subtree. */
     readonly n: number,
   ) {}
 }
 
-export class PMap {
-  constructor(readonly root: MapNode | null) {}
+export class PMap<V> {
+  constructor(readonly root: MapNode<V> | null) {}
   get size(): number {
     return this.root ? this.root.n : 0;
   }
@@ -34,23 +34,23 @@ export class PMap {
   }
 }
 
-export const emptyMap = new PMap(null);
+export const emptyMap = new PMap<never>(null);
 
 export function cmpKey(a: Key, b: Key): number {
   if (typeof a === 'string') return cmpText(a, b as string);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
-const h = (n: MapNode | null): number => (n ? n.h : 0);
-const size = (n: MapNode | null): number => (n ? n.n : 0);
+const h = (n: MapNode<unknown> | null): number => (n ? n.h : 0);
+const size = (n: MapNode<unknown> | null): number => (n ? n.n : 0);
 
-function node(k: Key, v: Value, l: MapNode | null, r: MapNode | null): MapNode {
+function node<V>(k: Key, v: V, l: MapNode<V> | null, r: MapNode<V> | null): MapNode<V> {
   const hl = h(l);
   const hr = h(r);
   return new MapNode(k, v, l, r, Math.max(hl, hr) + 1, size(l) + size(r) + 1);
 }
 
-function balance(k: Key, v: Value, l: MapNode | null, r: MapNode | null): MapNode {
+function balance<V>(k: Key, v: V, l: MapNode<V> | null, r: MapNode<V> | null): MapNode<V> {
   const hl = h(l);
   const hr = h(r);
   if (hl > hr + 1) {
@@ -68,7 +68,7 @@ function balance(k: Key, v: Value, l: MapNode | null, r: MapNode | null): MapNod
   return node(k, v, l, r);
 }
 
-function insert(t: MapNode | null, k: Key, v: Value): MapNode {
+function insert<V>(t: MapNode<V> | null, k: Key, v: V): MapNode<V> {
   if (!t) return new MapNode(k, v, null, null, 1, 1);
   const c = cmpKey(k, t.k);
   if (c === 0) return new MapNode(t.k, v, t.l, t.r, t.h, t.n);
@@ -76,13 +76,13 @@ function insert(t: MapNode | null, k: Key, v: Value): MapNode {
   return balance(t.k, t.v, t.l, insert(t.r, k, v));
 }
 
-function removeMin(t: MapNode): { min: MapNode; rest: MapNode | null } {
+function removeMin<V>(t: MapNode<V>): { min: MapNode<V>; rest: MapNode<V> | null } {
   if (!t.l) return { min: t, rest: t.r };
   const r = removeMin(t.l);
   return { min: r.min, rest: balance(t.k, t.v, r.rest, t.r) };
 }
 
-function del(t: MapNode | null, k: Key): MapNode | null {
+function del<V>(t: MapNode<V> | null, k: Key): MapNode<V> | null {
   if (!t) return null;
   const c = cmpKey(k, t.k);
   if (c < 0) return balance(t.k, t.v, del(t.l, k), t.r);
@@ -93,7 +93,7 @@ function del(t: MapNode | null, k: Key): MapNode | null {
   return balance(min.k, min.v, t.l, rest);
 }
 
-function find(m: PMap, k: Key): MapNode | null {
+function find<V>(m: PMap<V>, k: Key): MapNode<V> | null {
   let t = m.root;
   while (t) {
     const c = cmpKey(k, t.k);
@@ -103,14 +103,14 @@ function find(m: PMap, k: Key): MapNode | null {
   return null;
 }
 
-export const mapHas = (m: PMap, k: Key): boolean => find(m, k) !== null;
-export const mapGet = (m: PMap, k: Key): Value | undefined => find(m, k)?.v;
-export const mapPut = (m: PMap, k: Key, v: Value): PMap => new PMap(insert(m.root, k, v));
-export const mapRemove = (m: PMap, k: Key): PMap => new PMap(del(m.root, k));
+export const mapHas = <V>(m: PMap<V>, k: Key): boolean => find(m, k) !== null;
+export const mapGet = <V>(m: PMap<V>, k: Key): V | undefined => find(m, k)?.v;
+export const mapPut = <V>(m: PMap<V>, k: Key, v: V): PMap<V> => new PMap(insert(m.root, k, v));
+export const mapRemove = <V>(m: PMap<V>, k: Key): PMap<V> => new PMap(del(m.root, k));
 
 /** The entries in key order, without recursion (a map's tree is shallow, but walk it flat anyway). */
-export function mapEach(m: PMap, each: (k: Key, v: Value) => boolean | undefined): void {
-  const stack: MapNode[] = [];
+export function mapEach<V>(m: PMap<V>, each: (k: Key, v: V) => boolean | undefined): void {
+  const stack: MapNode<V>[] = [];
   let t = m.root;
   while (t || stack.length) {
     while (t) {
@@ -123,7 +123,7 @@ export function mapEach(m: PMap, each: (k: Key, v: Value) => boolean | undefined
   }
 }
 
-export function mapKeys(m: PMap): Key[] {
+export function mapKeys<V>(m: PMap<V>): Key[] {
   const out: Key[] = [];
   mapEach(m, (k) => {
     out.push(k);
@@ -132,8 +132,8 @@ export function mapKeys(m: PMap): Key[] {
   return out;
 }
 
-export function mapValues(m: PMap): Value[] {
-  const out: Value[] = [];
+export function mapValues<V>(m: PMap<V>): V[] {
+  const out: V[] = [];
   mapEach(m, (_, v) => {
     out.push(v);
     return true;
@@ -142,8 +142,8 @@ export function mapValues(m: PMap): Value[] {
 }
 
 /** A map from entries already in strictly ascending key order, balanced in one pass. */
-export function mapFromSorted(keys: Key[], values: Value[]): PMap {
-  const build = (lo: number, hi: number): MapNode | null => {
+export function mapFromSorted<V>(keys: Key[], values: V[]): PMap<V> {
+  const build = (lo: number, hi: number): MapNode<V> | null => {
     if (lo >= hi) return null;
     const mid = (lo + hi) >>> 1;
     return node(keys[mid]!, values[mid]!, build(lo, mid), build(mid + 1, hi));

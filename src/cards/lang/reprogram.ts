@@ -5,7 +5,7 @@
  * whose migrate takes the wrong old shape at `migration`.
  */
 import type { Budget, CallContext, Diagnostic, Program, RunRefusal, Usage } from '../program.js';
-import type { TypedData } from '../typed.js';
+import type { TypedData } from '../../contract/typed.js';
 import { noSpan, type Span } from './diagnostics.js';
 import { CompiledProgram } from './runner.js';
 import { shapeKey, show, type Ty } from './types.js';

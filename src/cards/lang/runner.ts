@@ -4,7 +4,7 @@
  * code escapes; a refused run hands back no effects, only its usage.
  */
 import type { Budget, CallContext, LawClause, MethodInfo, Module, Program, RuleInfo, RulesResult, RunRefusal, RunResult, Usage, WantInfo } from '../program.js';
-import { emptyRecord, type TypedData } from '../typed.js';
+import { emptyRecord, type TypedData } from '../../contract/typed.js';
 import { Mismatch, checkBounds, fromTyped, hasBounds, plainToTyped, toTyped } from './boundary.js';
 import type { CheckedModule } from './check.js';
 import { compileClause, compileFn } from './compiler.js';

@@ -17,7 +17,7 @@ export class Tagged {
   ) {}
 }
 
-export type Value = number | bigint | string | boolean | Value[] | Tagged | PMap | Slice;
+export type Value = number | bigint | string | boolean | Value[] | Tagged | PMap<Value> | Slice;
 
 /**
  * A list grown by `append`: the first `len` items of a buffer it may share with the list it was
@@ -137,7 +137,7 @@ export function eq(a: Value, b: Value, count: { n: number }, depth = 0): boolean
 }
 
 /** Two maps are equal when they hold the same keys with equal values (in key order, so one walk). */
-function sameMap(a: PMap, b: PMap, count: { n: number }, depth: number): boolean {
+function sameMap(a: PMap<Value>, b: PMap<Value>, count: { n: number }, depth: number): boolean {
   if (a.size !== b.size) return false;
   const ks: Key[] = [];
   const vs: Value[] = [];
@@ -178,7 +178,7 @@ export function display(v: Value, t: Ty, nested = false, depth = 0): string {
         .join(', ')}]`;
     case 'map': {
       const parts: string[] = [];
-      mapEach(v as PMap, (k, x) => {
+      mapEach(v as PMap<Value>, (k, x) => {
         parts.push(`${display(k, t.key, true, depth + 1)}: ${display(x, t.of, true, depth + 1)}`);
         return true;
       });

@@ -13,7 +13,7 @@ import { earlierFailure } from '../front/earlier-reply.js';
 import { type Logger, replyFailure } from '../front/failure.js';
 import { type FrontObserver, givenRequestId } from '../front/observe.js';
 import { finishReply } from '../front/reply.js';
-import { setSecurityHeaders } from '../front/security.js';
+import { setSecurityHeaders } from '../../contract/security-headers.js';
 import type { TownContext, TownState } from '../handler.js';
 import type { Entry, Matched } from './entries.js';
 import type { methodGate } from './fallthrough.js';

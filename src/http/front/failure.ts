@@ -8,14 +8,14 @@ import type { Authenticator } from '../../contract/caller.js';
 import { storageFault } from '../../contract/storage-fault.js';
 import { TownError } from '../../contract/town-error.js';
 import { errorPage } from '../../pages/error-page.js';
-import { envelope, XrpcFailure, xrpcError } from '../envelope.js';
+import { envelope, XrpcFailure, xrpcError } from '../../contract/envelope.js';
 import { sessionCookie, type TownContext } from '../handler.js';
 import type { Route } from '../routes.js';
-import { setSecurityHeaders } from './security.js';
+import { setSecurityHeaders } from '../../contract/security-headers.js';
+import type { Logger } from '../../operations/log.js';
 
-export interface Logger {
-  error(message: string, fields: Record<string, unknown>): void;
-}
+/** The failure step writes through the operations log's shape (src/operations/log.ts). */
+export type { Logger };
 
 export const stderrLogger: Logger = {
   error: (message, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),

@@ -15,6 +15,7 @@ import { TownError } from '../../contract/town-error.js';
 import type { RouteMeter, TownMetrics } from '../../operations/metrics.js';
 import { principalHasher, type TownLog } from '../../operations/log.js';
 import type { TownContext } from '../handler.js';
+import { givenRequestId } from '../../operations/request-id.js';
 
 export interface Observation {
   /** Where the lines go; none: no request lines. */
@@ -24,14 +25,8 @@ export interface Observation {
   principalHash?: (principal: string) => string;
 }
 
-/** What a caller may send as X-Request-Id and have echoed: a token of 1–64 plain characters. */
-const saneRequestId = /^[A-Za-z0-9._:+=@-]{1,64}$/;
-
-/** The caller's X-Request-Id when it is sane, else undefined (the front makes one). */
-export function givenRequestId(ctx: TownContext): string | undefined {
-  const given = ctx.req.headers['x-request-id'];
-  return typeof given === 'string' && saneRequestId.test(given) ? given : undefined;
-}
+/** The front reads the caller's request id as the start-up page does (src/operations/request-id.ts). */
+export { givenRequestId };
 
 /** Requests that matched no route (404, 405, 501) are counted under one name, not their paths. */
 export const unmatchedRoute = 'unmatched';

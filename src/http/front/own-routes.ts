@@ -12,11 +12,9 @@ import { buildCatalogue } from '../catalogue.js';
 import { earlierExamplesText, earlierGuideText } from '../earlier-guide.js';
 import { examplesText, guideText, projectRoot } from '../guide.js';
 import { llmsText } from '../llms-txt.js';
-import type { RoomHandlers } from '../route-types.js';
+import type { FrontRoute, RoomHandlers } from '../route-types.js';
 import { agentDocs, type Route, routesFor } from '../routes.js';
 import { TownError } from '../../contract/town-error.js';
-
-export type FrontRoute = 'guide' | 'api' | 'examples' | 'doc' | 'llmsTxt' | 'health';
 
 /** `built(name)`: whether the route of that name has a handler in this town. */
 export function frontHandlers(config: TownConfig, townOpen: () => boolean | Promise<boolean>, built: (name: string) => boolean): RoomHandlers<FrontRoute> {

@@ -7,7 +7,7 @@ import { Stream } from 'node:stream';
 import { limits } from '../../contract/limits.js';
 import { TownError } from '../../contract/town-error.js';
 import type { TownContext } from '../handler.js';
-import { apiHref, type Links, replyLinks, selfLinksJson } from '../links.js';
+import { apiHref, type Links, replyLinks, selfLinksJson } from '../../contract/links.js';
 
 /** Serialise a JSON reply (once) and refuse one over the reply limit. Streams are not measured. */
 export function finishReply(ctx: TownContext): void {

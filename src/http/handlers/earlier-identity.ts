@@ -8,13 +8,13 @@ import type { FeedService } from '../../commands/feed-service.js';
 import { TownError } from '../../contract/town-error.js';
 import { postKey, postUri } from '../../events/feed.js';
 import { nameOfHandle, type PostFacts } from '../../identity/handle-challenge.js';
-import { identityOf, principalOf } from '../../identity/names.js';
+import { identityOf, principalOf } from '../../contract/names.js';
 import type { IdentityService } from '../../identity/service.js';
 import { feedPosts } from '../../projections/feed.js';
 import type { ReadYourWrites } from '../../queries/fresh.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import type { TownConfig } from '../../contract/town-config.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import type { RoomHandlers } from '../route-types.js';
 import { hrefOf } from '../routes.js';
 

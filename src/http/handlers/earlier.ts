@@ -6,9 +6,9 @@
  * (`receiptEarlier`).
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { TypedDataC } from '../../cards/typed.js';
+import { TypedDataC } from '../../contract/typed.js';
 import type { ScratchWorlds } from '../../commands/scratch-service.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import { ObjectId } from '../../contract/bodies.js';
 import { TownError } from '../../contract/town-error.js';
 import type { ReadYourWrites } from '../../queries/fresh.js';

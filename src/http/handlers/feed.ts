@@ -13,7 +13,7 @@ import type { ReadYourWrites } from '../../queries/fresh.js';
 import type { ReadStore } from '../../stores/read-store.js';
 import { checkSameOrigin } from '../same-origin.js';
 import type { TownConfig } from '../../contract/town-config.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import type { RoomHandlers } from '../route-types.js';
 import { hrefOf } from '../routes.js';
 

@@ -3,7 +3,7 @@
  * door for browsers (enterPage, enter, leavePage, leave). The work is done by the identity
  * service (src/identity/service.ts); here are the HTTP shapes of spec 2.2, 2.3, 2.7 and 4.6.
  */
-import type { GuestIdentity } from '../../identity/names.js';
+import type { GuestIdentity } from '../../contract/names.js';
 import { errorClassOf } from '../../contract/errors.js';
 import { arrivalLimits } from '../../identity/arrival-limits.js';
 import { clearSessionCookie, sessionCookieOf, setSessionCookie } from '../cookies.js';
@@ -11,14 +11,15 @@ import { enterPage, keyPage, leavePage, localPath } from '../../pages/door-page.
 import { checkSameOrigin } from '../same-origin.js';
 import { IdentityService, sessionLifetimeMs, type Admission } from '../../identity/service.js';
 import { readTownOpen } from '../../identity/town.js';
-import { type FeedLeft, readMe, type ScratchSummary, type TurnsLeft } from '../../queries/me.js';
+import type { ScratchSummary } from '../../commands/scratch-service.js';
+import { type FeedLeft, readMe, type TurnsLeft } from '../../queries/me.js';
 import type { EventStore } from '../../stores/event-store.js';
 import type { TownContext } from '../handler.js';
 import type { RoomHandlers, RouteContext } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Clock } from '../../contract/clock.js';
 import type { TownConfig } from '../../contract/town-config.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import type { Limiters } from '../../contract/rate-limit.js';
 import { hrefOf } from '../routes.js';
 

@@ -12,7 +12,7 @@ import type { ReadYourWrites } from '../../queries/fresh.js';
 import { spellableId } from '../../queries/world-reads.js';
 import { TownError } from '../../contract/town-error.js';
 import type { EventStore } from '../../stores/event-store.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import type { RoomHandlers } from '../route-types.js';
 import { hrefOf } from '../routes.js';
 import { hrefIn, turnReply } from './world.js';

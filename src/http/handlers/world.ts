@@ -7,7 +7,8 @@
  * serves the caller's scratch world of that name, through its own world service and read models,
  * with links that stay in that world.
  */
-import type { Answer, Receipt } from '../../cards/kernel/outcome.js';
+import type { Answer } from '../../cards/kernel/outcome.js';
+import type { Receipt } from '../../cards/kernel/receipt.js';
 import { deliveryLine, outcomeReply } from '../../queries/turn-reply.js';
 import type { KernelOptions } from '../../cards/kernel/options.js';
 import type { Programs } from '../../cards/kernel/programs.js';
@@ -34,7 +35,7 @@ import type { RoomHandlers } from '../route-types.js';
 import { TownError } from '../../contract/town-error.js';
 import type { Caller } from '../../contract/caller.js';
 import type { Clock } from '../../contract/clock.js';
-import { links } from '../links.js';
+import { links } from '../../contract/links.js';
 import { preparedReply } from '../front/reply.js';
 import { heapPrefix, heapWorld, hrefOf, type ScratchBase } from '../routes.js';
 

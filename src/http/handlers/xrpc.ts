@@ -14,7 +14,7 @@
  */
 import { isValidNsid } from '@atproto/syntax';
 import { XrpcFailure } from '../../contract/xrpc-failure.js';
-import { isGuestName } from '../../identity/names.js';
+import { isGuestName } from '../../contract/names.js';
 import { didDocument, guestDidDocument, townDid, townHandle } from '../../repository/identity.js';
 import { hostedAccount } from '../../repository/hosted/accounts.js';
 import { type HostedWriteDeps, hostedProcedures } from './hosted.js';

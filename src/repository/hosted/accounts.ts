@@ -4,7 +4,7 @@
  * names an account either way. A name no guest of the town holds names no account.
  */
 import { isValidHandle } from '@atproto/syntax';
-import { didOf, handleOf, hostName, isGuestName } from '../../identity/names.js';
+import { didOf, handleOf, hostName, isGuestName } from '../../contract/names.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { invalidHandle } from '../identity.js';
 

@@ -20,7 +20,7 @@ import { decodeHostedEvent } from '../../events/hosted.js';
 import type { RecordedEvent } from '../../stores/event-store.js';
 import type { Doc, Unit } from '../../stores/read-store.js';
 import { applyOps, commitBlock, commitOf, type HostedTrees } from './tree.js';
-import type { FrameDoc, FrameOp } from '../projection.js';
+import type { FrameDoc, FrameOp } from '../frame-docs.js';
 
 import { accountsCollection } from '../collections.js';
 

@@ -19,7 +19,7 @@ import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecord
 import { hostedCollections } from './records.js';
 import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './tree.js';
 import { guestDidDocument, type PublicKeys, invalidHandle } from '../identity.js';
-import type { CarReply } from '../xrpc/method.js';
+import type { CarReply } from '../car-reply.js';
 import { fail } from '../xrpc/params.js';
 
 export interface HostedReadsDeps {

@@ -3,7 +3,7 @@
  * (`<name>.<host without port>`) to the guest's did:web; any other handle is HandleNotFound.
  */
 import { isValidHandle } from '@atproto/syntax';
-import { didOf, hostName, isGuestName } from '../../identity/names.js';
+import { didOf, hostName, isGuestName } from '../../contract/names.js';
 import type { XrpcMethod } from './method.js';
 import { fail, lexiconParams, required } from './params.js';
 import { townRepoDid, townRepoHandle } from './shared.js';

@@ -2,7 +2,7 @@
  * com.atproto.server.describeServer: the town as an AT Protocol server, its repository's did,
  * the domain its guests' handles end in, and whether an invite is needed to arrive.
  */
-import { hostName } from '../../identity/names.js';
+import { hostName } from '../../contract/names.js';
 import type { XrpcMethod } from './method.js';
 import { lexiconParams } from './params.js';
 import { townRepoDid } from './shared.js';

@@ -14,10 +14,9 @@ import type { HostedReads } from '../hosted/reads.js';
 import type { PublicKeys } from '../identity.js';
 import type { Params } from './params.js';
 
-/** A CAR reply: the bytes, served as application/vnd.ipld.car. */
-export interface CarReply {
-  car: Uint8Array;
-}
+import type { CarReply } from '../car-reply.js';
+
+export type { CarReply };
 
 export type XrpcReply = object | CarReply;
 

@@ -24,10 +24,10 @@
 import type { DiskGuard } from './disk-guard.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Collection, Doc, IndexSpec, Lease, ReadStore, Unit, UnitLimits } from '../read-store.js';
+import type { Collection, Doc, IndexSpec, Lease, Unit, UnitLimits } from '../read-store.js';
 import { checkCollectionName, checkLeaseArgs, checkProjectionName, checkToken } from '../read-store-checks.js';
 import { CheckpointNotices } from '../checkpoint-notices.js';
-import { Overlay, OverlayCollection, UnitGate, runCommitted, workInOverlay, type BaseReader, type OverlayHooks } from '../read-store-unit.js';
+import { Overlay, OverlayCollection, runCommitted, workInOverlay, type BaseReader, type OverlayHooks } from '../read-store-unit.js';
 import { MAX } from './read-keys.js';
 import { openEnv, ReadEnv, type Key } from './read-env.js';
 import { CommittedReads, type ReadStats } from './read-scan.js';
@@ -35,7 +35,7 @@ import { buildIndexes, UniqueKeys } from './read-indexes.js';
 import { commitOverlay, type StoredLease } from './read-commit.js';
 import { committed } from './lmdb-commit-failure.js';
 import { EmbeddedCollection, type CollectionHost } from './read-collection.js';
-import { checkGeneration, generationOfName, GenerationView, type StoredNames } from '../read-store-generations.js';
+import { GenerationalReadStore, generationOfName } from '../read-store-generations.js';
 
 export type { ReadStats } from './read-scan.js';
 
@@ -82,10 +82,13 @@ export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): 
 /** Where the current generation is kept in `meta`. */
 const generationKey: Key = ['generation'];
 
-export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames {
-  private readonly gate = new UnitGate();
-  /** The current generation: what the store's own methods read and write. */
-  private current: GenerationView;
+/** The generation `lmdb` keeps as current (0 for a store made before generations). */
+function keptGeneration(lmdb: ReadEnv): number {
+  const stored = lmdb.meta.get(generationKey);
+  return typeof stored === 'number' ? stored : 0;
+}
+
+export class EmbeddedReadStore extends GenerationalReadStore implements CollectionHost {
   private closed = false;
   private readonly committed: CommittedReads;
   private readonly unique: UniqueKeys;
@@ -102,6 +105,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     readonly readUnitsTwice = false,
     readonly unitLimits: UnitLimits | undefined = undefined,
   ) {
+    super(keptGeneration(lmdb));
     this.committed = new CommittedReads(lmdb);
     this.unique = new UniqueKeys(lmdb);
     this.base = {
@@ -119,53 +123,13 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
       beforeWrite: (collection, id, next, overlay) => this.unique.check(collection, id, next, overlay),
       createIndexes: (collection, specs) => buildIndexes(this.lmdb, checkCollectionName(collection), specs),
     };
-    const stored = lmdb.meta.get(generationKey);
-    this.current = new GenerationView(this, typeof stored === 'number' ? stored : 0);
-  }
-
-  get root(): ReadStore {
-    return this;
   }
 
   /** No change stream: commits are heard in the process. */
   readonly changeStreamRestarts = 0;
 
-  get generation(): number {
-    return this.current.generation;
-  }
-
-  at(generation: number): ReadStore {
-    return generation === this.current.generation ? this.current : new GenerationView(this, generation);
-  }
-
-  async switchGeneration(generation: number): Promise<void> {
-    this.assertOpen();
-    checkGeneration(generation);
-    await this.gate.exclusive(async () => {
-      await committed(() => this.lmdb.meta.put(generationKey, generation));
-      this.current = new GenerationView(this, generation);
-    });
-  }
-
-  collection(name: string): Collection {
-    this.assertOpen();
-    return this.current.collection(name);
-  }
-
-  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    return this.current.unit(work);
-  }
-
-  checkpoint(projection: string): Promise<bigint | undefined> {
-    return this.current.checkpoint(projection);
-  }
-
-  version(projection: string): Promise<number | undefined> {
-    return this.current.version(projection);
-  }
-
-  drop(prefix = ''): Promise<void> {
-    return this.current.drop(prefix);
+  protected async keepGeneration(generation: number): Promise<void> {
+    await committed(() => this.lmdb.meta.put(generationKey, generation));
   }
 
   /** What queries touched, so tests can tell an index lookup from a collection scan. */
@@ -238,10 +202,6 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
       if (have?.holder !== lease.holder || have.token !== lease.token) return;
       await committed(() => this.lmdb.meta.put(['lease', lease.projection], { ...have, expiresAt: 0 }));
     }, this.waitFor('a lease'));
-  }
-
-  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
-    return this.current.waitForCheckpoint(projection, position, timeoutMs);
   }
 
   /** Commits notify checkpoints by their names as stored, so the wait is on those too. */
@@ -334,7 +294,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost, StoredNames
     return { limitMs: this.gateWaitMs, what };
   }
 
-  private assertOpen(): void {
+  protected assertOpen(): void {
     if (this.closed) throw new Error('the read store is closed');
   }
 }

@@ -74,7 +74,6 @@ import {
   type FindOptions,
   type IndexSpec,
   type PutManyOptions,
-  type ReadStore,
   type Unit,
   type Update,
   type UpdateResult,
@@ -100,18 +99,8 @@ import {
   equalityFields,
   filterId,
 } from '../read-store-checks.js';
-import { checkGeneration, generationOfName, GenerationView, type StoredNames } from '../read-store-generations.js';
-import {
-  checkFindOptions,
-  onCommitOf,
-  Overlay,
-  runCommitted,
-  UnitGate,
-  workInOverlay,
-  type BaseReader,
-  type IdSet,
-  type OverlayHooks,
-} from '../read-store-unit.js';
+import { GenerationalReadStore, generationOfName } from '../read-store-generations.js';
+import { checkFindOptions, onCommitOf, Overlay, runCommitted, workInOverlay, type BaseReader, type IdSet, type OverlayHooks } from '../read-store-unit.js';
 import { CheckpointNotices } from '../checkpoint-notices.js';
 import { RestartingStream } from './restarting-stream.js';
 
@@ -185,10 +174,7 @@ function toResult(r: { matchedCount: number; modifiedCount: number; upsertedCoun
  */
 const generationId = '#generation';
 
-export class MongoReadStore implements ReadStore, StoredNames {
-  private readonly gate = new UnitGate();
-  /** The current generation: what the store's own methods read and write. */
-  private current: GenerationView;
+export class MongoReadStore extends GenerationalReadStore {
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
   private readonly leases: MongoCollection<LeaseDoc>;
   private readonly fences: MongoCollection<FenceDoc>;
@@ -209,7 +195,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
     generation = 0,
     readonly unitLimits: UnitLimits | undefined = DEFAULT_MONGO_UNIT_LIMITS,
   ) {
-    this.current = new GenerationView(this, generation);
+    super(generation);
     this.checkpoints = db.collection(CHECKPOINTS_COLLECTION);
     this.leases = db.collection(LEASES_COLLECTION);
     this.fences = db.collection(FENCES_COLLECTION);
@@ -230,46 +216,8 @@ export class MongoReadStore implements ReadStore, StoredNames {
     return this.db.collection<Doc>(name);
   }
 
-  get root(): ReadStore {
-    return this;
-  }
-
-  get generation(): number {
-    return this.current.generation;
-  }
-
-  at(generation: number): ReadStore {
-    return generation === this.current.generation ? this.current : new GenerationView(this, generation);
-  }
-
-  async switchGeneration(generation: number): Promise<void> {
-    this.assertOpen();
-    checkGeneration(generation);
-    await this.gate.exclusive(async () => {
-      await this.checkpoints.updateOne({ _id: generationId }, { $set: { generation } }, { upsert: true, writeConcern: { w: 'majority' } });
-      this.current = new GenerationView(this, generation);
-    });
-  }
-
-  collection(name: string): Collection {
-    this.assertOpen();
-    return this.current.collection(name);
-  }
-
-  unit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    return this.current.unit(work);
-  }
-
-  checkpoint(projection: string): Promise<bigint | undefined> {
-    return this.current.checkpoint(projection);
-  }
-
-  version(projection: string): Promise<number | undefined> {
-    return this.current.version(projection);
-  }
-
-  drop(prefix = ''): Promise<void> {
-    return this.current.drop(prefix);
+  protected async keepGeneration(generation: number): Promise<void> {
+    await this.checkpoints.updateOne({ _id: generationId }, { $set: { generation } }, { upsert: true, writeConcern: { w: 'majority' } });
   }
 
   // ---- names as stored (generation prefix included): what the generation views call ----
@@ -468,10 +416,6 @@ export class MongoReadStore implements ReadStore, StoredNames {
     await this.leases.updateOne({ _id: checkProjectionName(lease.projection), holder: lease.holder, token: lease.token }, { $set: { expiresAt: new Date(0) } });
   }
 
-  waitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
-    return this.current.waitForCheckpoint(projection, position, timeoutMs);
-  }
-
   /** The change stream tells checkpoints by their names as stored, so the wait is on those too. */
   storedWaitForCheckpoint(projection: string, position: bigint, timeoutMs: number): Promise<boolean> {
     this.assertOpen();
@@ -537,7 +481,7 @@ export class MongoReadStore implements ReadStore, StoredNames {
     await this.db.dropDatabase();
   }
 
-  private assertOpen(): void {
+  protected assertOpen(): void {
     if (this.closed) throw new Error('the read store is closed');
   }
 }

@@ -4,7 +4,7 @@
  */
 import * as assert from 'uvu/assert';
 import type { World } from '../../../src/cards/kernel/world.js';
-import { field, type TypedData } from '../../../src/cards/typed.js';
+import { field, type TypedData } from '../../../src/contract/typed.js';
 
 const label = (state: TypedData, name: string): string | undefined => {
   if (state.tag !== 'record') return undefined;

@@ -9,7 +9,7 @@ import { shownPrincipal } from '../../../src/cards/program.js';
 import { nameOf } from '../../../src/cards/kernel/turn.js';
 import { newestLines } from '../../../src/cards/kernel/world.js';
 import { build, cast, ctx, ok, state } from '../lang/helpers.js';
-import { label, type TypedData } from '../../../src/cards/typed.js';
+import { label, type TypedData } from '../../../src/contract/typed.js';
 import { Harness, ann, bob } from './harness.js';
 
 test('a guest principal reads as its handle; anything else as it is', () => {

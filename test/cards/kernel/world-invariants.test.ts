@@ -22,7 +22,7 @@ import type { Card } from '../../../src/cards/kernel/entry.js';
 import { evolve } from '../../../src/cards/kernel/evolve.js';
 import { blankWorld, type World } from '../../../src/cards/kernel/world.js';
 import type { FormField } from '../../../src/cards/program.js';
-import { field, type TypedData } from '../../../src/cards/typed.js';
+import { field, type TypedData } from '../../../src/contract/typed.js';
 import { Harness, HOST, ann, bob } from './harness.js';
 import { checkCoins } from './coins.js';
 

@@ -1,7 +1,7 @@
 /** Appending to a list costs a slot, not a copy of the list; every list stays a value. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { natural } from '../../../src/cards/typed.js';
+import { natural } from '../../../src/contract/typed.js';
 import { budget, build, cast, ok, plain, state } from './helpers.js';
 
 const turn = { ticks: 1_000_000, heap: 1_000_000, bytes: 65_536 };

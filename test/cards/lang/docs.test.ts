@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Budget, CallContext, Diagnostic, Program, RunRefusal } from '../../../src/cards/program.js';
-import { label, natural, record, type TypedData } from '../../../src/cards/typed.js';
+import { label, natural, record, type TypedData } from '../../../src/contract/typed.js';
 import { fromSpell } from '../../../src/cards/kernel/fields.js';
 import { defaultOptions } from '../../../src/cards/kernel/options.js';
 import { clauseBudget } from '../../../src/cards/lang/runner.js';

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Budget, Program } from '../../../src/cards/program.js';
-import { bool, label, natural, record, variant, type TypedData } from '../../../src/cards/typed.js';
+import { bool, label, natural, record, variant, type TypedData } from '../../../src/contract/typed.js';
 
 const count = Number(process.env.FUZZ_COUNT ?? 100_000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261123);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Budget, CallContext, Diagnostic, Program, RunResult } from '../../../src/cards/program.js';
-import { record, type TypedData } from '../../../src/cards/typed.js';
+import { record, type TypedData } from '../../../src/contract/typed.js';
 
 export const budget: Budget = { ticks: 1_000_000, heap: 10_000_000, bytes: 1_000_000 };
 export const ann = 'guest:town.test:ann';

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { libraryKinds, libraryNames, sealedLibrary } from '../../../src/cards/library/index.js';
 import type { Program } from '../../../src/cards/program.js';
-import { label, list, natural, record, type TypedData } from '../../../src/cards/typed.js';
+import { label, list, natural, record, type TypedData } from '../../../src/contract/typed.js';
 import { ann, bob, budget, cast, ctx, get, ok, plain, refused } from './helpers.js';
 import { readSpell } from './spells.js';
 

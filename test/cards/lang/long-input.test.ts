@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../../src/cards/compile.js';
 import { sealedLibrary } from '../../../src/cards/library/index.js';
-import { natural, bool } from '../../../src/cards/typed.js';
+import { natural, bool } from '../../../src/contract/typed.js';
 import { Harness, ann } from '../kernel/harness.js';
 import { budget, build, fails, plain } from './helpers.js';
 

@@ -1,7 +1,7 @@
 /** Break and continue; text functions find, replace, split, join, lower, upper, trim, code and char. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { label, natural, type TypedData } from '../../../src/cards/typed.js';
+import { label, natural, type TypedData } from '../../../src/contract/typed.js';
 import { budget, build, fails, plain } from './helpers.js';
 
 const value = (src: string, name: string, args: TypedData[] = []) => {

@@ -1,7 +1,7 @@
 /** `Map K V` keyed by naturals or texts, persistent, metered per operation by log n. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { label, natural, record } from '../../../src/cards/typed.js';
+import { label, natural, record } from '../../../src/contract/typed.js';
 import { budget, build, cast, ctx, fails, ok, plain, refused, state } from './helpers.js';
 
 const ledger = `type Ledger:

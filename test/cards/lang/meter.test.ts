@@ -1,7 +1,7 @@
 /** Metering: every run ends, within its budget, with the same counts every time; refusals keep usage. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { natural, type TypedData } from '../../../src/cards/typed.js';
+import { natural, type TypedData } from '../../../src/contract/typed.js';
 import type { Budget, RunResult } from '../../../src/cards/program.js';
 import { build, cast, ctx, ok, refused, state } from './helpers.js';
 

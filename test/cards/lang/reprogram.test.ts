@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkReprogram, reprogram } from '../../../src/cards/compile.js';
-import { bool, natural, record } from '../../../src/cards/typed.js';
+import { bool, natural, record } from '../../../src/contract/typed.js';
 import { budget, build, ctx, plain } from './helpers.js';
 
 const v1 = build(

@@ -1,7 +1,7 @@
 /** Running cards: values, effects and refusals, all through the Program contract. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bool, label, natural, record, variant, type TypedData } from '../../../src/cards/typed.js';
+import { bool, label, natural, record, variant, type TypedData } from '../../../src/contract/typed.js';
 import { ann, bob, budget, build, cast, ctx, get, ok, plain, refused, state } from './helpers.js';
 
 const entry = (src: string, name: string, args: TypedData[] = []) => build(src).runEntry(name, args, budget);

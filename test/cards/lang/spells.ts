@@ -1,6 +1,6 @@
 /** Reads a filled-in template by a method's form, for the tests: `add key=market text="Market day"`. */
 import type { FormField, MethodInfo } from '../../../src/cards/program.js';
-import { label, natural, record, type TypedData } from '../../../src/cards/typed.js';
+import { label, natural, record, type TypedData } from '../../../src/contract/typed.js';
 
 /** A filled-in template read by the method's form: `add key=market text="Market on the square"`. */
 export function readSpell(text: string, methods: MethodInfo[]): { method: string; args: TypedData } {

@@ -1,7 +1,7 @@
 /** Text is ordered by code points everywhere (`<`, `sort`), as `length` and `slice` count it. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { label } from '../../../src/cards/typed.js';
+import { label } from '../../../src/contract/typed.js';
 import { budget, build, plain } from './helpers.js';
 
 // U+FF5E (one UTF-16 unit, 0xFF5E) and U+1F600 (a surrogate pair, 0xD83D 0xDE00): by code point

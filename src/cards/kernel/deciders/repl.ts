@@ -4,7 +4,7 @@
  * journaled); a spell makes the object from the modules, or gives the caller's object the new
  * code, and runs as the caller's turn.
  */
-import { TypedDataC, type TypedData } from '../../typed.js';
+import { TypedDataC, type TypedData } from '../../../contract/typed.js';
 import type { ReplCommand } from '../commands.js';
 import { fingerprint, stableJson } from '../content-id.js';
 import type { EntryBody, Request } from '../entry.js';

@@ -21,7 +21,7 @@
  */
 import type { Card } from '../entry.js';
 import type { Refusal } from '../refusal.js';
-import { field, type TypedData } from '../../typed.js';
+import { field, type TypedData } from '../../../contract/typed.js';
 
 /** What the place law reads of a turn: cards as the turn sees them, and who casts it. */
 export interface MoveScope {

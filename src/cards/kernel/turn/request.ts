@@ -3,7 +3,7 @@
  * (the entry keeps that same text), its fingerprint (what a repeat of the intent must match),
  * the request as the entry keeps it, and the input: one of spell, fields, argument.
  */
-import { TypedDataC } from '../../typed.js';
+import { TypedDataC } from '../../../contract/typed.js';
 import type { TurnCommand } from '../commands.js';
 import { fingerprintOfText, stableJson } from '../content-id.js';
 import type { Request } from '../entry.js';

@@ -9,7 +9,7 @@
  *
  * Deliveries and REPL turns run their card through here too.
  */
-import { emptyRecord, label, type RecordData, type TypedData } from '../../typed.js';
+import { emptyRecord, label, type RecordData, type TypedData } from '../../../contract/typed.js';
 import { castSpell, converted, findSpell, hearsHint, spellMethods } from '../cast.js';
 import type { FormField, MethodInfo } from '../../program.js';
 import { checkArgument, fromFields } from '../fields.js';

@@ -5,7 +5,7 @@
  * (another card's spells, the bounds of a value) is left to the turn.
  */
 import type { Stmt } from '../ast.js';
-import type { CheckedModule } from '../check.js';
+import type { CheckedModule } from './module.js';
 import { type RecordTy, type Ty, compat, show } from '../types.js';
 import type { FnCtx } from './locals.js';
 import { type ModuleScope, report } from './scope.js';

@@ -5,7 +5,7 @@
  */
 import type { Stage } from '../../program.js';
 import type { ModuleAst } from '../ast.js';
-import type { CheckedModule, ModuleLoader } from '../check.js';
+import type { CheckedModule, ModuleLoader } from './module.js';
 import type { Diags, Span } from '../diagnostics.js';
 import type { FnSym } from '../ir.js';
 import type { Ty } from '../types.js';

@@ -7,7 +7,8 @@
  * without script, and what a guest wrote can never run even if an escape were missed. Pages are
  * never framed (clickjacking a "cast" button), replies are never sniffed into another type (a
  * JSON error echoing a request path must stay JSON), and a link out tells no other site which
- * page of the town it was on.
+ * page of the town it was on. They sit in the contract, below the front, because the
+ * operations' worker server and start-up page send them too.
  */
 import type { ServerResponse } from 'node:http';
 

@@ -1,16 +1,18 @@
 /**
  * Running identity and scratch deciders against the EventStore. A stream category is its event
- * codec and its decider (kinds.ts). `handleCommand` folds the stream from its start and runs the
- * command through the one command runner (src/commands/command-runner.ts: decide, append at the
- * folded revision, again on a lost race). Admissions, which decide over several streams at once,
- * run their own attempt through the same bounded `retrying` loop (service.ts).
+ * codec and its decider (src/identity/kinds.ts names identity's). `handleCommand` folds the
+ * stream from its start and runs the command through the one command runner (command-runner.ts:
+ * decide, append at the folded revision, again on a lost race). It sits with the command
+ * runner, below identity, because scratch worlds run their streams through it too. Admissions,
+ * which decide over several streams at once, run their own attempt through the same bounded
+ * `retrying` loop (src/identity/service.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type * as t from 'io-ts';
 import type { Decider, Decision } from '../contract/decider.js';
 import { decodeEvent } from '../events/identity.js';
 import type { EventStore, ExpectedRevision } from '../stores/event-store.js';
-import { runCommand } from '../commands/command-runner.js';
+import { runCommand } from './command-runner.js';
 
 /** A stream category: its events decoded through `codec` before `decider` sees them. */
 export interface StreamKind<State, Command, Event, Reason> {

@@ -10,9 +10,9 @@ import { libraryPrograms } from '../cards/kernel/library.js';
 import { JournalReader } from '../stores/embedded/journal-reader.js';
 import { DEFAULT_MAX_APPEND_SIZE, type EventStore, type SubscribeHandlers } from '../stores/event-store.js';
 import { openReadStore } from '../stores/open-read-store.js';
-import type { FromThread, ThreadData, ToThread } from './thread.js';
+import type { FromThread, ThreadData, ToThread } from './thread-messages.js';
 import { startWorker } from './worker.js';
-import type { GiveWay, Projector } from './projector.js';
+import type { GiveWay, Projector } from '../projections/projector.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { loadRepositoryCode } from '../repository/projection.js';
 

@@ -1,7 +1,7 @@
 /**
  * `_links` (spec 2.10): every JSON reply carries them, relation name to {href} or a list of
  * {href, name}. The front adds `self` and `api` to every reply; handlers add their own with
- * `links({...})`, using hrefOf (routes.ts) to build hrefs from route names.
+ * `links({...})`, using hrefOf (src/http/routes.ts) to build hrefs from route names.
  */
 export type Link = { href: string; name?: string };
 export type Links = Record<string, Link | Link[]>;

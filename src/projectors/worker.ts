@@ -7,11 +7,12 @@
 import type { Programs } from '../cards/kernel/programs.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
-import { allProjections, isProjectionName, projectionNames, type ProjectionName } from './index.js';
-import { type GiveWay, Projector } from './projector.js';
+import { isProjectionName, projectionNames, type ProjectionName } from '../projections/index.js';
+import { allProjections } from './registry.js';
+import { type GiveWay, Projector } from '../projections/projector.js';
 import type { RepositoryProjectionOptions } from '../repository/projection.js';
-import { rebuildStale, type RebuildStaleOptions } from './versions.js';
-import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';
+import { rebuildStale, type RebuildStaleOptions } from '../projections/versions.js';
+import { LeaseKeeper, type LeaseOptions } from '../projections/lease-keeper.js';
 
 export function chooseProjections(names: string[]): ProjectionName[] {
   if (!names.length) return [...projectionNames];

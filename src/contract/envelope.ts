@@ -2,12 +2,13 @@
  * The one place that turns a failure into a reply: the JSON envelope of spec 2.10 (status, class,
  * message, hint?, the host's extra fields, _links) or an AT Protocol error on /xrpc routes
  * (spec 7.3); a browser on a page gets src/pages/error-page.ts instead. The same bytes are also written
- * straight to a socket by the wire guard (wire.ts), below koa.
+ * straight to a socket by the wire guard (src/http/wire.ts), below koa, and sent by the
+ * operations' worker server and start-up page: so it sits in the contract, below all of them.
  */
-import { errorClassOf, xrpcErrors, type ErrorClass, type XrpcError } from '../contract/errors.js';
-import { TownError } from '../contract/town-error.js';
-import { XrpcFailure } from '../contract/xrpc-failure.js';
-import { securityHeaderLines } from './front/security.js';
+import { errorClassOf, xrpcErrors, type ErrorClass, type XrpcError } from './errors.js';
+import { TownError } from './town-error.js';
+import { XrpcFailure } from './xrpc-failure.js';
+import { securityHeaderLines } from './security-headers.js';
 import { replyLinks, type Links } from './links.js';
 
 export interface Rendered {
