@@ -185,7 +185,13 @@ export async function openTown(options: TownOptions): Promise<Town> {
   let reads: ReadStore | undefined;
   const closers: (() => Promise<void>)[] = [];
   try {
-    reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir, ...(diskGuard ? { diskGuard } : {}) });
+    reads = await openReadStore({
+      url: settings.mongoUrl,
+      dataDir: settings.dataDir,
+      ...(diskGuard ? { diskGuard } : {}),
+      // Projector workers beside this town fold into the embedded read store too.
+      ...(!settings.inProcessProjectors && !settings.mongoUrl ? { shared: true } : {}),
+    });
     const origin = options.origin ?? settings.origin ?? `http://localhost:${settings.port}`;
     const url = new URL(origin);
     let open = await applyStartupMode(events, clock, settings.open);
@@ -349,9 +355,9 @@ export async function openTown(options: TownOptions): Promise<Town> {
     const hostedTrees = new HostedTrees();
 
     const feed = new FeedService(events, clock, config.host);
-    // The town's answers follow the projectors: in this process on the embedded stores, as a
-    // worker (`npm run reactor -- feed`) beside EventStoreDB and MongoDB.
-    if (settings.inProcessProjectors) {
+    // The town's answers follow the projectors: in this process on the embedded journal (which
+    // only this process appends to), as a worker (`npm run reactor -- feed`) beside EventStoreDB.
+    if (settings.inProcessProjectors || !settings.eventStoreUrl) {
       const reactor = await startFeedReactor({
         events,
         reads,
