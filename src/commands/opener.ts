@@ -1,5 +1,5 @@
 /**
- * The town's opener is the host itself (`town`, see src/town.ts): its moderation power `quiet`
+ * The town's opener is the host itself (`town`, see src/town/world.ts): its moderation power `quiet`
  * is cast by the operator through the running town (`npm run town -- quiet …`), as a turn of the
  * host at the town card, decided by the world service like any other turn. The receipt says
  * whom and until when; the quieted guest's turns are refused `quiet` until then.

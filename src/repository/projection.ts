@@ -3,7 +3,7 @@
  * entries becomes records (records.ts), then, on a box that signs, one signed commit per at most
  * 200 record operations (a firehose frame holds no more), made by @atproto/repo (commit.ts),
  * each also kept as a firehose frame. It runs on a projector of its own, off the turn's path
- * (town.ts), so neither a turn nor the other read models wait for it.
+ * (src/town/projectors.ts), so neither a turn nor the other read models wait for it.
  *
  *   repository.records   _id `<collection>/<rkey>`: every record (records.ts RecordDoc), which is
  *                        also the record's block (its value re-encoded) and keeps the rev of

@@ -28,7 +28,8 @@ import * as assert from 'uvu/assert';
 import { fixture } from '../fixtures/path.js';
 import { townDid } from '../../src/repository/identity.js';
 import { recordCollections, rkeyOf } from '../../src/repository/records.js';
-import { getProjectionNsid, listProjectionsNsid } from '../../src/repository/xrpc.js';
+import { getProjectionNsid } from '../../src/repository/xrpc/town.world.getProjection.js';
+import { listProjectionsNsid } from '../../src/repository/xrpc/town.world.listProjections.js';
 
 const vectors = (...p: string[]) => fixture('atproto', ...p);
 const json = (...p: string[]) => JSON.parse(fs.readFileSync(vectors(...p), 'utf8'));

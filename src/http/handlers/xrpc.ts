@@ -1,6 +1,7 @@
 /**
  * Handlers of the repository routes (spec 4.5): GET /xrpc/{nsid} dispatches to the repository's
- * queries by NSID (src/repository/xrpc.ts), and the DID documents of the town and of its guests.
+ * queries by NSID (the table of src/repository/xrpc/index.ts, one module a method), and the DID
+ * documents of the town and of its guests.
  * Failures are AT Protocol errors (spec 7.3): an NSID the town does not serve is
  * MethodNotImplemented, a text that is no NSID InvalidRequest.
  *
@@ -18,7 +19,7 @@ import { didDocument, guestDidDocument, townDid, townHandle } from '../../reposi
 import { hostedAccount } from '../../repository/hosted/accounts.js';
 import { type HostedWriteDeps, hostedProcedures } from './hosted.js';
 import { RepositoryReads } from '../../repository/reads.js';
-import { type XrpcDeps, xrpcMethods } from '../../repository/xrpc.js';
+import { type XrpcDeps, xrpcMethods } from '../../repository/xrpc/index.js';
 import { TownError } from '../../contract/town-error.js';
 import type { RoomHandlers } from '../route-types.js';
 import { castTurn } from '../../commands/turn.js';
@@ -60,7 +61,6 @@ function bearer(ctx: TownContext): string | undefined {
 export function xrpcHandlers(
   deps: XrpcDeps & { calls: ServiceCallDeps; writes: HostedWriteDeps },
 ): RoomHandlers<'xrpc' | 'xrpcProcedure' | 'didDocument' | 'guestDidDocument'> {
-  const methods = xrpcMethods(deps);
   const repo = new RepositoryReads(deps.reads);
   const did = async () => (await repo.head())?.did ?? townDid(deps.config.host);
   const { auth, fresh } = deps.calls;
@@ -148,12 +148,12 @@ export function xrpcHandlers(
     xrpc: async (ctx) => {
       const nsid = ctx.params.nsid;
       if (Object.hasOwn(callerQueries, nsid)) return callerQueries[nsid]!(ctx);
-      const method = Object.hasOwn(methods, nsid) ? methods[nsid] : undefined;
+      const method = Object.hasOwn(xrpcMethods, nsid) ? xrpcMethods[nsid] : undefined;
       if (!method) {
         if (!isValidNsid(nsid)) throw new XrpcFailure('InvalidRequest', `${JSON.stringify(nsid.slice(0, 120))} is not an NSID`);
         throw new XrpcFailure('MethodNotImplemented', `${nsid} is not served here; the catalogue's xrpc route lists what is`);
       }
-      const out = await method(ctx.state.query);
+      const out = await method.handler(deps, ctx.state.query);
       if ('car' in out) {
         ctx.type = 'application/vnd.ipld.car';
         ctx.body = Buffer.from(out.car.buffer, out.car.byteOffset, out.car.byteLength);

@@ -1,13 +1,13 @@
 /**
- * The hosted accounts' repositories over /xrpc: the `com.atproto.repo.*` and `com.atproto.sync.*`
- * queries the town answers for its own repository (xrpc.ts), for a guest's did or handle. Records
+ * The hosted accounts' repositories over /xrpc: what the `com.atproto.repo.*` and
+ * `com.atproto.sync.*` methods (../xrpc/) answer when their repo or did names a guest's account
+ * rather than the town's repository. The methods check the parameters; these reads take them checked. Records
  * and heads come from the `hosted` read model; CARs are written by @atproto/repo from the head's
  * commit, the account's tree (hosted/tree.ts) and its records' blocks.
  *
  * The head and the records are read one after the other; a write folded in between makes a tree
  * that is not the head's, and the CAR is made again from the new head.
  */
-import { isValidRecordKey, isValidTid } from '@atproto/syntax';
 import { encode as cborEncode } from '@atproto/lex-cbor';
 import { jsonToLex } from '@atproto/lex-json';
 import { BlockMap, blocksToCarFile, DataDiff, type MST } from '@atproto/repo';
@@ -19,8 +19,8 @@ import { hostedHeadDocs, type HostedHeadDoc, hostedRecordDocs, type HostedRecord
 import { hostedCollections } from './records.js';
 import { buildTree, commitBlock, commitOf, type HostedTrees, TreeMoved } from './tree.js';
 import { guestDidDocument, type PublicKeys, invalidHandle } from '../identity.js';
-import { fail, flag, limitOf, nsidParam, type Params, rkeyParam } from '../xrpc-params.js';
-import type { CarReply, XrpcReply } from '../xrpc.js';
+import type { CarReply } from '../xrpc/method.js';
+import { fail } from '../xrpc/params.js';
 
 export interface HostedReadsDeps {
   reads: ReadStore;
@@ -54,75 +54,62 @@ export class HostedReads {
     return heads.map((h) => ({ did: h.did, head: h.commit, rev: h.rev, active: true }));
   }
 
-  /** The queries, by NSID, for `account`. */
-  queries(): Record<string, (q: Params, account: HostedAccount) => Promise<XrpcReply>> {
-    const records = () => hostedRecordDocs.in(this.deps.reads);
-    const signedHead = async (account: HostedAccount): Promise<HostedHeadDoc> => {
-      if (!this.deps.keys) fail('RepoNotServed', 'this box has no signing key: it keeps no hosted repositories');
-      const head = await this.head(account.did);
-      return head ?? fail('RepoNotFound', `${account.did} has written no record yet: its repository has no commit`);
-    };
-    const findRecord = async (q: Params, account: HostedAccount) => {
-      const collection = nsidParam(q, 'collection');
-      const rkey = rkeyParam(q);
-      const doc = await records().findOne({ _id: hostedRecordId(account.did, collection, rkey) });
-      if (!doc || (q.cid !== undefined && q.cid !== doc.cid)) fail('RecordNotFound', `no record ${collection}/${rkey} in ${account.did}`);
-      return doc!;
-    };
+  /** The account's signed head, or RepoNotServed on a box that does not sign. */
+  async signedHead(account: HostedAccount): Promise<HostedHeadDoc> {
+    if (!this.deps.keys) fail('RepoNotServed', 'this box has no signing key: it keeps no hosted repositories');
+    const head = await this.head(account.did);
+    return head ?? fail('RepoNotFound', `${account.did} has written no record yet: its repository has no commit`);
+  }
+
+  describeRepo(account: HostedAccount): object {
     return {
-      'com.atproto.repo.describeRepo': async (_q, account) => ({
-        handle: account.handle,
-        did: account.did,
-        didDoc: guestDidDocument(account.did, account.handle, this.deps.origin, this.deps.keys),
-        // The collection the account takes writes into is named even before its first record.
-        collections: [...hostedCollections],
-        handleIsCorrect: account.handle !== invalidHandle,
-      }),
-
-      'com.atproto.repo.getRecord': async (q, account) => recordView(await findRecord(q, account)),
-
-      'com.atproto.repo.listRecords': async (q, account) => {
-        const collection = nsidParam(q, 'collection');
-        const limit = limitOf(q);
-        const newestFirst = !flag(q, 'reverse');
-        const cursor = q.cursor;
-        if (cursor !== undefined && !isValidRecordKey(cursor)) fail('InvalidRequest', 'cursor is a record key from the page before');
-        const low = hostedRecordId(account.did, collection, '');
-        const high = `${low}\u007f`;
-        const at = cursor !== undefined ? `${low}${cursor}` : undefined;
-        const docs = await records().find(newestFirst ? { _id: { $gt: low, $lt: at ?? high } } : { _id: { $gt: at ?? low, $lt: high } }, {
-          sort: { _id: newestFirst ? -1 : 1 },
-          limit: limit + 1,
-        });
-        const page = docs.slice(0, limit);
-        return { records: page.map(recordView), ...(docs.length > limit ? { cursor: page[page.length - 1]!.rkey } : {}) };
-      },
-
-      'com.atproto.sync.getRepo': async (q, account) => {
-        if (q.since !== undefined && !isValidTid(q.since)) fail('InvalidRequest', 'since is a rev (a TID)');
-        await signedHead(account);
-        return q.since === undefined ? this.car(account.did) : this.carSince(account, q.since);
-      },
-
-      'com.atproto.sync.getLatestCommit': async (_q, account) => {
-        const head = await signedHead(account);
-        return { cid: head.commit, rev: head.rev };
-      },
-
-      'com.atproto.sync.getRecord': async (q, account) => {
-        await signedHead(account);
-        // A key the account does not hold gets the proof of its absence (as the town's own
-        // repository answers: xrpc.ts).
-        const collection = nsidParam(q, 'collection');
-        const rkey = rkeyParam(q);
-        return this.car(account.did, `${collection}/${rkey}`);
-      },
-
-      'com.atproto.sync.getRepoStatus': async (_q, account) => {
-        const head = this.deps.keys ? await this.head(account.did) : null;
-        return { did: account.did, active: true, ...(head ? { rev: head.rev } : {}) };
-      },
+      handle: account.handle,
+      did: account.did,
+      didDoc: guestDidDocument(account.did, account.handle, this.deps.origin, this.deps.keys),
+      // The collection the account takes writes into is named even before its first record.
+      collections: [...hostedCollections],
+      handleIsCorrect: account.handle !== invalidHandle,
     };
+  }
+
+  /** A record of the account; a `cid` that is not the record's now names none. */
+  async record(account: HostedAccount, collection: string, rkey: string, cid: string | undefined): Promise<object> {
+    const doc = await hostedRecordDocs.in(this.deps.reads).findOne({ _id: hostedRecordId(account.did, collection, rkey) });
+    if (!doc || (cid !== undefined && cid !== doc.cid)) fail('RecordNotFound', `no record ${collection}/${rkey} in ${account.did}`);
+    return recordView(doc!);
+  }
+
+  /** A page of a collection, newest first or oldest first, after `cursor` (a record key). */
+  async records(account: HostedAccount, collection: string, limit: number, newestFirst: boolean, cursor: string | undefined): Promise<object> {
+    const low = hostedRecordId(account.did, collection, '');
+    const high = `${low}\u007f`;
+    const at = cursor !== undefined ? `${low}${cursor}` : undefined;
+    const docs = await hostedRecordDocs
+      .in(this.deps.reads)
+      .find(newestFirst ? { _id: { $gt: low, $lt: at ?? high } } : { _id: { $gt: at ?? low, $lt: high } }, {
+        sort: { _id: newestFirst ? -1 : 1 },
+        limit: limit + 1,
+      });
+    const page = docs.slice(0, limit);
+    return { records: page.map(recordView), ...(docs.length > limit ? { cursor: page[page.length - 1]!.rkey } : {}) };
+  }
+
+  /** The repository as a CAR: the whole of it, or what changed since rev `since`. */
+  repoCar(account: HostedAccount, since: string | undefined): Promise<CarReply> {
+    return since === undefined ? this.car(account.did) : this.carSince(account, since);
+  }
+
+  /**
+   * The record under `collection/rkey` with the tree nodes that prove it, or prove its absence
+   * when the account does not hold it (as the town's own repository answers).
+   */
+  recordCar(account: HostedAccount, collection: string, rkey: string): Promise<CarReply> {
+    return this.car(account.did, `${collection}/${rkey}`);
+  }
+
+  async status(account: HostedAccount): Promise<object> {
+    const head = this.deps.keys ? await this.head(account.did) : null;
+    return { did: account.did, active: true, ...(head ? { rev: head.rev } : {}) };
   }
 
   /**

@@ -1,0 +1,55 @@
+/**
+ * The town's stores: the journal (EventStoreDB or the embedded one) and the read store (MongoDB
+ * or the embedded one), and on the embedded stores the free-space watermark that guards both.
+ * They open before any service, and close last (src/town/shutdown.ts).
+ */
+import { openEventStore } from '../stores/open-event-store.js';
+import { openReadStore } from '../stores/open-read-store.js';
+import { DiskGuard, defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
+import type { EventStore } from '../stores/event-store.js';
+import type { ReadStore } from '../stores/read-store.js';
+import type { TownOptions } from './options.js';
+
+export interface Stores {
+  events: EventStore;
+  reads: ReadStore;
+  /** The free-space watermark, on the embedded stores only. */
+  diskGuard?: DiskGuard;
+}
+
+export async function openStores({ settings, diskFree, journalIo }: TownOptions): Promise<Stores> {
+  // The embedded stores keep free space on the data directory's disk (src/stores/embedded/disk-guard.ts).
+  const diskGuard =
+    settings.eventStoreUrl && settings.mongoUrl ? undefined : new DiskGuard(settings.dataDir, settings.minFreeBytes ?? defaultMinFreeBytes, diskFree);
+  const events = await openEventStore({
+    url: settings.eventStoreUrl,
+    ...(diskGuard ? { diskGuard } : {}),
+    dataDir: settings.dataDir,
+    maxAppendSize: settings.maxAppendSize,
+    ...(journalIo ? { journalIo } : {}),
+  });
+  try {
+    const reads = await openReadStore({
+      url: settings.mongoUrl,
+      dataDir: settings.dataDir,
+      ...(diskGuard ? { diskGuard } : {}),
+      // Projector workers beside this town fold into the embedded read store too.
+      ...(!settings.inProcessProjectors && !settings.mongoUrl ? { shared: true } : {}),
+    });
+    return { events, reads, ...(diskGuard ? { diskGuard } : {}) };
+  } catch (error) {
+    await events.close();
+    throw error;
+  }
+}
+
+/**
+ * lmdb keeps this thread's read snapshot of the read store (the versions and indexes just read)
+ * until a timer of its own ends it, and loading the world holds the thread for up to seconds
+ * without one firing. The projector threads write meanwhile, and a snapshot pinned across their
+ * writes meets lmdb 3.5.6's free-list defect: a commit aborted, or the process
+ * (docs/decisions/lmdb-defects.md). So the snapshot ends first: this lets that timer fire.
+ */
+export function endReadSnapshot(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
