@@ -61,7 +61,9 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const saw = (pattern: RegExp, timeoutMs: number) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const look = () => {
@@ -128,7 +130,12 @@ test('a town and two projector workers as processes on one TOWN_DATA: reads see 
     const client = async (g: { name: string; token: string }) => {
       for (let n = 0; !stop.now && n < turnsPerGuest; n++) {
         const intent = `n${n}`;
-        const r = await request(base, 'POST', '/AGENTS.md/world/lamp/fill', { token: g.token, json: { intent, fields: { measures: n % 3 } }, agent, timeoutMs: 15_000 });
+        const r = await request(base, 'POST', '/AGENTS.md/world/lamp/fill', {
+          token: g.token,
+          json: { intent, fields: { measures: n % 3 } },
+          agent,
+          timeoutMs: 15_000,
+        });
         assert.is(r.status, 200, r.text);
         const receipt = r.json.receipt as { slug: string; height: number };
         acked.push(receipt);
@@ -136,7 +143,10 @@ test('a town and two projector workers as processes on one TOWN_DATA: reads see 
         const read = await request(base, 'GET', `/AGENTS.md/receipt/${receipt.slug}`, { token: g.token, agent, timeoutMs: 15_000 });
         if (read.status !== 200) {
           unseen++;
-          if (unseen <= 5) console.log(`  unseen ${receipt.height} after ${acked.length} acks, killed ${killedAt ? Date.now() - killedAt : '-'} ms ago: ${read.status} ${read.text.slice(0, 200)}`);
+          if (unseen <= 5)
+            console.log(
+              `  unseen ${receipt.height} after ${acked.length} acks, killed ${killedAt ? Date.now() - killedAt : '-'} ms ago: ${read.status} ${read.text.slice(0, 200)}`,
+            );
         }
       }
     };
