@@ -6,9 +6,12 @@
  * with `npm run rebuild`'s progress bar on stderr. `--until-caught-up` stops once the journal
  * as it stood at start is folded.
  *
- * The embedded stores belong to one process at a time: against them a worker runs while the
- * server does not (e.g. to bring a stopped town's read models up to date); beside a running
- * server, workers use EventStoreDB and MongoDB (docs/decisions/projector-thread.md).
+ * On the embedded stores with `TOWN_PROJECTORS=workers`, workers run beside the town on the same
+ * TOWN_DATA: each follows the journal the town owns (src/stores/embedded/journal-follower.ts)
+ * and folds into the shared read store, with the same leases and fences as on MongoDB
+ * (docs/decisions/embedded-workers.md). Without it, a worker against the embedded stores owns
+ * the journal and runs while the town does not (e.g. to bring a stopped town's read models up
+ * to date).
  *
  * With TOWN_METRICS_PORT it serves /metrics, /health and /ready there (src/operations); it logs
  * JSON lines to stdout (LOG_LEVEL).
@@ -16,6 +19,7 @@
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { openEventStore } from '../stores/open-event-store.js';
+import { canFollow, openJournalFollower } from '../stores/embedded/journal-follower.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
 import { chooseProjections, startWorker } from '../projectors/worker.js';
@@ -36,9 +40,18 @@ async function main(argv: string[]): Promise<number> {
   if (batch !== undefined && !(Number.isInteger(batch) && batch > 0)) throw new Error('--batch=<events> takes a positive whole number');
   const settings = settingsFromEnv();
   const log = townLog({ level: settings.logLevel, base: { worker: `projector ${names.join(',')}` } });
-  const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
+  // Workers beside a town on the embedded stores follow its journal and share its read store.
+  const besideTown = !settings.eventStoreUrl && !settings.mongoUrl && !settings.inProcessProjectors && canFollow(settings.dataDir);
+  const events = besideTown
+    ? await openJournalFollower({ dataDir: settings.dataDir })
+    : await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   // An embedded read store keeps the town's free-space watermark before its units (src/stores/embedded/disk-guard.ts).
-  const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir, minFreeBytes: settings.minFreeBytes ?? defaultMinFreeBytes });
+  const reads = await openReadStore({
+    url: settings.mongoUrl,
+    dataDir: settings.dataDir,
+    minFreeBytes: settings.minFreeBytes ?? defaultMinFreeBytes,
+    ...(besideTown ? { shared: true } : {}),
+  });
   let failed: Error | undefined;
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

@@ -17,13 +17,15 @@ export interface OpenReadStoreOptions {
   diskGuard?: DiskGuard;
   /** Else the watermark in bytes, for a store opened in another thread (a guard is not cloned). */
   minFreeBytes?: number;
+  /** Embedded: other processes (projector workers) fold into the store too (EmbeddedReadStoreOptions.shared). */
+  shared?: boolean;
 }
 
 export async function openReadStore(options: OpenReadStoreOptions): Promise<ReadStore> {
   const url = options.url?.trim();
   if (!url) {
     const guard = options.diskGuard ?? (options.minFreeBytes !== undefined ? new DiskGuard(options.dataDir, options.minFreeBytes) : undefined);
-    return openEmbeddedReadStore({ dataDir: options.dataDir, ...(guard ? { diskGuard: guard } : {}) });
+    return openEmbeddedReadStore({ dataDir: options.dataDir, ...(guard ? { diskGuard: guard } : {}), ...(options.shared ? { shared: true } : {}) });
   }
   // Anything else is a configuration mistake, refused rather than silently run embedded.
   if (!/^mongodb(\+srv)?:\/\//.test(url)) throw new TypeError('MONGO_URL must start with mongodb:// or mongodb+srv://');

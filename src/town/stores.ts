@@ -29,7 +29,13 @@ export async function openStores({ settings, diskFree, journalIo }: TownOptions)
     ...(journalIo ? { journalIo } : {}),
   });
   try {
-    const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir, ...(diskGuard ? { diskGuard } : {}) });
+    const reads = await openReadStore({
+      url: settings.mongoUrl,
+      dataDir: settings.dataDir,
+      ...(diskGuard ? { diskGuard } : {}),
+      // Projector workers beside this town fold into the embedded read store too.
+      ...(!settings.inProcessProjectors && !settings.mongoUrl ? { shared: true } : {}),
+    });
     return { events, reads, ...(diskGuard ? { diskGuard } : {}) };
   } catch (error) {
     await events.close();

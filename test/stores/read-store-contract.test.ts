@@ -18,36 +18,44 @@ function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'town-'));
 }
 
-async function embedded(): Promise<ReadStoreUnderTest> {
-  const dataDir = tempDir();
-  let current: ReadStore = await openEmbeddedReadStore({ dataDir });
-  return {
-    store: current,
-    async reopen() {
-      current = await openEmbeddedReadStore({ dataDir });
-      return current;
-    },
-    async limited(unitLimits) {
-      const dir = tempDir();
-      const store = await openEmbeddedReadStore({ dataDir: dir, unitLimits });
-      return {
-        store,
-        async close() {
-          await store.close();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-    async cleanup() {
-      await current.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+/** `shared`: opened as beside projector workers (TOWN_PROJECTORS=workers): fences in the write transaction. */
+function embeddedStore(shared: boolean) {
+  return async (): Promise<ReadStoreUnderTest> => {
+    const dataDir = tempDir();
+    let current: ReadStore = await openEmbeddedReadStore({ dataDir, shared });
+    return {
+      store: current,
+      async reopen() {
+        current = await openEmbeddedReadStore({ dataDir, shared });
+        return current;
+      },
+      async limited(unitLimits) {
+        const dir = tempDir();
+        const store = await openEmbeddedReadStore({ dataDir: dir, unitLimits, shared });
+        return {
+          store,
+          async close() {
+            await store.close();
+            fs.rmSync(dir, { recursive: true, force: true });
+          },
+        };
+      },
+      async cleanup() {
+        await current.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
   };
 }
+const embedded = embeddedStore(false);
+const embeddedShared = embeddedStore(true);
 
 readStoreContract('embedded', embedded).run();
 readStoreUnitsContract('embedded', embedded).run();
 readStoreGenerationsContract('embedded', embedded).run();
+readStoreContract('embedded, shared', embeddedShared).run();
+readStoreUnitsContract('embedded, shared', embeddedShared).run();
+readStoreGenerationsContract('embedded, shared', embeddedShared).run();
 
 const mongoUrl = process.env.MONGO_URL;
 if (mongoUrl) {

@@ -42,6 +42,7 @@ import { IndexGap, JournalIndex, type IndexedAppend } from './journal-index.js';
 import { lockEventsDirectory } from './lock.js';
 import type { DiskGuard } from './disk-guard.js';
 import { RecentFrames } from './recent-frames.js';
+import { DurableMarkWriter } from './durable-mark.js';
 
 /** Events read per page by readAll and by subscriptions, so a long journal never sits in memory. */
 export const PAGE_SIZE = 256;
@@ -122,7 +123,10 @@ export async function openEmbeddedEventStore(options: EmbeddedEventStoreOptions)
       return recoverJournal(journalFile, { acknowledged, found, io }, handlers);
     });
     idx.start(recovered.lastPosition);
-    store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes, maxAppendSize);
+    // Followers in other processes read below the mark (durable-mark.ts): it starts where recovery left the journal.
+    const mark = new DurableMarkWriter(dir);
+    mark.publish({ position: recovered.lastPosition, offset: recovered.journal.durableEnd });
+    store = new EmbeddedEventStore(recovered.journal, idx, release, recovered.lastPosition, recovered.truncatedBytes, maxAppendSize, mark);
     store.loadDeleted();
     return store;
   } catch (error) {
@@ -171,6 +175,8 @@ export class EmbeddedEventStore implements EventStore {
     /** Bytes of torn tail cut off the journal when this store was opened. */
     readonly truncatedOnOpen: number,
     readonly maxAppendSize = DEFAULT_MAX_APPEND_SIZE,
+    /** Where followers in other processes learn of each durable group. */
+    private readonly mark?: DurableMarkWriter,
   ) {
     this.nextPosition = lastPosition + 1;
     this.durableHead = lastPosition;
@@ -315,6 +321,7 @@ export class EmbeddedEventStore implements EventStore {
       const n = a.events.length;
       a.resolve({ nextRevision: BigInt(a.firstRevision + n - 1), position: BigInt(a.firstPosition + n - 1) });
     }
+    this.mark?.publish({ position: this.durableHead, offset: this.journal.durableEnd });
     this.wakeSubscribers();
     for (const listener of this.durableListeners) listener();
   }
@@ -476,6 +483,7 @@ export class EmbeddedEventStore implements EventStore {
     // Appends already reserved are written (and acknowledged) before the files close.
     await this.journal.close();
     await this.index.close();
+    this.mark?.close();
     this.release();
   }
 

@@ -54,12 +54,25 @@ function readOwner(file: string): Owner | undefined {
 function isAlive(owner: Owner, me: Owner): boolean {
   // Pids are reused across boots, and this process is not holding it (see `held`).
   if (owner.boot !== me.boot || owner.pid === me.pid) return false;
+  return processAlive(owner.pid);
+}
+
+/** Whether a process of this machine is running (one we may not signal is running too). */
+export function processAlive(pid: number): boolean {
   try {
-    process.kill(owner.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The live process that owns an events directory, if any: a follower reads beside it. */
+export function eventsOwner(dir: string): number | undefined {
+  const owner = readOwner(path.join(dir, LOCK_FILE));
+  if (!owner) return undefined;
+  const me: Owner = { pid: process.pid, boot: bootId() };
+  return isAlive(owner, me) || (owner.pid === me.pid && held.has(fs.realpathSync(dir))) ? owner.pid : undefined;
 }
 
 export function bootId(): string | undefined {

@@ -23,14 +23,7 @@ import { committed } from './lmdb-commit-failure.js';
 export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<void> {
   if (overlay.empty) return;
   // Fences and checkpoints first: a refused unit writes nothing.
-  for (const [projection, token] of overlay.fences) {
-    const lease = lmdb.meta.get(['lease', projection]) as StoredLease | undefined;
-    if (lease?.token !== token) throw new LeaseLost(projection, token);
-  }
-  for (const [projection, position] of overlay.checkpoints) {
-    const have = lmdb.meta.get(['checkpoint', projection]);
-    if (typeof have === 'string' && BigInt(have) > position) throw new CheckpointBehind(projection, position);
-  }
+  checkFences(lmdb, overlay);
   const flagged = new Map<IndexDef, string>();
   const added: string[] = [];
   const writes: { dbs: CollectionDbs; docPuts: [string, Doc][]; docRemoves: string[]; idxPuts: Key[]; idxRemoves: Key[] }[] = [];
@@ -98,24 +91,55 @@ export async function commitOverlay(lmdb: ReadEnv, overlay: Overlay): Promise<vo
     // Opened here, before anything is queued (opening is a synchronous transaction).
     writes.push({ dbs: lmdb.open(collection), docPuts, docRemoves, idxPuts, idxRemoves });
   }
-  await committed(() => {
-    // Every write below goes into the same transaction; unconditional writes share its promise.
-    const done = new Set<Promise<unknown>>();
-    for (const { dbs, docPuts, docRemoves, idxPuts, idxRemoves } of writes) {
-      for (const key of idxRemoves) done.add(dbs.idx.remove(key));
-      for (const id of docRemoves) done.add(dbs.docs.remove([id]));
-      for (const [id, doc] of docPuts) done.add(dbs.docs.put([id], doc));
-      for (const key of idxPuts) done.add(dbs.idx.put(key, TRUE));
-    }
-    const { meta } = lmdb;
-    for (const collection of added) done.add(meta.put(['collection', collection], 1));
-    for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
-    for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
-    for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
-    return Promise.all(done);
-  });
+  if (lmdb.shared) {
+    // Other processes write this store: the fences are checked again under LMDB's writer lock,
+    // in the transaction that writes, so a lease taken over meanwhile refuses the whole unit.
+    lmdb.env.transactionSync(() => {
+      checkFences(lmdb, overlay);
+      for (const { dbs, docPuts, docRemoves, idxPuts, idxRemoves } of writes) {
+        for (const key of idxRemoves) dbs.idx.removeSync(key);
+        for (const id of docRemoves) dbs.docs.removeSync([id]);
+        for (const [id, doc] of docPuts) dbs.docs.putSync([id], doc);
+        for (const key of idxPuts) dbs.idx.putSync(key, TRUE);
+      }
+      const { meta } = lmdb;
+      for (const collection of added) meta.putSync(['collection', collection], 1);
+      for (const [def, collection] of flagged) meta.putSync(['index', collection, def.name], { ...def, plain: false });
+      for (const [projection, position] of overlay.checkpoints) meta.putSync(['checkpoint', projection], position.toString());
+      for (const [projection, version] of overlay.versions) meta.putSync(['version', projection], version);
+    });
+  } else {
+    await committed(() => {
+      // Every write below goes into the same transaction; unconditional writes share its promise.
+      const done = new Set<Promise<unknown>>();
+      for (const { dbs, docPuts, docRemoves, idxPuts, idxRemoves } of writes) {
+        for (const key of idxRemoves) done.add(dbs.idx.remove(key));
+        for (const id of docRemoves) done.add(dbs.docs.remove([id]));
+        for (const [id, doc] of docPuts) done.add(dbs.docs.put([id], doc));
+        for (const key of idxPuts) done.add(dbs.idx.put(key, TRUE));
+      }
+      const { meta } = lmdb;
+      for (const collection of added) done.add(meta.put(['collection', collection], 1));
+      for (const [def, collection] of flagged) done.add(meta.put(['index', collection, def.name], { ...def, plain: false }));
+      for (const [projection, position] of overlay.checkpoints) done.add(meta.put(['checkpoint', projection], position.toString()));
+      for (const [projection, version] of overlay.versions) done.add(meta.put(['version', projection], version));
+      return Promise.all(done);
+    });
+  }
   for (const def of flagged.keys()) def.plain = false;
   for (const collection of added) lmdb.collections.add(collection);
+}
+
+/** A unit whose lease was taken over, or whose checkpoint would go back, is refused. */
+function checkFences(lmdb: ReadEnv, overlay: Overlay): void {
+  for (const [projection, token] of overlay.fences) {
+    const lease = lmdb.meta.get(['lease', projection]) as StoredLease | undefined;
+    if (lease?.token !== token) throw new LeaseLost(projection, token);
+  }
+  for (const [projection, position] of overlay.checkpoints) {
+    const have = lmdb.meta.get(['checkpoint', projection]);
+    if (typeof have === 'string' && BigInt(have) > position) throw new CheckpointBehind(projection, position);
+  }
 }
 
 /** indexKeyOf's answer to whether a key keeps its index's order (one object, reused). */
@@ -126,6 +150,7 @@ export interface StoredLease {
   holder: string;
   token: number;
   expiresAt: number;
-  /** The process that took it: one process owns the directory, so another's lease died with it. */
+  /** The process that took it, and the machine's boot then: a lease dies with its process (read-leases.ts). */
   pid: number;
+  boot?: string;
 }

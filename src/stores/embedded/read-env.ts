@@ -84,6 +84,12 @@ export class ReadEnv {
     /** The environment's directory, when the store may compact it (see compactAfterDrop). */
     private readonly dir?: string,
     private readonly compactAtPages = COMPACT_PAGES,
+    /**
+     * Other processes write this environment too (projector workers beside the town,
+     * docs/decisions/embedded-workers.md): a unit checks its fences inside its write
+     * transaction, and the file is never compacted (a swap would leave them on the old one).
+     */
+    readonly shared = false,
   ) {
     this.env = env;
     this.meta = env.openDB<unknown, Key>({ name: 'meta' });
@@ -131,6 +137,11 @@ export class ReadEnv {
   existing(collection: string): CollectionDbs | undefined {
     const dbs = this.dbs.get(collection);
     if (dbs || this.meta.get(['collection', collection]) === undefined) return dbs;
+    // Its indexes too: a projection makes them before its first documents.
+    if (!this.indexes.has(collection)) {
+      const defs = [...this.meta.getRange({ start: ['index', collection], end: ['index', collection, MAX] })].map(({ value }) => value as IndexDef);
+      if (defs.length) this.indexes.set(collection, defs);
+    }
     return this.open(collection);
   }
 
@@ -151,7 +162,7 @@ export class ReadEnv {
    * stopped town) would fail.
    */
   async compactAfterDrop(): Promise<void> {
-    if (!this.dir || (openHere.get(this.dir) ?? 0) > 1) return;
+    if (!this.dir || this.shared || (openHere.get(this.dir) ?? 0) > 1) return;
     const stats = this.env.getStats() as { lastPageNumber?: number; root?: unknown; free?: unknown };
     const used = stats.lastPageNumber ?? 0;
     if (used < this.compactAtPages) return;

@@ -32,7 +32,8 @@ import { MAX } from './read-keys.js';
 import { openEnv, ReadEnv, type Key } from './read-env.js';
 import { CommittedReads, type ReadStats } from './read-scan.js';
 import { buildIndexes, UniqueKeys } from './read-indexes.js';
-import { commitOverlay, type StoredLease } from './read-commit.js';
+import { commitOverlay } from './read-commit.js';
+import { releaseLease, renewLease, takeLease } from './read-leases.js';
 import { committed } from './lmdb-commit-failure.js';
 import { EmbeddedCollection, type CollectionHost } from './read-collection.js';
 import { GenerationalReadStore, generationOfName } from '../read-store-generations.js';
@@ -63,6 +64,11 @@ export interface EmbeddedReadStoreOptions {
   unitLimits?: UnitLimits;
   /** The free-space watermark, checked before each unit commits anything (embedded/disk-guard.ts). */
   diskGuard?: DiskGuard;
+  /**
+   * Other processes fold into this store too (`TOWN_PROJECTORS=workers`): fences are checked
+   * inside each unit's write transaction and the file is never compacted (ReadEnv.shared).
+   */
+  shared?: boolean;
 }
 
 export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): Promise<EmbeddedReadStore> {
@@ -70,7 +76,7 @@ export async function openEmbeddedReadStore(options: EmbeddedReadStoreOptions): 
   fs.mkdirSync(dir, { recursive: true });
   const twice = options.readUnitsTwice ?? process.env.TOWN_READ_UNITS_TWICE === '1';
   const store = new EmbeddedReadStore(
-    new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages),
+    new ReadEnv(openEnv(dir), fs.realpathSync(dir), options.compactAtPages, options.shared ?? false),
     options.gateWaitMs ?? 30_000,
     twice,
     options.unitLimits,
@@ -163,45 +169,29 @@ export class EmbeddedReadStore extends GenerationalReadStore implements Collecti
     return result;
   }
 
-  // Leases: checked and changed inside the gate, so a unit's fence check and its commit see the
-  // same lease (one process owns the store: the gate orders every writer there is).
+  // Leases: changed inside the gate, so a unit's fence check and its commit see the same lease
+  // in this process, and each in one LMDB write transaction, so processes sharing the store
+  // (read-leases.ts) never both take one.
 
   async acquireLease(projection: string, holder: string, ttlMs: number): Promise<Lease | undefined> {
     this.assertOpen();
     checkProjectionName(projection);
     checkLeaseArgs(holder, ttlMs);
-    return this.gate.exclusive(async () => {
-      const now = Date.now();
-      const have = this.lmdb.meta.get(['lease', projection]) as StoredLease | undefined;
-      // A lease another process took is void: that process owned the directory and is gone (a
-      // restart after a crash need not wait out its time to live).
-      if (have && have.holder !== holder && have.expiresAt > now && have.pid === process.pid) return undefined;
-      const next: StoredLease = { holder, token: (have?.token ?? 0) + 1, expiresAt: now + ttlMs, pid: process.pid };
-      await committed(() => this.lmdb.meta.put(['lease', projection], next));
-      return { projection, holder, token: next.token, expiresAt: next.expiresAt };
-    }, this.waitFor('a lease'));
+    return this.gate.exclusive(async () => takeLease(this.lmdb, projection, holder, ttlMs), this.waitFor('a lease'));
   }
 
   async renewLease(lease: Lease, ttlMs: number): Promise<Lease | undefined> {
     this.assertOpen();
     checkLeaseArgs(lease.holder, ttlMs);
     checkToken(lease.token);
-    return this.gate.exclusive(async () => {
-      const have = this.lmdb.meta.get(['lease', checkProjectionName(lease.projection)]) as StoredLease | undefined;
-      if (have?.holder !== lease.holder || have.token !== lease.token) return undefined;
-      const next: StoredLease = { ...have, expiresAt: Date.now() + ttlMs };
-      await committed(() => this.lmdb.meta.put(['lease', lease.projection], next));
-      return { projection: lease.projection, holder: next.holder, token: next.token, expiresAt: next.expiresAt };
-    }, this.waitFor('a lease'));
+    checkProjectionName(lease.projection);
+    return this.gate.exclusive(async () => renewLease(this.lmdb, lease, ttlMs), this.waitFor('a lease'));
   }
 
   async releaseLease(lease: Lease): Promise<void> {
     this.assertOpen();
-    await this.gate.exclusive(async () => {
-      const have = this.lmdb.meta.get(['lease', checkProjectionName(lease.projection)]) as StoredLease | undefined;
-      if (have?.holder !== lease.holder || have.token !== lease.token) return;
-      await committed(() => this.lmdb.meta.put(['lease', lease.projection], { ...have, expiresAt: 0 }));
-    }, this.waitFor('a lease'));
+    checkProjectionName(lease.projection);
+    await this.gate.exclusive(async () => releaseLease(this.lmdb, lease), this.waitFor('a lease'));
   }
 
   /** Commits notify checkpoints by their names as stored, so the wait is on those too. */

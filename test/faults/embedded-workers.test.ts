@@ -1,0 +1,201 @@
+/**
+ * Projector workers beside the town on the embedded stores (`TOWN_PROJECTORS=workers`): the town
+ * (`dist/src/main.js`) and two workers (`dist/src/cli/projector.js`, every projection) run as
+ * separate processes on one TOWN_DATA. The town owns the journal; the workers follow it and fold
+ * into the shared read store under leases. Under turn load from 16 guests at once (at most the 16 arrivals an address may make a minute):
+ * - each turn's receipt is read back from the town at once (`GET /receipt/{slug}` reads the
+ *   receipts read model, which only the workers fold), so read-your-writes holds across processes;
+ * - the worker holding the leases is SIGKILLed mid-load (after 80 turns), and the standby takes them over within
+ *   TOWN_LEASE_MS (the dead holder's leases are void at once: its process is gone);
+ * - afterwards every acknowledged turn is in the journal once, and the read models the workers
+ *   folded equal the ones `npm run rebuild` folds, digest for digest.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { settingsFromEnv } from '../../src/config.js';
+import { startServer } from '../../src/http/server.js';
+import { issueInvitation } from '../../src/identity/operator.js';
+import { openTown } from '../../src/town.js';
+import { request } from '../world/support.js';
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const main = path.join(dist, 'src/main.js');
+const cliOf = (name: string) => path.join(dist, 'src/cli', `${name}.js`);
+const origin = 'http://town.test';
+// Each guest makes at most 14 turns, each read back: within the rate limit of 32 calls a minute.
+const guestCount = 16;
+const turnsPerGuest = 14;
+const leaseMs = 2000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function cli(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cliOf(name), ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+interface Child {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+  /** Resolves once the output matches. */
+  saw(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const saw = (pattern: RegExp, timeoutMs: number) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const look = () => {
+        const m = pattern.exec(out);
+        if (!m) return;
+        listeners.delete(look);
+        clearTimeout(timer);
+        resolve(m);
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(look);
+        reject(new Error(`not seen in ${timeoutMs} ms: ${pattern}\n${out.slice(-4000)}`));
+      }, timeoutMs);
+      listeners.add(look);
+      look();
+    });
+  return { child, exited, output: () => out, saw };
+}
+
+test('a town and two projector workers as processes on one TOWN_DATA: reads see each turn, a killed worker is taken over, digests equal a rebuild', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-workers-'));
+  const children: Child[] = [];
+  try {
+    // Found the town and admit the guests in this process, then hand the data to the children.
+    const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
+    const front = await startServer(founding.app, { port: 0, host: '127.0.0.1', closeGraceMs: 1000 });
+    const guests: { name: string; token: string }[] = [];
+    for (let i = 0; i < guestCount; i++) {
+      const { code } = await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 });
+      const r = await request(`http://127.0.0.1:${front.address.port}`, 'POST', '/AGENTS.md/accept', { json: { code, name: `w${i}` } });
+      assert.is(r.status, 200, r.text);
+      guests.push({ name: `w${i}`, token: r.json.credential });
+    }
+    await front.close();
+    await founding.close();
+
+    const env = {
+      ...process.env,
+      TOWN_DATA: dir,
+      TOWN_ORIGIN: origin,
+      TOWN_OPEN: '',
+      EVENTSTORE_URL: '',
+      MONGO_URL: '',
+      TOWN_PROJECTORS: 'workers',
+      TOWN_LEASE_MS: String(leaseMs),
+      PORT: '0',
+      HOST: '127.0.0.1',
+    };
+    const town = run(main, [], env);
+    children.push(town);
+    const base = (await town.saw(/town listening on (http:\/\/\S+)/, 20_000))[1]!;
+    const first = run(cliOf('projector'), [], env);
+    children.push(first);
+    await first.saw(/following the journal/, 20_000);
+    const standby = run(cliOf('projector'), [], env);
+    children.push(standby);
+    await standby.saw(/waiting to take over/, 20_000);
+
+    const acked: { slug: string; height: number }[] = [];
+    let killedAt = 0;
+    let unseen = 0;
+    const stop = { now: false };
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    const client = async (g: { name: string; token: string }) => {
+      for (let n = 0; !stop.now && n < turnsPerGuest; n++) {
+        const intent = `n${n}`;
+        const r = await request(base, 'POST', '/AGENTS.md/world/lamp/fill', {
+          token: g.token,
+          json: { intent, fields: { measures: n % 3 } },
+          agent,
+          timeoutMs: 15_000,
+        });
+        assert.is(r.status, 200, r.text);
+        const receipt = r.json.receipt as { slug: string; height: number };
+        acked.push(receipt);
+        // Read-your-writes across processes: the receipts read model is folded by a worker.
+        const read = await request(base, 'GET', `/AGENTS.md/receipt/${receipt.slug}`, { token: g.token, agent, timeoutMs: 15_000 });
+        if (read.status !== 200) {
+          unseen++;
+          if (unseen <= 5)
+            console.log(
+              `  unseen ${receipt.height} after ${acked.length} acks, killed ${killedAt ? Date.now() - killedAt : '-'} ms ago: ${read.status} ${read.text.slice(0, 200)}`,
+            );
+        }
+      }
+    };
+    const load = guests.map((g) => client(g));
+    while (acked.length < 80) await sleep(20);
+    first.child.kill('SIGKILL');
+    assert.is((await first.exited).signal, 'SIGKILL');
+    killedAt = Date.now();
+    await standby.saw(/following the journal/, leaseMs + 5000);
+    const takeover = Date.now() - killedAt;
+    const atTakeover = acked.length;
+    while (acked.length < atTakeover + 80 && acked.length < guestCount * turnsPerGuest) await sleep(20);
+    stop.now = true;
+    await Promise.all(load);
+    agent.destroy();
+    assert.is(unseen, 0, 'every receipt was read back at once from the town');
+    assert.ok(takeover <= leaseMs, `the standby took over in ${takeover} ms`);
+
+    // The standby folds to the journal's end; then the town and the worker stop.
+    const head = Math.max(...acked.map((a) => a.height));
+    const last = await request(base, 'GET', `/AGENTS.md/receipt/${acked.find((a) => a.height === head)!.slug}`, { token: guests[0]!.token });
+    assert.is(last.status, 200, last.text);
+    town.child.kill('SIGTERM');
+    assert.is((await town.exited).code, 0, town.output().slice(-4000));
+    await sleep(500);
+    standby.child.kill('SIGTERM');
+    assert.is((await standby.exited).code, 0, standby.output().slice(-4000));
+
+    const heights = acked.map((a) => a.height);
+    assert.is(new Set(heights).size, heights.length, 'no two acknowledged turns share a height');
+    const offline = { ...env, TOWN_PROJECTORS: 'workers' };
+    const caughtUp = await cli('projector', ['--until-caught-up'], offline);
+    assert.is(caughtUp.code, 0, caughtUp.stderr);
+    const live = await cli('digest', [], offline);
+    assert.is(live.code, 0, live.stderr);
+    const rebuilt = await cli('rebuild', [], offline);
+    assert.is(rebuilt.code, 0, rebuilt.stderr);
+    const digests = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('digest '))
+        .sort();
+    assert.ok(digests(live.stdout).length >= 5, live.stdout);
+    assert.equal(digests(live.stdout), digests(rebuilt.stdout), 'the workers folded what a rebuild folds');
+    console.log(`  embedded workers: ${acked.length} turns acknowledged and read back, standby took over ${takeover} ms after the kill`);
+  } finally {
+    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
