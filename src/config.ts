@@ -33,6 +33,7 @@ export const environmentNames = [
   'TOWN_LEASE_MS',
   'TOWN_CATALOGUE',
   'TOWN_MIN_FREE_MB',
+  'TOWN_FRONTS',
 ] as const;
 
 export interface Settings {
@@ -57,6 +58,17 @@ export interface Settings {
    * after the first dies.
    */
   leaseMs?: number;
+  /**
+   * This process is an extra front beside the town that owns the embedded journal (`npm run
+   * front`, or TOWN_FRONTS): it reads the journal and sends its appends to the owner, and leaves
+   * the owner's own work (snapshots, the feed's answers, the firehose, the control socket) to it.
+   */
+  front?: boolean;
+  /**
+   * TOWN_FRONTS: `npm start` forks this many HTTP fronts sharing the port (node:cluster), and
+   * the first process keeps the journal (embedded stores with TOWN_PROJECTORS=workers only).
+   */
+  fronts?: number;
   /** Run projectors inside this process (default with the embedded read store). */
   inProcessProjectors: boolean;
   /**
@@ -116,6 +128,16 @@ function minFreeOf(text: string): number {
   return Math.round(n * 1024 * 1024);
 }
 
+function frontsOf(text: string, mongoUrl: string | undefined, env: NodeJS.ProcessEnv): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new Error(`TOWN_FRONTS must be a whole number of fronts from 1 to 64, not ${text}`);
+  // Fronts read the read models the workers fold, and append through the journal's owner.
+  if (env.EVENTSTORE_URL || mongoUrl || env.TOWN_PROJECTORS !== 'workers') {
+    throw new Error('TOWN_FRONTS runs on the embedded stores with TOWN_PROJECTORS=workers (start the workers with npm run projector)');
+  }
+  return n;
+}
+
 function leaseMsOf(text: string): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 100 || n > 3_600_000)
@@ -141,6 +163,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
     signing: env.TOWN_SIGNING !== 'off',
     ...(env.TOWN_CATALOGUE ? { catalogue: catalogueOf(env.TOWN_CATALOGUE) } : {}),
     ...(env.TOWN_MIN_FREE_MB ? { minFreeBytes: minFreeOf(env.TOWN_MIN_FREE_MB) } : {}),
+    ...(env.TOWN_FRONTS ? { fronts: frontsOf(env.TOWN_FRONTS, mongoUrl, env) } : {}),
     ...(env.TOWN_FIREHOSE_PORT !== undefined && env.TOWN_FIREHOSE_PORT !== '' ? { firehosePort: portOf(env.TOWN_FIREHOSE_PORT, 'TOWN_FIREHOSE_PORT') } : {}),
     ...operationsFromEnv(env),
   };

@@ -9,7 +9,9 @@
  * the person who started it (the address, the first invitation, which must never be in a log)
  * goes to stderr.
  */
-import { settingsFromEnv } from './config.js';
+import cluster from 'node:cluster';
+import { type Settings, settingsFromEnv } from './config.js';
+import { frontRefusal, runFront } from './cli/front-process.js';
 import { startServer } from './http/server.js';
 import { openTown } from './town.js';
 import { serveControl } from './cli/control.js';
@@ -21,8 +23,51 @@ import { startingApp } from './operations/starting.js';
 /** For the person at the terminal, not the log. */
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
+/**
+ * TOWN_FRONTS=<n>: this first process keeps the journal and the town's own work (the snapshots,
+ * the feed's answers, the firehose, the control socket) without serving the port, and forks n
+ * fronts that share the port (node:cluster hands connections round). A front that exits is
+ * forked again after a second (docs/decisions/embedded-fronts.md).
+ */
+async function ownerOfFronts(given: Settings, fronts: number): Promise<void> {
+  // The fronts name one origin: TOWN_ORIGIN, or the port they share.
+  if (!given.origin && given.port === 0) throw new Error('TOWN_FRONTS needs a PORT (or TOWN_ORIGIN): the fronts share one port and name one origin');
+  const origin = given.origin ?? `http://localhost:${given.port}`;
+  const refused = frontRefusal({ ...given, origin });
+  if (refused) throw new Error(refused);
+  const log = townLog({ level: given.logLevel, inBlocks: true });
+  const town = await openTown({ settings: { ...given, origin }, log });
+  const control = await serveControl(given.dataDir, townControl(town, given));
+  let closing = false;
+  const fork = () => cluster.fork({ TOWN_ORIGIN: origin });
+  cluster.on('exit', (worker, code, signal) => {
+    if (closing) return;
+    log.warn({ front: worker.process.pid, code, signal }, 'a front exited; forking another');
+    setTimeout(() => {
+      if (!closing) fork();
+    }, 1000);
+  });
+  for (let i = 0; i < fronts; i++) fork();
+  say(`town open at height ${town.world.height}: this process keeps the journal; ${fronts} fronts serve ${origin} on port ${given.port}`);
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    say(`${signal}: closing the fronts, then the town`);
+    const exited = Object.values(cluster.workers ?? {}).map((w) => new Promise<void>((resolve) => (w!.isDead() ? resolve() : w!.once('exit', () => resolve()))));
+    for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+    await Promise.all(exited);
+    await control.close();
+    await town.close();
+    log.flush();
+    say('closed');
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
 async function main(): Promise<void> {
   const given = settingsFromEnv();
+  if (given.fronts !== undefined) return cluster.isPrimary ? ownerOfFronts(given, given.fronts) : runFront(given);
   const log = townLog({ level: given.logLevel, inBlocks: true });
   const running = await startServer(startingApp(), { port: given.port, host: given.listenHost });
   // PORT=0 picks a free port; the default origin, and with it the host in every principal and

@@ -36,7 +36,7 @@ import { townRooms } from './town/rooms.js';
 import { openScratches } from './town/scratch.js';
 import { closeAfterFailure, type Closers, shutdown } from './town/shutdown.js';
 import { startSteps } from './town/start-steps.js';
-import { endReadSnapshot, openStores } from './town/stores.js';
+import { endReadSnapshot, frontNotes, openStores } from './town/stores.js';
 import { startTownArrivals, worldService, worldSnapshots } from './town/world.js';
 import { worldBesideProjectors } from './town/world-open.js';
 
@@ -102,7 +102,14 @@ export async function openTown(options: TownOptions): Promise<Town> {
     await worldBesideProjectors(worldOpened, projecting, world, closers);
     start.step('projectors');
     watchTownAppends(metrics, world, closers);
-    const fresh = new ReadYourWrites(projectors.length ? inProcessWaits(projectors) : workerWaits(stores.reads), options.readYourWritesMs ?? 2000);
+    const notes = frontNotes(settings);
+    if (notes) closers.push(() => notes.close());
+    const fresh = new ReadYourWrites(
+      projectors.length ? inProcessWaits(projectors) : workerWaits(stores.reads),
+      options.readYourWritesMs ?? 2000,
+      undefined,
+      notes,
+    );
     await startTownArrivals(stores, world, config, mode, report, closers);
     start.step('arrivals');
 

@@ -53,6 +53,12 @@ export function workerWaits(reads: ReadStore): CheckpointWaits {
   };
 }
 
+/** Notes kept where every front of the box reads them (src/stores/embedded/front-notes.ts). */
+export interface SharedNotes {
+  get(principal: string): bigint | undefined;
+  note(principal: string, position: bigint): void;
+}
+
 export class ReadYourWrites {
   private readonly last = new Map<string, bigint>();
 
@@ -60,11 +66,14 @@ export class ReadYourWrites {
     readonly waits: CheckpointWaits,
     private readonly timeoutMs = 2000,
     private readonly remembered = 100_000,
+    /** With several fronts: a turn answered on one is waited for by a read on another. */
+    private readonly shared?: SharedNotes,
   ) {}
 
   /** The answer to `principal`'s turn depended on everything up to `position`. */
   note(principal: string, position: bigint | undefined): void {
     if (position === undefined) return;
+    this.shared?.note(principal, position);
     const had = this.last.get(principal);
     if (had !== undefined && had >= position) return;
     this.last.delete(principal);
@@ -78,7 +87,9 @@ export class ReadYourWrites {
    * once, without a promise, when it shows it already (the usual read).
    */
   settle(principal: string, projection: ProjectionName): true | Promise<boolean> {
-    const position = this.last.get(principal);
+    const mine = this.last.get(principal);
+    const theirs = this.shared?.get(principal);
+    const position = theirs !== undefined && (mine === undefined || theirs > mine) ? theirs : mine;
     if (position === undefined) return true;
     const folded = this.waits.folded?.(projection);
     if (folded !== undefined && folded >= position) return true;

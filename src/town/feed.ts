@@ -1,7 +1,8 @@
 /**
  * The feed: the guests' posts and the town's answers to them. The answers follow the
- * projectors: in this process on the embedded journal (which only this process appends to, also
- * beside projector workers), as a worker (`npm run reactor -- feed`) beside EventStoreDB.
+ * projectors: in the process that owns the embedded journal (also beside projector workers
+ * and extra fronts, which leave it to that process), as a worker (`npm run reactor -- feed`)
+ * beside EventStoreDB.
  */
 import type { Clock } from '../contract/clock.js';
 import type { TownConfig } from '../contract/town-config.js';
@@ -23,7 +24,7 @@ export async function openFeed(
   closers: Closers,
 ): Promise<FeedService> {
   const feed = new FeedService(events, clock, config.host);
-  if (settings.inProcessProjectors || !settings.eventStoreUrl) {
+  if ((settings.inProcessProjectors || !settings.eventStoreUrl) && !settings.front) {
     const reactor = await startFeedReactor({
       events,
       reads,

@@ -25,7 +25,8 @@ export async function startFirehose(
   metrics: TownMetrics,
   closers: Closers,
 ): Promise<TownFirehose | undefined> {
-  if (settings.firehosePort === undefined) return undefined;
+  // The journal's owner serves the firehose; an extra front beside it does not.
+  if (settings.firehosePort === undefined || settings.front) return undefined;
   const repositoryProjector = projectors.find((p) => p.names.includes('repository'));
   const hose = new Firehose({
     reads,

@@ -8,6 +8,8 @@ import { openReadStore } from '../stores/open-read-store.js';
 import { DiskGuard, defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
+import { FrontNotes } from '../stores/embedded/front-notes.js';
+import type { Settings } from '../config.js';
 import type { TownOptions } from './options.js';
 
 export interface Stores {
@@ -52,4 +54,12 @@ export async function openStores({ settings, diskFree, journalIo }: TownOptions)
  */
 export function endReadSnapshot(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * With projector workers on the embedded stores, the box may have several fronts: each keeps its
+ * guests' read-your-writes notes where the others read them too (src/stores/embedded/front-notes.ts).
+ */
+export function frontNotes(settings: Settings): FrontNotes | undefined {
+  return !settings.inProcessProjectors && !settings.eventStoreUrl && !settings.mongoUrl ? FrontNotes.open(settings.dataDir) : undefined;
 }

@@ -26,7 +26,8 @@ import type { Stores } from './stores.js';
  * checked: ~0.1 s of a start from a 200,000-entry snapshot (docs/decisions/world-snapshots.md).
  */
 export function worldSnapshots(settings: Settings, kept: boolean | undefined): SnapshotStore {
-  const snapshots = (kept ?? !settings.eventStoreUrl) ? fileSnapshots(settings.dataDir) : noSnapshots;
+  // A front beside the journal's owner leaves the snapshots to it (one writer of their files).
+  const snapshots = (kept ?? (!settings.eventStoreUrl && !settings.front)) ? fileSnapshots(settings.dataDir) : noSnapshots;
   snapshots.readAhead?.(TOWN_WORLD);
   return snapshots;
 }

@@ -10,12 +10,10 @@
  * - afterwards every acknowledged turn is in the journal once, and the read models the workers
  *   folded equal the ones `npm run rebuild` folds, digest for digest.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { settingsFromEnv } from '../../src/config.js';
@@ -23,10 +21,8 @@ import { startServer } from '../../src/http/server.js';
 import { issueInvitation } from '../../src/identity/operator.js';
 import { openTown } from '../../src/town.js';
 import { request } from '../world/support.js';
+import { type Child, cli, cliOf, digestLines, killAll, mainFile, run } from './processes.js';
 
-const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const main = path.join(dist, 'src/main.js');
-const cliOf = (name: string) => path.join(dist, 'src/cli', `${name}.js`);
 const origin = 'http://town.test';
 // Each guest makes at most 14 turns, each read back: within the rate limit of 32 calls a minute.
 const guestCount = 16;
@@ -34,54 +30,6 @@ const turnsPerGuest = 14;
 const leaseMs = 2000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function cli(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cliOf(name), ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-interface Child {
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-  /** Resolves once the output matches. */
-  saw(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
-}
-
-function run(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    out += chunk.toString();
-    for (const l of listeners) l();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const saw = (pattern: RegExp, timeoutMs: number) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const look = () => {
-        const m = pattern.exec(out);
-        if (!m) return;
-        listeners.delete(look);
-        clearTimeout(timer);
-        resolve(m);
-      };
-      const timer = setTimeout(() => {
-        listeners.delete(look);
-        reject(new Error(`not seen in ${timeoutMs} ms: ${pattern}\n${out.slice(-4000)}`));
-      }, timeoutMs);
-      listeners.add(look);
-      look();
-    });
-  return { child, exited, output: () => out, saw };
-}
 
 test('a town and two projector workers as processes on one TOWN_DATA: reads see each turn, a killed worker is taken over, digests equal a rebuild', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-workers-'));
@@ -112,7 +60,7 @@ test('a town and two projector workers as processes on one TOWN_DATA: reads see 
       PORT: '0',
       HOST: '127.0.0.1',
     };
-    const town = run(main, [], env);
+    const town = run(mainFile, [], env);
     children.push(town);
     const base = (await town.saw(/town listening on (http:\/\/\S+)/, 20_000))[1]!;
     const first = run(cliOf('projector'), [], env);
@@ -184,16 +132,12 @@ test('a town and two projector workers as processes on one TOWN_DATA: reads see 
     assert.is(live.code, 0, live.stderr);
     const rebuilt = await cli('rebuild', [], offline);
     assert.is(rebuilt.code, 0, rebuilt.stderr);
-    const digests = (out: string) =>
-      out
-        .split('\n')
-        .filter((l) => l.startsWith('digest '))
-        .sort();
+    const digests = digestLines;
     assert.ok(digests(live.stdout).length >= 5, live.stdout);
     assert.equal(digests(live.stdout), digests(rebuilt.stdout), 'the workers folded what a rebuild folds');
     console.log(`  embedded workers: ${acked.length} turns acknowledged and read back, standby took over ${takeover} ms after the kill`);
   } finally {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    killAll(children);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

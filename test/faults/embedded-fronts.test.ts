@@ -1,0 +1,164 @@
+/**
+ * Several fronts on one TOWN_DATA (docs/decisions/embedded-fronts.md): the town
+ * (`dist/src/main.js`, TOWN_PROJECTORS=workers) keeps the journal, a projector worker folds the
+ * read models, and a second front (`npm run front`) serves the same town on its own port. Under
+ * turn load from 16 guests, each turn is cast on one front and its receipt read back at once on
+ * the other, so read-your-writes holds across fronts; both fronts decide turns on the same world
+ * stream. The second front is SIGKILLed mid-load and started again. Afterwards every
+ * acknowledged turn is in the journal once, at the height it was acknowledged with, and the read
+ * models equal a rebuild's, digest for digest.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { settingsFromEnv } from '../../src/config.js';
+import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../../src/events/world.js';
+import { startServer } from '../../src/http/server.js';
+import { issueInvitation } from '../../src/identity/operator.js';
+import { openEventStore } from '../../src/stores/open-event-store.js';
+import { openTown } from '../../src/town.js';
+import { request } from '../world/support.js';
+import { type Child, cli, cliOf, digestLines, killAll, mainFile, run } from './processes.js';
+
+const origin = 'http://town.test';
+// Each guest makes at most 14 turns, each read back: within the rate limit of 32 calls a minute.
+const guestCount = 16;
+const turnsPerGuest = 14;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a killed front loses nothing acknowledged, digests equal a rebuild', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-fronts-'));
+  const children: Child[] = [];
+  try {
+    const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
+    const front = await startServer(founding.app, { port: 0, host: '127.0.0.1', closeGraceMs: 1000 });
+    const guests: { name: string; token: string }[] = [];
+    for (let i = 0; i < guestCount; i++) {
+      const { code } = await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 });
+      const r = await request(`http://127.0.0.1:${front.address.port}`, 'POST', '/AGENTS.md/accept', { json: { code, name: `f${i}` } });
+      assert.is(r.status, 200, r.text);
+      guests.push({ name: `f${i}`, token: r.json.credential });
+    }
+    await front.close();
+    await founding.close();
+
+    const env = {
+      ...process.env,
+      TOWN_DATA: dir,
+      TOWN_ORIGIN: origin,
+      TOWN_OPEN: '',
+      EVENTSTORE_URL: '',
+      MONGO_URL: '',
+      TOWN_PROJECTORS: 'workers',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    };
+    const town = run(mainFile, [], env);
+    children.push(town);
+    const baseA = (await town.saw(/town listening on (http:\/\/\S+)/, 20_000))[1]!;
+    const worker = run(cliOf('projector'), [], env);
+    children.push(worker);
+    await worker.saw(/following the journal/, 20_000);
+    const startFront = async () => {
+      const f = run(cliOf('front'), [], env);
+      children.push(f);
+      const m = await f.saw(/listening on (http:\/\/\S+) for/, 20_000);
+      return { f, base: m[1]! };
+    };
+    let second = await startFront();
+
+    const acked = new Map<string, { slug: string; height: number }>();
+    let cutOff = 0;
+    let unseen = 0;
+    const stop = { now: false };
+    const agent = new http.Agent({ keepAlive: false });
+    const client = async (g: { name: string; token: string }, i: number) => {
+      for (let n = 0; !stop.now && n < turnsPerGuest; n++) {
+        // Odd turns on the second front, read back on the first; even ones the other way round.
+        const [turnOn, readOn] = (n + i) % 2 ? [second.base, baseA] : [baseA, second.base];
+        const intent = `n${n}`;
+        let r: Awaited<ReturnType<typeof request>>;
+        try {
+          r = await request(turnOn, 'POST', '/AGENTS.md/world/lamp/fill', {
+            token: g.token,
+            json: { intent, fields: { measures: n % 3 } },
+            agent,
+            timeoutMs: 15_000,
+          });
+        } catch {
+          cutOff++;
+          await sleep(200);
+          continue;
+        }
+        assert.is(r.status, 200, r.text);
+        const receipt = r.json.receipt as { slug: string; height: number };
+        acked.set(`${g.name}/${intent}`, receipt);
+        let read: Awaited<ReturnType<typeof request>>;
+        try {
+          read = await request(readOn, 'GET', `/AGENTS.md/receipt/${receipt.slug}`, { token: g.token, agent, timeoutMs: 15_000 });
+        } catch {
+          continue;
+        }
+        if (read.status !== 200) {
+          unseen++;
+          if (unseen <= 5) console.log(`  unseen ${receipt.height}: ${read.status} ${read.text.slice(0, 200)}`);
+        }
+      }
+    };
+    const load = guests.map((g, i) => client(g, i));
+    while (acked.size < 60) await sleep(20);
+    second.f.child.kill('SIGKILL');
+    assert.is((await second.f.exited).signal, 'SIGKILL');
+    second = await startFront();
+    await Promise.all(load);
+    stop.now = true;
+    agent.destroy();
+    assert.is(unseen, 0, 'every receipt was read at once on the other front');
+    assert.ok(acked.size >= 100, `${acked.size} turns acknowledged`);
+
+    town.child.kill('SIGTERM');
+    second.f.child.kill('SIGTERM');
+    assert.is((await town.exited).code, 0, town.output().slice(-4000));
+    assert.is((await second.f.exited).code, 0, second.f.output().slice(-4000));
+    await sleep(300);
+    worker.child.kill('SIGTERM');
+    assert.is((await worker.exited).code, 0, worker.output().slice(-4000));
+
+    // Every acknowledged turn is in the journal once, where it was acknowledged.
+    const events = await openEventStore({ dataDir: dir });
+    const entries = new Map<string, { slug: string; height: number }>();
+    try {
+      for (const recorded of await events.readStream(worldStream(TOWN_WORLD))) {
+        const entry = decodeWorldEntry(recorded);
+        if (entry.kind !== 'turn' || !entry.intent) continue;
+        const name = /:([^:]+)$/.exec(entry.principal)?.[1] ?? entry.principal;
+        const key = `${name}/${entry.intent.intent}`;
+        assert.not.ok(entries.has(key), `${key} is in the journal once`);
+        entries.set(key, { slug: entry.slug, height: entry.height });
+      }
+    } finally {
+      await events.close();
+    }
+    for (const [k, a] of acked) assert.equal(entries.get(k), a, `acknowledged ${k} is in the journal as it was acknowledged`);
+
+    const offline = { ...env };
+    const caughtUp = await cli('projector', ['--until-caught-up'], offline);
+    assert.is(caughtUp.code, 0, caughtUp.stderr);
+    const live = await cli('digest', [], offline);
+    assert.is(live.code, 0, live.stderr);
+    const rebuilt = await cli('rebuild', [], offline);
+    assert.is(rebuilt.code, 0, rebuilt.stderr);
+    assert.ok(digestLines(live.stdout).length >= 5, live.stdout);
+    assert.equal(digestLines(live.stdout), digestLines(rebuilt.stdout), 'the read models equal a rebuild');
+    console.log(`  embedded fronts: ${acked.size} turns acknowledged across two fronts and read back on the other, ${cutOff} cut off by the kill`);
+  } finally {
+    killAll(children);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
