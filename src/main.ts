@@ -53,7 +53,9 @@ async function ownerOfFronts(given: Settings, fronts: number): Promise<void> {
     if (closing) return;
     closing = true;
     say(`${signal}: closing the fronts, then the town`);
-    const exited = Object.values(cluster.workers ?? {}).map((w) => new Promise<void>((resolve) => (w!.isDead() ? resolve() : w!.once('exit', () => resolve()))));
+    const exited = Object.values(cluster.workers ?? {}).map(
+      (w) => new Promise<void>((resolve) => (w!.isDead() ? resolve() : w!.once('exit', () => resolve()))),
+    );
     for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
     await Promise.all(exited);
     await control.close();
