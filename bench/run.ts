@@ -17,6 +17,7 @@ const benches: Record<string, string> = {
   rebuild: './rebuild.js',
   carry: './carry.js',
   soak: './soak.js',
+  fronts: './fronts.js',
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,163 @@
+/**
+ * Several fronts on one TOWN_DATA (docs/decisions/embedded-fronts.md), measured on this
+ * machine in one run: the town that keeps the journal alone, then with a second front beside
+ * it, under the same load (autocannon, 48 connections spread evenly over the fronts), with one
+ * projector worker folding (`npm run projector`).
+ * - reads: GET /AGENTS.md/world/lamp with a guest's credential; reads/s and the fronts' CPU per
+ *   read (the servers' user + system time over the requests answered);
+ * - turns: POST /AGENTS.md/world/lamp/fill, each with its own intent; turns/s and CPU per turn.
+ * The load generator shares the cores, so the ratios are what this box shows, not what a larger
+ * one would (docs/scaling.md has the model for more cores).
+ *
+ *   npm run bench -- fronts [--seconds=5]
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { settingsFromEnv } from '../src/config.js';
+import { IdentityService } from '../src/identity/service.js';
+import { issueInvitation } from '../src/identity/operator.js';
+import { openTown } from '../src/town.js';
+import { flag } from './turns-figures.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const guestCount = 48;
+
+interface Server {
+  proc: ChildProcess;
+  port: number;
+  ask<T>(what: string): Promise<T>;
+}
+
+function startServerProcess(role: 'owner' | 'front', dir: string): Promise<Server> {
+  const proc = fork(path.join(here, 'fronts-server.js'), [role, dir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const early = (code: number | null) => reject(new Error(`${role} exited ${code} before it listened`));
+    proc.once('exit', early);
+    proc.once('message', (m: { port: number }) => {
+      proc.off('exit', early);
+      resolve({
+        proc,
+        port: m.port,
+        ask: <T>(what: string) =>
+          new Promise<T>((answer) => {
+            proc.once('message', (reply) => answer(reply as T));
+            proc.send({ ask: what });
+          }),
+      });
+    });
+  });
+}
+
+interface Figures {
+  perSecond: number;
+  cpuUsPerRequest: number;
+  non2xx: number;
+}
+
+async function load(servers: Server[], seconds: number, tokens: string[], turns: boolean): Promise<Figures> {
+  const name = 'autocannon';
+  const autocannon = (await import(name)).default;
+  const before = await Promise.all(servers.map((s) => s.ask<{ cpuUs: number }>('cpu')));
+  // One autocannon per front, the connections split evenly: a load balancer's even spread.
+  const runs = await Promise.all(
+    servers.map((s, i) =>
+      autocannon({
+        url: `http://127.0.0.1:${s.port}`,
+        connections: Math.round(48 / servers.length),
+        duration: seconds,
+        requests: [
+          {
+            setupRequest: (req: Record<string, unknown>) => {
+              const token = tokens[Math.floor(Math.random() * tokens.length)]!;
+              const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+              return turns
+                ? {
+                    ...req,
+                    method: 'POST',
+                    path: '/AGENTS.md/world/lamp/fill',
+                    headers,
+                    body: JSON.stringify({ intent: `b${i}-${randomUUID()}`, fields: { measures: 1 } }),
+                  }
+                : { ...req, method: 'GET', path: '/AGENTS.md/world/lamp', headers };
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  const after = await Promise.all(servers.map((s) => s.ask<{ cpuUs: number }>('cpu')));
+  const ok = runs.reduce((n: number, r: { '2xx': number }) => n + r['2xx'], 0);
+  const non2xx = runs.reduce((n: number, r: { non2xx: number }) => n + r.non2xx, 0);
+  const cpu = after.reduce((n, a, i) => n + a.cpuUs - before[i]!.cpuUs, 0);
+  return { perSecond: ok / seconds, cpuUsPerRequest: cpu / Math.max(1, ok), non2xx };
+}
+
+/** A town with guests, made in this process and closed: the servers open it after. */
+async function foundTown(dir: string): Promise<string[]> {
+  const town = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin: 'http://bench.test' });
+  const service = new IdentityService({ store: town.events, config: town.config, clock: Date.now });
+  const tokens: string[] = [];
+  for (let i = 0; i < guestCount; i++) {
+    const { code } = await issueInvitation(town.events, Date.now, { guest: null, lifetimeMs: 86_400_000 });
+    tokens.push((await service.accept(code, `bench${i}`)).credential);
+  }
+  await town.close();
+  return tokens;
+}
+
+export async function main(args: string[]): Promise<Record<string, number>> {
+  const seconds = flag(args, 'seconds', 5);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-bench-fronts-'));
+  const children: ChildProcess[] = [];
+  try {
+    const tokens = await foundTown(dir);
+    const owner = await startServerProcess('owner', dir);
+    children.push(owner.proc);
+    const env = { ...process.env, TOWN_DATA: dir, TOWN_PROJECTORS: 'workers', EVENTSTORE_URL: '', MONGO_URL: '', LOG_LEVEL: 'warn' };
+    const worker = spawn(process.execPath, [path.join(here, '../src/cli/projector.js')], { env, stdio: 'ignore' });
+    children.push(worker);
+    const second = await startServerProcess('front', dir);
+    children.push(second.proc);
+    // Warm both up (JIT, caches) before measuring.
+    await load([owner, second], 1, tokens, false);
+    const reads1 = await load([owner], seconds, tokens, false);
+    const reads2 = await load([owner, second], seconds, tokens, false);
+    const turns1 = await load([owner], seconds, tokens, true);
+    const turns2 = await load([owner, second], seconds, tokens, true);
+    const row = (what: string, one: Figures, two: Figures) =>
+      console.log(
+        `  ${what.padEnd(6)} one front ${Math.round(one.perSecond).toLocaleString('en').padStart(6)}/s ${Math.round(one.cpuUsPerRequest)} µs CPU each` +
+          ` | two fronts ${Math.round(two.perSecond).toLocaleString('en').padStart(6)}/s ${Math.round(two.cpuUsPerRequest)} µs CPU each` +
+          ` | ratio ${(two.perSecond / one.perSecond).toFixed(2)}x${one.non2xx + two.non2xx ? ` (${one.non2xx + two.non2xx} not 2xx)` : ''}`,
+      );
+    console.log(`fronts on one TOWN_DATA, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, autocannon 48 connections, ${seconds} s each`);
+    row('reads', reads1, reads2);
+    row('turns', turns1, turns2);
+    const json = {
+      readsPerSecondOne: reads1.perSecond,
+      readsPerSecondTwo: reads2.perSecond,
+      readCpuUsOne: reads1.cpuUsPerRequest,
+      readCpuUsTwo: reads2.cpuUsPerRequest,
+      turnsPerSecondOne: turns1.perSecond,
+      turnsPerSecondTwo: turns2.perSecond,
+      turnCpuUsOne: turns1.cpuUsPerRequest,
+      turnCpuUsTwo: turns2.cpuUsPerRequest,
+      load: os.loadavg()[0]!,
+    };
+    console.log(`BENCH_JSON ${JSON.stringify(json)}`);
+    // Closed in turn: the front first, then the town that keeps the journal.
+    for (const s of [second, owner]) {
+      const exited = new Promise((resolve) => s.proc.once('exit', resolve));
+      s.proc.send({ ask: 'close' });
+      await exited;
+    }
+    return json;
+  } finally {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
