@@ -70,6 +70,8 @@ export class JournalFollower implements EventStore {
     readonly dir: string,
     readonly file: string,
     readonly pollMs: number,
+    /** Streams known to be deleted, left out of what is read (a reader learns later deletions from the journal). */
+    private readonly deleted?: () => Iterable<string>,
   ) {
     this.mark = new DurableMarkReader(dir);
   }
@@ -83,7 +85,7 @@ export class JournalFollower implements EventStore {
 
   /** A reader placed at the first frame after position `after`. */
   readerAfter(after: number): { reader: JournalReader; offset: number } {
-    const reader = new JournalReader(this.file);
+    const reader = new JournalReader(this.file, this.deleted?.());
     const end = this.durable();
     if (after >= end.position) return { reader, offset: end.offset };
     const from = this.locate(after + 1) ?? { position: 1, offset: JOURNAL_MAGIC.length };
@@ -196,6 +198,7 @@ class FollowerSubscription implements Subscription {
   private timer: NodeJS.Timeout | undefined;
   private wakeUp: (() => void) | undefined;
   private done: Promise<void> = Promise.resolve();
+  private delivering = false;
 
   constructor(
     private readonly follower: JournalFollower,
@@ -226,8 +229,14 @@ class FollowerSubscription implements Subscription {
           offset = next;
           for (const event of events) {
             if (this.stopped) return;
-            if (!this.wanted || this.wanted(event.stream)) await this.handlers.onEvent(event);
-            else this.handlers.onPassed?.(event.position);
+            if (!this.wanted || this.wanted(event.stream)) {
+              this.delivering = true;
+              try {
+                await this.handlers.onEvent(event);
+              } finally {
+                this.delivering = false;
+              }
+            } else this.handlers.onPassed?.(event.position);
           }
           continue;
         }
@@ -250,6 +259,7 @@ class FollowerSubscription implements Subscription {
     if (this.timer) clearTimeout(this.timer);
     this.wakeUp?.();
     this.forget();
-    await this.done;
+    // Called from inside onEvent, waiting for the loop would wait for itself.
+    if (!this.delivering) await this.done;
   }
 }

@@ -97,6 +97,14 @@ export class JournalStreams {
     });
   }
 
+  /** The streams deleted below the durable mark. */
+  deletedStreams(): string[] {
+    return this.attempt(() => {
+      this.refresh();
+      return [...this.deleted];
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -126,7 +134,7 @@ export class JournalStreams {
     if (through < tail.start - 1 || through > tail.last) {
       // The index holds less than the tail was read after (rebuilt, or not used), or more than it
       // holds: read on from what the index holds.
-      tail.resetAfter(through, through === 0 ? JOURNAL_MAGIC.length : -1);
+      tail.resetAfter(through, -1);
     } else tail.prune(through);
     if (mark.position > tail.last) {
       if (!tail.placed) tail.place(this.offsetAfter(tail.last));
@@ -190,6 +198,7 @@ export class JournalStreams {
 
   /** Offset of the first frame after `position`, from the index's checkpoint at or below it. */
   private offsetAfter(position: number): number {
+    if (position === 0) return JOURNAL_MAGIC.length;
     const index = this.index;
     if (!index || !this.usingIndex) throw new IndexMismatch(`no index for position ${position + 1}`);
     for (const { key, value } of index.offsets.getRange({ start: position + 1, reverse: true, limit: 1 })) {
