@@ -209,12 +209,15 @@ class FollowerSubscription implements Subscription {
   ) {}
 
   start(): void {
-    this.done = this.run().catch((error: unknown) => {
-      if (this.stopped) return;
-      this.stopped = true;
-      this.forget();
-      this.handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
-    });
+    // Deferred so that no handler runs before subscribeToAll has returned the subscription.
+    this.done = Promise.resolve()
+      .then(() => this.run())
+      .catch((error: unknown) => {
+        if (this.stopped) return;
+        this.stopped = true;
+        this.forget();
+        this.handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
+      });
   }
 
   private async run(): Promise<void> {
