@@ -73,7 +73,13 @@ export function encodeError(error: unknown): WireError {
   }
   if (error instanceof StreamDeleted) return { name: error.name, message: error.message, stream: error.stream };
   if (error instanceof MaxAppendSizeExceeded) {
-    return { name: error.name, message: error.message, stream: error.stream, maxAppendSize: error.maxAppendSize, ...(error.size === undefined ? {} : { size: error.size }) };
+    return {
+      name: error.name,
+      message: error.message,
+      stream: error.stream,
+      maxAppendSize: error.maxAppendSize,
+      ...(error.size === undefined ? {} : { size: error.size }),
+    };
   }
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
@@ -84,7 +90,11 @@ export function decodeError(wire: WireError): Error {
   const stream = wire.stream ?? '';
   switch (wire.name) {
     case 'WrongExpectedVersion':
-      return new WrongExpectedVersion(stream, decodeExpected(wire.expected), wire.actual === 'noStream' || wire.actual === undefined ? 'noStream' : BigInt(wire.actual));
+      return new WrongExpectedVersion(
+        stream,
+        decodeExpected(wire.expected),
+        wire.actual === 'noStream' || wire.actual === undefined ? 'noStream' : BigInt(wire.actual),
+      );
     case 'StreamDeleted':
       return new StreamDeleted(stream);
     case 'MaxAppendSizeExceeded':
