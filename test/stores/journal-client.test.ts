@@ -149,6 +149,35 @@ fronts('without the owner’s index a front reads every stream from the journal'
   }
 });
 
+fronts('a front open across an owner restart that rebuilt the index reads every stream, old and new', async () => {
+  const t = await town(1);
+  try {
+    const [client] = t.clients as [JournalClient];
+    for (let i = 0; i < 200; i++) await client.append(`r-${i % 2}`, [ev(i)], 'any');
+    await delay(60);
+    assert.is(await client.streamRevision('r-0'), 99n);
+    await t.server.close();
+    await t.owner.close();
+    // The index is derived: the next owner indexes the journal again, into a new file.
+    for (const f of ['data.mdb', 'lock.mdb', 'index-state.json']) fs.rmSync(path.join(t.dataDir, 'events', f), { force: true });
+    t.owner = await openEmbeddedEventStore({ dataDir: t.dataDir });
+    t.server = await serveAppends(t.owner, appendSocketPath(t.dataDir));
+    for (let i = 200; i < 300; i++) await client.append(`r-${i % 2}`, [ev(i)], 'any');
+    assert.is(await client.streamRevision('r-1'), 149n);
+    // Past the time a front looks at the index file again.
+    await delay(1100);
+    assert.equal(is(await client.readStream('r-0')), is(await t.owner.readStream('r-0')));
+    assert.equal(
+      is(await client.readStream('r-1', { direction: 'backwards', maxCount: 120 })),
+      is(await t.owner.readStream('r-1', { direction: 'backwards', maxCount: 120 })),
+    );
+    await client.append('r-0', [ev(300)], 149n);
+    assert.is(await client.streamRevision('r-0'), 150n);
+  } finally {
+    await closeTown(t);
+  }
+});
+
 fronts('a connection dropped mid-append fails the call; the same append retried once the owner serves again is written once', async () => {
   let gate: (() => void) | undefined;
   let held = false;
@@ -214,6 +243,12 @@ fronts('a bad request line is answered with an error, and the connection and the
     assert.equal(is(await client.readStream('good')), [7]);
     await client.append('good', [ev(8)], 0n);
     assert.equal(is(await t.owner.readStream('good')), [7, 8]);
+    // Data the caller encoded itself: laid out over lines it is still one request; text that is
+    // not JSON is refused by the owner, and the call hears it.
+    await client.append('good', [{ id: randomUUID(), type: 'E', data: { i: 9 }, json: JSON.stringify({ i: 9 }, null, 2) }], 1n);
+    assert.equal(is(await client.readStream('good')), [7, 8, 9]);
+    assert.instance(await client.append('good', [{ id: randomUUID(), type: 'E', data: {}, json: '{not json' }], 2n).catch((e: unknown) => e), TypeError);
+    assert.is(await client.streamRevision('good'), 2n);
     assert.is((fs.statSync(appendSocketPath(t.dataDir)).mode & 0o777).toString(8), '600');
   } finally {
     await closeTown(t);

@@ -40,6 +40,12 @@ export function decodeExpected(expected: unknown): ExpectedRevision {
   throw new TypeError(`expected revision must be 'any', 'noStream', 'streamExists' or a revision >= 0n`);
 }
 
+/** The id at the start of a request line that is not JSON (as appendLine writes it), so its sender hears why. */
+export function idOfBadLine(line: string): number | null {
+  const found = /^\{"id":([0-9]{1,15}),/.exec(line);
+  return found ? Number(found[1]) : null;
+}
+
 /**
  * An append request, built by hand: each event's data and metadata are already JSON text
  * (checkAppend), so they are not encoded again.
@@ -49,7 +55,9 @@ export function appendLine(id: number, stream: string, events: CheckedEvent[], e
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     if (i > 0) line += ',';
-    line += `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"data":${e.json}`;
+    // JSON.stringify never writes a raw newline; text a caller laid out with them is laid out again.
+    const data = e.json.includes('\n') ? JSON.stringify(JSON.parse(e.json)) : e.json;
+    line += `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"data":${data}`;
     line += e.metadataJson === undefined ? '}' : `,"metadata":${e.metadataJson}}`;
   }
   return `${line}]}\n`;

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { StreamDeleted, WrongExpectedVersion, type EventData } from '../event-store.js';
 import type { EmbeddedEventStore, JournalShare } from './event-store.js';
-import { decodeExpected, encodeError, encodeResult, type WireAnswer } from './append-protocol.js';
+import { decodeExpected, encodeError, encodeResult, idOfBadLine, type WireAnswer } from './append-protocol.js';
 
 /** The longest wait for earlier appends before a refusal is answered anyway. */
 const SETTLE_MS = 1000;
@@ -98,7 +98,7 @@ async function handle(line: string, store: EmbeddedEventStore, journal: JournalS
   try {
     request = JSON.parse(line);
   } catch {
-    return { id: null, error: { name: 'TypeError', message: 'a request must be one line of JSON' } };
+    return { id: idOfBadLine(line), error: { name: 'TypeError', message: 'a request must be one line of JSON' } };
   }
   if (typeof request !== 'object' || request === null) return { id: null, error: { name: 'TypeError', message: 'a request must be a JSON object' } };
   const id = typeof request.id === 'number' || typeof request.id === 'string' ? request.id : null;
