@@ -178,6 +178,71 @@ fronts('a front open across an owner restart that rebuilt the index reads every 
   }
 });
 
+fronts('a refusal is answered once what was reserved before it is durable, so the front reads what beat it', async () => {
+  let gate: (() => void) | undefined;
+  let held = false;
+  const journalIo: Partial<JournalIo> = {
+    async writev(fd, buffers, position) {
+      if (held) await new Promise<void>((resolve) => (gate = resolve));
+      return fileIo.writev(fd, buffers, position);
+    },
+  };
+  /** Holds the group `reserve` makes on its way to the disk until `release`. */
+  const hold = async (reserve: () => Promise<unknown>) => {
+    held = true;
+    gate = undefined;
+    const written = reserve();
+    while (!gate) await delay(2);
+    return { written };
+  };
+  const release = () => {
+    held = false;
+    gate?.();
+  };
+  /** The call's outcome, and whether it has come yet. */
+  const watch = (call: Promise<unknown>) => {
+    const watched = { answered: false, outcome: undefined as unknown };
+    const settled = call.then(
+      (value) => value,
+      (error: unknown) => error,
+    );
+    void settled.then((outcome) => {
+      watched.answered = true;
+      watched.outcome = outcome;
+    });
+    return { watched, settled };
+  };
+  const t = await town(1, journalIo);
+  try {
+    const [client] = t.clients as [JournalClient];
+    await client.append('s', [ev(0)], 'noStream');
+    // The owner's own append to the stream is on its way to the disk when the front's is checked.
+    const owners = (await hold(() => t.owner.append('s', [ev(1)], 0n))).written;
+    const refused = watch(client.append('s', [ev(2)], 0n));
+    await delay(100);
+    assert.not.ok(refused.watched.answered, 'no answer while what beat it is not durable');
+    release();
+    const error = await refused.settled;
+    assert.instance(error, WrongExpectedVersion);
+    assert.is((error as WrongExpectedVersion).actual, 1n);
+    await owners;
+    assert.equal(is(await client.readStream('s')), [0, 1]);
+
+    // Refused by a durable head, it still waits for the appends in flight (to any stream).
+    const other = (await hold(() => t.owner.append('other', [ev(3)], 'noStream'))).written;
+    const late = watch(client.append('s', [ev(4)], 7n));
+    await delay(100);
+    assert.not.ok(late.watched.answered, 'the refusal waits for the owner’s append in flight');
+    release();
+    assert.instance(await late.settled, WrongExpectedVersion);
+    await other;
+    assert.is(await client.streamRevision('other'), 0n);
+  } finally {
+    release();
+    await closeTown(t);
+  }
+});
+
 fronts('a connection dropped mid-append fails the call; the same append retried once the owner serves again is written once', async () => {
   let gate: (() => void) | undefined;
   let held = false;
@@ -212,6 +277,8 @@ fronts('a connection dropped mid-append fails the call; the same append retried 
     assert.is((await client.append('drop', events, 0n)).nextRevision, 2n);
     assert.equal(is(await t.owner.readStream('drop')), [0, 1, 2]);
   } finally {
+    held = false;
+    gate?.();
     await closeTown(t);
   }
 });
