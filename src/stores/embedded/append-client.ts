@@ -6,7 +6,7 @@
  * retry); the next request connects again.
  */
 import net from 'node:net';
-import { decodeError, type WireAnswer } from './append-protocol.js';
+import { checkSocketPath, decodeError, type WireAnswer } from './append-protocol.js';
 
 /** How long a request waits for the owner's socket to take a connection (nothing is sent before). */
 const CONNECT_MS = 1000;
@@ -27,7 +27,9 @@ export class AppendClient {
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly socketPath: string) {}
+  constructor(readonly socketPath: string) {
+    checkSocketPath(socketPath);
+  }
 
   /** Sends the line `build` makes with a fresh id; the owner's `ok`, or its error rethrown as its class. */
   async request(build: (id: number) => string): Promise<WireAnswer['ok']> {

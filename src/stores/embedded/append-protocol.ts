@@ -13,6 +13,16 @@ import type { CheckedEvent } from '../event-store-checks.js';
 /** The owner's socket in a data directory. */
 export const appendSocketPath = (dataDir: string): string => path.join(dataDir, 'events', 'append.sock');
 
+/** Bytes a unix socket's path may take on Linux (`sun_path` less its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Refuses a socket path the system would cut short (node binds the cut path without a word). */
+export function checkSocketPath(socketPath: string): void {
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+    throw new RangeError(`the socket path ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes: use a shorter data directory`);
+  }
+}
+
 export interface WireError {
   name: string;
   message: string;

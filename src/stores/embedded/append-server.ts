@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { StreamDeleted, WrongExpectedVersion, type EventData } from '../event-store.js';
 import type { EmbeddedEventStore, JournalShare } from './event-store.js';
-import { decodeExpected, encodeError, encodeResult, idOfBadLine, type WireAnswer } from './append-protocol.js';
+import { checkSocketPath, decodeExpected, encodeError, encodeResult, idOfBadLine, type WireAnswer } from './append-protocol.js';
 
 /** The longest wait for earlier appends before a refusal is answered anyway. */
 const SETTLE_MS = 1000;
@@ -29,6 +29,7 @@ export interface AppendServer {
 }
 
 export async function serveAppends(store: EmbeddedEventStore, socketPath: string): Promise<AppendServer> {
+  checkSocketPath(socketPath);
   const journal = store.share();
   const connections = new Set<net.Socket>();
   const server = net.createServer((socket) => {

@@ -8,7 +8,8 @@
  * processes are what LMDB allows), or from the journal's start when there is no index yet.
  *
  * What a follower cannot do, it refuses: appends, deletions and per-stream reads belong to the
- * owner, whose in-memory heads are the truth of every stream.
+ * owner, whose in-memory heads are the truth of every stream. An HTTP front beside the town reads
+ * `$all` through a follower and the rest through journal-client.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
