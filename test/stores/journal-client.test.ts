@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { open } from 'lmdb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WrongExpectedVersion, type EventData } from '../../src/stores/event-store.js';
@@ -143,6 +144,29 @@ fronts('without the owner’s index a front reads every stream from the journal'
     );
     assert.is(await client.streamRevision('s-0'), 49n);
     assert.is(await client.streamRevision('s-2'), undefined);
+    await client.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+fronts('an index emptied in place (its owner indexing the journal again) is not trusted: a front reads from the journal', async () => {
+  const dataDir = tempDir();
+  try {
+    const owner = await openEmbeddedEventStore({ dataDir });
+    for (let i = 0; i < 130; i++) await owner.append(`c-${i % 2}`, [ev(i)], 'any');
+    await owner.close();
+    // As JournalIndex.clear leaves it: no entries, `through` kept.
+    const env = open({ path: path.join(dataDir, 'events'), maxDbs: 4 });
+    env.transactionSync(() => {
+      env.openDB({ name: 'offsets' }).clearSync();
+      env.openDB({ name: 'stream-chunks' }).clearSync();
+    });
+    assert.is(env.openDB<number, string>({ name: 'meta' }).get('through'), 130);
+    await env.close();
+    const client = await openJournalClient({ dataDir });
+    assert.is(await client.streamRevision('c-1'), 64n);
+    assert.equal(is(await client.readStream('c-0', { direction: 'backwards', maxCount: 3 })), [128, 126, 124]);
     await client.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

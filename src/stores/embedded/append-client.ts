@@ -35,10 +35,11 @@ export class AppendClient {
   async request(build: (id: number) => string): Promise<WireAnswer['ok']> {
     const connection = await this.connect();
     const id = this.nextId++;
+    const line = build(id);
     return new Promise<WireAnswer['ok']>((resolve, reject) => {
       if (connection.socket.destroyed) return reject(new Error(`the connection to the journal's owner at ${this.socketPath} closed`));
       connection.waiting.set(id, { resolve, reject });
-      connection.socket.write(build(id));
+      connection.socket.write(line);
     });
   }
 
