@@ -74,7 +74,9 @@ export class JournalStreams {
       let previous: number | undefined;
       for (const offset of this.offsetsOf(stream, backwards, from, limit)) {
         const { payload } = this.frames.readAt(offset);
-        const expected = previous === undefined ? payload.r : previous + (backwards ? -1 : 1);
+        // Forwards the first is the revision asked for; every next one follows the one before.
+        const first = backwards ? payload.r : (from ?? 0);
+        const expected = previous === undefined ? first : previous + (backwards ? -1 : 1);
         if (payload.s !== stream || payload.r !== expected) throw new IndexMismatch(`${stream} ${expected}`);
         previous = payload.r;
         events.push(toRecorded(payload));
