@@ -145,6 +145,8 @@ export interface JournalShare {
   durable(): { position: number; offset: number };
   /** Called after every group that became durable. */
   onDurable(listener: () => void): () => void;
+  /** The newest position reserved so far: once it is durable, so is every append made before now. */
+  reserved(): number;
   /** Streams deleted so far (a reader passes over their frames, and learns of later deletions from the journal). */
   deleted(): string[];
 }
@@ -295,6 +297,7 @@ export class EmbeddedEventStore implements EventStore {
         return () => this.durableListeners.delete(listener);
       },
       deleted: () => [...this.deleted],
+      reserved: () => this.nextPosition - 1,
     };
   }
 

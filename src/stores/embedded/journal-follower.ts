@@ -8,7 +8,8 @@
  * processes are what LMDB allows), or from the journal's start when there is no index yet.
  *
  * What a follower cannot do, it refuses: appends, deletions and per-stream reads belong to the
- * owner, whose in-memory heads are the truth of every stream.
+ * owner, whose in-memory heads are the truth of every stream. An HTTP front beside the town reads
+ * `$all` through a follower and the rest through journal-client.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,6 +71,8 @@ export class JournalFollower implements EventStore {
     readonly dir: string,
     readonly file: string,
     readonly pollMs: number,
+    /** Streams known to be deleted, left out of what is read (a reader learns later deletions from the journal). */
+    private readonly deleted?: () => Iterable<string>,
   ) {
     this.mark = new DurableMarkReader(dir);
   }
@@ -83,7 +86,7 @@ export class JournalFollower implements EventStore {
 
   /** A reader placed at the first frame after position `after`. */
   readerAfter(after: number): { reader: JournalReader; offset: number } {
-    const reader = new JournalReader(this.file);
+    const reader = new JournalReader(this.file, this.deleted?.());
     const end = this.durable();
     if (after >= end.position) return { reader, offset: end.offset };
     const from = this.locate(after + 1) ?? { position: 1, offset: JOURNAL_MAGIC.length };
@@ -196,6 +199,7 @@ class FollowerSubscription implements Subscription {
   private timer: NodeJS.Timeout | undefined;
   private wakeUp: (() => void) | undefined;
   private done: Promise<void> = Promise.resolve();
+  private delivering = false;
 
   constructor(
     private readonly follower: JournalFollower,
@@ -206,12 +210,15 @@ class FollowerSubscription implements Subscription {
   ) {}
 
   start(): void {
-    this.done = this.run().catch((error: unknown) => {
-      if (this.stopped) return;
-      this.stopped = true;
-      this.forget();
-      this.handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
-    });
+    // Deferred so that no handler runs before subscribeToAll has returned the subscription.
+    this.done = Promise.resolve()
+      .then(() => this.run())
+      .catch((error: unknown) => {
+        if (this.stopped) return;
+        this.stopped = true;
+        this.forget();
+        this.handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
+      });
   }
 
   private async run(): Promise<void> {
@@ -226,8 +233,14 @@ class FollowerSubscription implements Subscription {
           offset = next;
           for (const event of events) {
             if (this.stopped) return;
-            if (!this.wanted || this.wanted(event.stream)) await this.handlers.onEvent(event);
-            else this.handlers.onPassed?.(event.position);
+            if (!this.wanted || this.wanted(event.stream)) {
+              this.delivering = true;
+              try {
+                await this.handlers.onEvent(event);
+              } finally {
+                this.delivering = false;
+              }
+            } else this.handlers.onPassed?.(event.position);
           }
           continue;
         }
@@ -250,6 +263,7 @@ class FollowerSubscription implements Subscription {
     if (this.timer) clearTimeout(this.timer);
     this.wakeUp?.();
     this.forget();
-    await this.done;
+    // Called from inside onEvent, waiting for the loop would wait for itself.
+    if (!this.delivering) await this.done;
   }
 }

@@ -50,7 +50,7 @@ export interface IndexedAppend {
   offsets: number[];
 }
 
-interface RecentStream {
+export interface RecentStream {
   /** Revision of `offsets[0]`. */
   base: number;
   offsets: number[];
@@ -316,48 +316,12 @@ export class JournalIndex {
 
   /** Revision of the stream's last durable event, or undefined for an absent stream. */
   lastRevision(stream: string): number | undefined {
-    const recent = this.recentStreams.get(stream);
-    if (recent) return recent.base + recent.offsets.length - 1;
-    for (const { key, value } of this.chunks.getRange({ start: [stream, LAST_REVISION], end: [stream, -1], reverse: true, limit: 1 })) {
-      return key[1] * CHUNK + value.length - 1;
-    }
-    return undefined;
+    return lastRevisionIn(this.chunks, stream, this.recentStreams.get(stream));
   }
 
   /** Offsets of a stream's events, in the order asked for. Synchronous: one consistent view. */
   streamOffsets(stream: string, backwards: boolean, from: number | undefined, limit: number): number[] {
-    const out: number[] = [];
-    if (limit <= 0) return out;
-    const recent = this.recentStreams.get(stream);
-    // Revisions from `split` on are in memory, those below it in LMDB.
-    const split = recent ? recent.base : LAST_REVISION + 1;
-    const top = recent ? recent.base + recent.offsets.length - 1 : LAST_REVISION;
-    if (!backwards) {
-      const start = from ?? 0;
-      if (start < split) {
-        for (const { key, value } of this.chunks.getRange({ start: [stream, Math.floor(start / CHUNK)], end: [stream, LAST_REVISION] })) {
-          const base = key[1] * CHUNK;
-          for (let j = Math.max(0, start - base); j < value.length && base + j < split && out.length < limit; j++) out.push(value[j]!);
-          if (out.length >= limit || base + value.length >= split) break;
-        }
-      }
-      if (recent) {
-        for (let r = Math.max(start, split); r <= top && out.length < limit; r++) out.push(recent.offsets[r - split]!);
-      }
-      return out;
-    }
-    const highest = Math.min(from ?? LAST_REVISION, top);
-    if (recent) for (let r = highest; r >= split && out.length < limit; r--) out.push(recent.offsets[r - split]!);
-    const below = Math.min(highest, split - 1);
-    if (out.length < limit && below >= 0) {
-      const range = { start: [stream, Math.floor(below / CHUNK)] as [string, number], end: [stream, -1] as [string, number], reverse: true };
-      for (const { key, value } of this.chunks.getRange(range)) {
-        const base = key[1] * CHUNK;
-        for (let j = Math.min(value.length - 1, below - base); j >= 0 && out.length < limit; j--) out.push(value[j]!);
-        if (out.length >= limit) break;
-      }
-    }
-    return out;
+    return streamOffsetsIn(this.chunks, stream, backwards, from, limit, this.recentStreams.get(stream));
   }
 
   /** Writes what is queued, syncs LMDB, marks the index clean and closes it. */
@@ -382,6 +346,66 @@ export class JournalIndex {
     await this.env.close();
     if (synced) writeState(this.dir, { boot: this.boot, clean: true, through });
   }
+}
+
+/** The index's `stream-chunks` database, as the owner writes it and other processes read it. */
+export type StreamChunks = Database<number[], [string, number]>;
+
+/**
+ * Revision of the stream's last event: the newest in `recent` (revisions not in LMDB yet), else
+ * the newest in its chunks; undefined for an absent stream.
+ */
+export function lastRevisionIn(chunks: StreamChunks | undefined, stream: string, recent: RecentStream | undefined): number | undefined {
+  if (recent && recent.offsets.length > 0) return recent.base + recent.offsets.length - 1;
+  for (const { key, value } of chunks?.getRange({ start: [stream, LAST_REVISION], end: [stream, -1], reverse: true, limit: 1 }) ?? []) {
+    return key[1] * CHUNK + value.length - 1;
+  }
+  return undefined;
+}
+
+/**
+ * Offsets of a stream's events in the order asked for: revisions from `recent.base` on are in
+ * `recent`, those below it in the chunks (none without an index). Synchronous, so LMDB answers from one snapshot.
+ */
+export function streamOffsetsIn(
+  chunks: StreamChunks | undefined,
+  stream: string,
+  backwards: boolean,
+  from: number | undefined,
+  limit: number,
+  recent: RecentStream | undefined,
+): number[] {
+  const out: number[] = [];
+  if (limit <= 0) return out;
+  // Revisions from `split` on are in memory, those below it in LMDB.
+  const split = recent ? recent.base : LAST_REVISION + 1;
+  const top = recent ? recent.base + recent.offsets.length - 1 : LAST_REVISION;
+  if (!backwards) {
+    const start = from ?? 0;
+    if (start < split) {
+      for (const { key, value } of chunks?.getRange({ start: [stream, Math.floor(start / CHUNK)], end: [stream, LAST_REVISION] }) ?? []) {
+        const base = key[1] * CHUNK;
+        for (let j = Math.max(0, start - base); j < value.length && base + j < split && out.length < limit; j++) out.push(value[j]!);
+        if (out.length >= limit || base + value.length >= split) break;
+      }
+    }
+    if (recent) {
+      for (let r = Math.max(start, split); r <= top && out.length < limit; r++) out.push(recent.offsets[r - split]!);
+    }
+    return out;
+  }
+  const highest = Math.min(from ?? LAST_REVISION, top);
+  if (recent) for (let r = highest; r >= split && out.length < limit; r--) out.push(recent.offsets[r - split]!);
+  const below = Math.min(highest, split - 1);
+  if (out.length < limit && below >= 0) {
+    const range = { start: [stream, Math.floor(below / CHUNK)] as [string, number], end: [stream, -1] as [string, number], reverse: true };
+    for (const { key, value } of chunks?.getRange(range) ?? []) {
+      const base = key[1] * CHUNK;
+      for (let j = Math.min(value.length - 1, below - base); j >= 0 && out.length < limit; j--) out.push(value[j]!);
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
 }
 
 function readState(dir: string): IndexState | undefined {
