@@ -36,7 +36,7 @@ import { townRooms } from './town/rooms.js';
 import { openScratches } from './town/scratch.js';
 import { closeAfterFailure, type Closers, shutdown } from './town/shutdown.js';
 import { startSteps } from './town/start-steps.js';
-import { endReadSnapshot, frontNotes, openStores } from './town/stores.js';
+import { endReadSnapshot, frontNotes, openStores, serveFronts } from './town/stores.js';
 import { startTownArrivals, worldService, worldSnapshots } from './town/world.js';
 import { worldBesideProjectors } from './town/world-open.js';
 
@@ -85,6 +85,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
   const stores = await openStores(options);
   const closers: Closers = [];
   try {
+    const appends = await serveFronts(settings, stores);
+    if (appends) closers.push(() => appends.close());
     const { config, mode, firstInvitation } = await townIdentity(stores.events, clock, settings, options.origin);
     start.step('stores');
     const limiters = options.limiters ?? defaultLimiters(clock);

@@ -9,6 +9,10 @@ import { DiskGuard, defaultMinFreeBytes } from '../stores/embedded/disk-guard.js
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
 import { FrontNotes } from '../stores/embedded/front-notes.js';
+import { openJournalClient } from '../stores/embedded/journal-client.js';
+import { type AppendServer, serveAppends } from '../stores/embedded/append-server.js';
+import { appendSocketPath } from '../stores/embedded/append-protocol.js';
+import { EmbeddedEventStore } from '../stores/embedded/event-store.js';
 import type { Settings } from '../config.js';
 import type { TownOptions } from './options.js';
 
@@ -23,13 +27,16 @@ export async function openStores({ settings, diskFree, journalIo }: TownOptions)
   // The embedded stores keep free space on the data directory's disk (src/stores/embedded/disk-guard.ts).
   const diskGuard =
     settings.eventStoreUrl && settings.mongoUrl ? undefined : new DiskGuard(settings.dataDir, settings.minFreeBytes ?? defaultMinFreeBytes, diskFree);
-  const events = await openEventStore({
-    url: settings.eventStoreUrl,
-    ...(diskGuard ? { diskGuard } : {}),
-    dataDir: settings.dataDir,
-    maxAppendSize: settings.maxAppendSize,
-    ...(journalIo ? { journalIo } : {}),
-  });
+  // An extra front reads the journal and appends through the town that owns it.
+  const events = settings.front
+    ? await openJournalClient({ dataDir: settings.dataDir, ...(settings.maxAppendSize !== undefined ? { maxAppendSize: settings.maxAppendSize } : {}) })
+    : await openEventStore({
+        url: settings.eventStoreUrl,
+        ...(diskGuard ? { diskGuard } : {}),
+        dataDir: settings.dataDir,
+        maxAppendSize: settings.maxAppendSize,
+        ...(journalIo ? { journalIo } : {}),
+      });
   try {
     const reads = await openReadStore({
       url: settings.mongoUrl,
@@ -54,6 +61,16 @@ export async function openStores({ settings, diskFree, journalIo }: TownOptions)
  */
 export function endReadSnapshot(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * With projector workers on the embedded stores, the town that owns the journal takes the
+ * appends of the box's other fronts on `<TOWN_DATA>/events/append.sock` (closed before the
+ * journal: the fronts' calls in flight fail and are retried).
+ */
+export async function serveFronts(settings: Settings, { events }: Stores): Promise<AppendServer | undefined> {
+  if (settings.front || !(events instanceof EmbeddedEventStore) || settings.inProcessProjectors) return undefined;
+  return serveAppends(events, appendSocketPath(settings.dataDir));
 }
 
 /**
