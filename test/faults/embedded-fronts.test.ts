@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -18,6 +19,7 @@ import { settingsFromEnv } from '../../src/config.js';
 import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../../src/events/world.js';
 import { startServer } from '../../src/http/server.js';
 import { issueInvitation } from '../../src/identity/operator.js';
+import { IdentityService } from '../../src/identity/service.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
 import { openTown } from '../../src/town.js';
 import { request } from '../world/support.js';
@@ -160,5 +162,85 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('TOWN_FRONTS=2: the first process keeps the journal, two fronts share the port, and both answer', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-cluster-'));
+  const children: Child[] = [];
+  try {
+    const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
+    const guests: string[] = [];
+    const service = new IdentityService({ store: founding.events, config: founding.config, clock: Date.now });
+    for (let i = 0; i < 8; i++) {
+      const { code } = await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 });
+      guests.push((await service.accept(code, `c${i}`)).credential);
+    }
+    await founding.close();
+    const port = await freePort();
+    const env = {
+      ...process.env,
+      TOWN_DATA: dir,
+      TOWN_ORIGIN: origin,
+      TOWN_OPEN: '',
+      EVENTSTORE_URL: '',
+      MONGO_URL: '',
+      TOWN_PROJECTORS: 'workers',
+      TOWN_FRONTS: '2',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    };
+    const town = run(mainFile, [], env);
+    children.push(town);
+    await town.saw(/2 fronts serve/, 20_000);
+    const worker = run(cliOf('projector'), [], env);
+    children.push(worker);
+    await worker.saw(/following the journal/, 20_000);
+    const base = `http://127.0.0.1:${port}`;
+    // The fronts fork after the town opens: wait until the port answers.
+    for (const until = Date.now() + 20_000; ; ) {
+      const r = await request(base, 'GET', '/health').catch(() => undefined);
+      if (r?.status === 200) break;
+      assert.ok(Date.now() < until, town.output().slice(-4000));
+      await sleep(100);
+    }
+    let done = 0;
+    await Promise.all(
+      guests.map(async (token, i) => {
+        for (let n = 0; n < 6; n++) {
+          // A new connection each time: node:cluster hands connections to the fronts in turn.
+          const agent = new http.Agent({ keepAlive: false });
+          const r = await request(base, 'POST', '/AGENTS.md/world/lamp/fill', { token, json: { intent: `k${i}-${n}`, fields: { measures: 1 } }, agent });
+          assert.is(r.status, 200, r.text);
+          const read = await request(base, 'GET', `/AGENTS.md/receipt/${r.json.receipt.slug}`, { token, agent });
+          assert.is(read.status, 200, read.text);
+          done++;
+        }
+      }),
+    );
+    assert.is(done, 48);
+    // Each front logs its requests with its pid: both answered some.
+    const pids = new Set([...town.output().matchAll(/"pid":(\d+)[^\n]*"method":"POST"/g)].map((m) => m[1]));
+    assert.ok(pids.size >= 2, `turns answered by ${pids.size} front(s)`);
+    town.child.kill('SIGTERM');
+    assert.is((await town.exited).code, 0, town.output().slice(-4000));
+    worker.child.kill('SIGTERM');
+    assert.is((await worker.exited).code, 0, worker.output().slice(-4000));
+  } finally {
+    killAll(children);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 test.run();
