@@ -36,7 +36,7 @@ import { townRooms } from './town/rooms.js';
 import { openScratches } from './town/scratch.js';
 import { closeAfterFailure, type Closers, shutdown } from './town/shutdown.js';
 import { startSteps } from './town/start-steps.js';
-import { endReadSnapshot, frontNotes, openStores, serveFronts } from './town/stores.js';
+import { endReadSnapshot, openStores, serveFronts, sharedFronts } from './town/stores.js';
 import { startTownArrivals, worldService, worldSnapshots } from './town/world.js';
 import { worldBesideProjectors } from './town/world-open.js';
 
@@ -89,7 +89,10 @@ export async function openTown(options: TownOptions): Promise<Town> {
     if (appends) closers.push(() => appends.close());
     const { config, mode, firstInvitation } = await townIdentity(stores.events, clock, settings, options.origin);
     start.step('stores');
-    const limiters = options.limiters ?? defaultLimiters(clock);
+    // Several fronts of one box share their guests' notes and rate limits.
+    const shared = sharedFronts(settings);
+    if (shared) closers.push(() => shared.close());
+    const limiters = options.limiters ?? defaultLimiters(clock, shared ? (name, budget, clk) => shared.limiter(name, budget, clk) : undefined);
     const metrics = new TownMetrics();
     const logger = townLogger(options);
     const report = reportTo(logger);
@@ -104,13 +107,11 @@ export async function openTown(options: TownOptions): Promise<Town> {
     await worldBesideProjectors(worldOpened, projecting, world, closers);
     start.step('projectors');
     watchTownAppends(metrics, world, closers);
-    const notes = frontNotes(settings);
-    if (notes) closers.push(() => notes.close());
     const fresh = new ReadYourWrites(
       projectors.length ? inProcessWaits(projectors) : workerWaits(stores.reads),
       options.readYourWritesMs ?? 2000,
       undefined,
-      notes,
+      shared,
     );
     await startTownArrivals(stores, world, config, mode, report, closers);
     start.step('arrivals');

@@ -138,26 +138,35 @@ export function createLimiters(
     /** Default: ratePerAddressOnPagesWithLogin. */
     signedIn?: Budget;
   },
+  /** How a limiter is made: in this process's memory, or shared by the fronts of a box. */
+  limiter: LimiterMaker = (_name, budget, clk) => createLimiter(budget, clk),
 ): Limiters {
-  const make = ([limit, windowSeconds]: Budget) => createLimiter({ limit, windowSeconds }, clock);
+  const make = (name: keyof Limiters, [limit, windowSeconds]: Budget) => limiter(name, { limit, windowSeconds }, clock);
   return {
-    credential: make(budgets.credential),
-    identity: make(budgets.identity),
-    page: make(budgets.page),
-    xrpc: make(budgets.xrpc),
-    session: make(budgets.session ?? limits.ratePerSessionOnPages),
-    signedIn: make(budgets.signedIn ?? limits.ratePerAddressOnPagesWithLogin),
+    credential: make('credential', budgets.credential),
+    identity: make('identity', budgets.identity),
+    page: make('page', budgets.page),
+    xrpc: make('xrpc', budgets.xrpc),
+    session: make('session', budgets.session ?? limits.ratePerSessionOnPages),
+    signedIn: make('signedIn', budgets.signedIn ?? limits.ratePerAddressOnPagesWithLogin),
   };
 }
 
+/** Makes the limiter of one budget, by the budget's name. */
+export type LimiterMaker = (name: string, budget: RateBudget, clock: Clock) => RateLimiter;
+
 /** The budgets of spec 8 as the front applies them. */
-export function defaultLimiters(clock: Clock): Limiters {
-  return createLimiters(clock, {
-    credential: limits.ratePerCredential,
-    identity: limits.ratePerAddressOnChallengeAndVerify,
-    page: limits.ratePerAddressOnPagesWithoutLogin,
-    xrpc: limits.ratePerAddressOnXrpcWithoutCredential,
-    session: limits.ratePerSessionOnPages,
-    signedIn: limits.ratePerAddressOnPagesWithLogin,
-  });
+export function defaultLimiters(clock: Clock, limiter?: LimiterMaker): Limiters {
+  return createLimiters(
+    clock,
+    {
+      credential: limits.ratePerCredential,
+      identity: limits.ratePerAddressOnChallengeAndVerify,
+      page: limits.ratePerAddressOnPagesWithoutLogin,
+      xrpc: limits.ratePerAddressOnXrpcWithoutCredential,
+      session: limits.ratePerSessionOnPages,
+      signedIn: limits.ratePerAddressOnPagesWithLogin,
+    },
+    limiter,
+  );
 }

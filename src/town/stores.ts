@@ -8,7 +8,7 @@ import { openReadStore } from '../stores/open-read-store.js';
 import { DiskGuard, defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
 import type { EventStore } from '../stores/event-store.js';
 import type { ReadStore } from '../stores/read-store.js';
-import { FrontNotes } from '../stores/embedded/front-notes.js';
+import { SharedFronts } from '../stores/embedded/shared-fronts.js';
 import { openJournalClient } from '../stores/embedded/journal-client.js';
 import { type AppendServer, serveAppends } from '../stores/embedded/append-server.js';
 import { appendSocketPath } from '../stores/embedded/append-protocol.js';
@@ -75,8 +75,9 @@ export async function serveFronts(settings: Settings, { events }: Stores): Promi
 
 /**
  * With projector workers on the embedded stores, the box may have several fronts: each keeps its
- * guests' read-your-writes notes where the others read them too (src/stores/embedded/front-notes.ts).
+ * guests' read-your-writes notes and rate-limit logs where the others read them too
+ * (src/stores/embedded/shared-fronts.ts).
  */
-export function frontNotes(settings: Settings): FrontNotes | undefined {
-  return !settings.inProcessProjectors && !settings.eventStoreUrl && !settings.mongoUrl ? FrontNotes.open(settings.dataDir) : undefined;
+export function sharedFronts(settings: Settings): SharedFronts | undefined {
+  return !settings.inProcessProjectors && !settings.eventStoreUrl && !settings.mongoUrl ? SharedFronts.open(settings.dataDir) : undefined;
 }

@@ -6,7 +6,8 @@
  * the other, so read-your-writes holds across fronts; both fronts decide turns on the same world
  * stream. The second front is SIGKILLed mid-load and started again. Afterwards every
  * acknowledged turn is in the journal once, at the height it was acknowledged with, and the read
- * models equal a rebuild's, digest for digest.
+ * models equal a rebuild's, digest for digest. A guest's calls spread over both fronts share one
+ * rate-limit budget.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -45,6 +46,11 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
       assert.is(r.status, 200, r.text);
       guests.push({ name: `f${i}`, token: r.json.credential });
     }
+    // One more guest, for the shared rate limit (admitted here: arrivals are limited per address).
+    const spare = await new IdentityService({ store: founding.events, config: founding.config, clock: Date.now }).accept(
+      (await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 })).code,
+      'spare',
+    );
     await front.close();
     await founding.close();
 
@@ -120,6 +126,15 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     stop.now = true;
     agent.destroy();
     assert.is(unseen, 0, 'every receipt was read at once on the other front');
+    // The rate limit per credential holds across the fronts: calls spread over both get one budget.
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++)
+      statuses.push((await request(i % 2 ? second.base : baseA, 'GET', '/AGENTS.md/world/lamp', { token: spare.credential })).status);
+    assert.is(statuses.filter((s) => s === 200).length, 32, `one budget of 32 calls across the fronts: ${statuses.join(' ')}`);
+    assert.ok(
+      statuses.slice(32).every((s) => s === 429),
+      statuses.join(' '),
+    );
     assert.ok(acked.size >= 100, `${acked.size} turns acknowledged`);
 
     town.child.kill('SIGTERM');
