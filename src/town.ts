@@ -27,6 +27,7 @@ import { startFirehose } from './town/firehose.js';
 import { townFront } from './town/front.js';
 import { townIdentity } from './town/identity.js';
 import { type McpRoom, openMcp } from './town/mcp.js';
+import { frontId, relaySocket, serveRelays } from './town/mcp-relay.js';
 import { startOperations, townGauges, watchTownAppends } from './town/operations.js';
 import type { TownOptions } from './town/options.js';
 import { startProjectors } from './town/projectors.js';
@@ -139,8 +140,14 @@ export async function openTown(options: TownOptions): Promise<Town> {
       repository,
       firehoseUrl,
     });
-    const { mcp, handlers } = openMcp({ options, rooms, stores, world, fresh, config, mode, logger, metrics }, closers);
+    // Several fronts on the box: each holds its own MCP sessions, and relays the others' to them.
+    const relayFrom = shared ? { front: frontId(), dataDir: settings.dataDir } : undefined;
+    const { mcp, handlers } = openMcp({ options, rooms, stores, world, fresh, config, mode, logger, metrics }, closers, relayFrom);
     const app = townFront({ options, stores, config, mode, handlers, clock, limiters, logger, metrics });
+    if (relayFrom) {
+      const relays = await serveRelays(app, relaySocket(relayFrom.dataDir, relayFrom.front));
+      closers.push(() => relays.close());
+    }
     townGauges(metrics, { world, app, scratches, mcp, firehose });
     start.step('rooms');
     return {

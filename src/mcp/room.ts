@@ -49,6 +49,11 @@ export interface McpRoomDeps {
   shape?: CatalogueShape;
   /** A GET stream's reader was dropped for reading too slowly (counted in /metrics). */
   onSlowDrop?: () => void;
+  /**
+   * What this front's session ids start with, when the box has several fronts: a front handed a
+   * request of another's session relays it there (src/town/mcp-relay.ts).
+   */
+  sessionPrefix?: string;
 }
 
 export interface McpRoom {
@@ -119,6 +124,7 @@ export function mcpRoom(deps: McpRoomDeps): McpRoom {
     limits: { ...mcpLimits, ...deps.limits },
     logger: deps.logger,
     ...(deps.onSlowDrop ? { onSlowDrop: deps.onSlowDrop } : {}),
+    ...(deps.sessionPrefix ? { sessionPrefix: deps.sessionPrefix } : {}),
   });
 
   /** The session a request names, or the answer for one that names none of this caller's. */

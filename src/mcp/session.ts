@@ -46,6 +46,8 @@ export interface SessionOptions {
   slowBytes: number;
   /** The GET stream's reader was dropped for reading too slowly. */
   onSlowDrop?: () => void;
+  /** What the session's id starts with (the front's, when the box has several). */
+  idPrefix?: string;
   /** The session's id is set: the transport initialised it. */
   initialized(session: McpSession): void;
   /** The session is over (ended, revoked, idle, or the town closing). */
@@ -121,7 +123,7 @@ export class McpSession implements Subscriber {
     this.principal = caller.principal;
     this.credentialHash = caller.credentialHash;
     this.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
+      sessionIdGenerator: o.idPrefix ? () => `${o.idPrefix}${randomUUID()}` : randomUUID,
       enableJsonResponse: true,
       eventStore: new RecentMessages(o.replay),
       onsessioninitialized: () => o.initialized(this),

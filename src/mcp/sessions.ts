@@ -36,7 +36,17 @@ export class McpSessions {
   private watching: Promise<Subscription> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: { events: EventStore; town: TownMcp; origin: string; limits: McpLimits; logger: Logger; onSlowDrop?: () => void }) {}
+  constructor(
+    private readonly deps: {
+      events: EventStore;
+      town: TownMcp;
+      origin: string;
+      limits: McpLimits;
+      logger: Logger;
+      onSlowDrop?: () => void;
+      sessionPrefix?: string;
+    },
+  ) {}
 
   get size(): number {
     return this.byId.size;
@@ -70,6 +80,7 @@ export class McpSessions {
       replay: limits.replay,
       slowBytes: limits.slowBytes,
       ...(this.deps.onSlowDrop ? { onSlowDrop: this.deps.onSlowDrop } : {}),
+      ...(this.deps.sessionPrefix ? { idPrefix: this.deps.sessionPrefix } : {}),
       initialized: (s) => this.register(s),
       closed: (s) => this.forget(s),
     });

@@ -11,6 +11,7 @@ import type { RoomTable } from '../http/route-types.js';
 import { type McpRoom, mcpRoom } from '../mcp/room.js';
 import type { TownMetrics } from '../operations/metrics.js';
 import type { ReadYourWrites } from '../queries/fresh.js';
+import { relayingEndpoint } from './mcp-relay.js';
 import type { TownMode } from './identity.js';
 import type { TownOptions } from './options.js';
 import type { TownRooms } from './rooms.js';
@@ -35,6 +36,8 @@ export interface McpParts {
 export function openMcp(
   { options, rooms, stores, world, fresh, config, mode, logger, metrics }: McpParts,
   closers: Closers,
+  /** With several fronts on the box: this front's id, and the data directory of their relay sockets. */
+  relayFrom?: { front: string; dataDir: string },
 ): { mcp: McpRoom; handlers: RoomTable } {
   const mcp = mcpRoom({
     handlers: rooms,
@@ -47,10 +50,13 @@ export function openMcp(
     limits: options.mcp,
     onSlowDrop: () => metrics.slowConsumers.drop('mcp'),
     ...(config.catalogue ? { shape: config.catalogue } : {}),
+    ...(relayFrom ? { sessionPrefix: relayFrom.front } : {}),
   });
   closers.push(() => mcp.close());
+  // With several fronts, another front's session is relayed to it (mcp-relay.ts).
+  const endpoint = relayFrom ? relayingEndpoint(mcp, relayFrom.front, relayFrom.dataDir) : mcp;
   // Every row of the route table is bound by the rooms or stated as not built: a route left
   // out, or a key no row has, does not compile.
-  const handlers: RoomTable = { ...rooms, ...mcpHandlers(mcp, config) };
+  const handlers: RoomTable = { ...rooms, ...mcpHandlers(endpoint, config) };
   return { mcp, handlers };
 }

@@ -71,3 +71,12 @@ export const digestLines = (out: string): string[] =>
 export function killAll(children: Child[]): void {
   for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
 }
+
+/**
+ * Whether a read of `/AGENTS.md/receipt/{slug}` shows the receipt at `height`: it answers it, or
+ * (two receipts sharing a spoken name) refuses `ambiguous` naming it among them.
+ */
+export function shows(read: { status: number; json: { class?: string; receipts?: { height: number }[] } }, height: number): boolean {
+  if (read.status === 200) return true;
+  return read.status === 409 && read.json.class === 'ambiguous' && (read.json.receipts ?? []).some((r) => r.height === height);
+}
