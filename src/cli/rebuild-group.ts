@@ -12,13 +12,15 @@
  */
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
-import { foldJournal, progressBar } from '../projections/rebuild.js';
+import { foldJournal, progressBar, type Progress, type RebuildResult } from '../projections/rebuild.js';
 import { allProjections } from '../projectors/registry.js';
 import { chooseProjections } from '../projectors/worker.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 import { openJournalFollower } from '../stores/embedded/journal-follower.js';
 import { openReadStore } from '../stores/open-read-store.js';
-import type { GroupMessage } from './rebuild-workers.js';
+
+/** What this process tells the rebuild that started it (imported as a type only: importing this file runs it). */
+export type GroupMessage = { progress: Progress } | { result: RebuildResult };
 
 async function main(argv: string[]): Promise<number> {
   const headFlag = argv.find((a) => a.startsWith('--head='))?.slice('--head='.length);

@@ -9,9 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Progress, RebuildResult } from '../projections/rebuild.js';
-
-/** What a group's process tells the rebuild that started it. */
-export type GroupMessage = { progress: Progress } | { result: RebuildResult };
+import type { GroupMessage } from './rebuild-group.js';
 
 export interface GroupOptions {
   /** The last position every group folds (the journal's head when the rebuild began). */
