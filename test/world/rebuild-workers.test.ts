@@ -16,6 +16,8 @@ import * as assert from 'uvu/assert';
 import { castTurn, type TurnRequest } from '../../src/commands/turn.js';
 import { settingsFromEnv } from '../../src/config.js';
 import { identityOf } from '../../src/contract/names.js';
+import { projectionNames } from '../../src/projections/index.js';
+import { rebuildGroups } from '../../src/projections/rebuild-groups.js';
 import { openTown } from '../../src/town.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -65,6 +67,20 @@ async function writeJournal(dir: string, rounds: number): Promise<bigint> {
     await town.close();
   }
 }
+
+test('the read models are split into groups of about equal folding cost, the same way every time', () => {
+  assert.equal(rebuildGroups(projectionNames, 1), [[...projectionNames]]);
+  assert.equal(rebuildGroups(projectionNames, 2), [['cards', 'receipts', 'offers', 'pending', 'guests', 'feed', 'hosted'], ['repository']]);
+  const three = rebuildGroups(projectionNames, 3);
+  assert.is(three.length, 3);
+  assert.equal(three.flat().sort(), [...projectionNames].sort(), 'every read model in one group');
+  assert.ok(
+    three.some((g) => g.length === 1 && g[0] === 'repository'),
+    'the repository alone',
+  );
+  assert.equal(rebuildGroups(['feed', 'pending'], 8), [['pending'], ['feed']], 'no more groups than read models, in projectionNames order');
+  assert.equal(rebuildGroups([], 4), []);
+});
 
 test('a rebuild in two processes prints the digests of a rebuild in one, and fails when a group fails', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-rebuild-workers-'));
