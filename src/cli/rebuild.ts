@@ -5,7 +5,9 @@
  * folded the same journal (`npm run digest`). With no name (or `snapshot`) it also replays the
  * journal into a fresh snapshot of the world (embedded store), the other derived data. Run it on a stopped town, or on a copy of its data directory
  * (TOWN_DATA=/path/to/copy npm run rebuild). `--live` rebuilds a running town's read models
- * without stopping it (see live() below).
+ * without stopping it (see live() below). `--workers=<n>` (embedded stores only) folds the read
+ * models in n processes at once, split by what each costs to fold (projections/rebuild-groups.ts,
+ * cli/rebuild-workers.ts), and prints the same digests.
  */
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
@@ -14,7 +16,9 @@ import { openReadStore } from '../stores/open-read-store.js';
 import { allProjections } from '../projectors/registry.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
 import { chooseProjections } from '../projectors/worker.js';
-import { progressBar, rebuildProjections } from '../projections/rebuild.js';
+import { prepareRebuild, progressBar, rebuildProjections, type RebuildResult } from '../projections/rebuild.js';
+import { rebuildGroups } from '../projections/rebuild-groups.js';
+import { foldInGroups } from './rebuild-workers.js';
 import { digestProjection } from '../projections/digest.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -92,19 +96,46 @@ async function live(named: string[]): Promise<number> {
   }
 }
 
+/** `--workers=<n>`: how many processes fold the read models (1 when not given). */
+function workersOf(flags: string[]): number | string {
+  const given = flags.filter((a) => a.startsWith('--workers='));
+  if (!given.length) return 1;
+  const value = given.at(-1)!.slice('--workers='.length);
+  if (!/^[1-9]\d*$/.test(value)) return `--workers takes a number of processes, 1 or more (not ${value || 'nothing'})`;
+  return Number(value);
+}
+
 async function main(argv: string[]): Promise<number> {
   const named = argv.filter((a) => !a.startsWith('--'));
-  if (argv.includes('--live')) return live(named);
-  const unknown = argv.filter((a) => a.startsWith('--'));
+  const flags = argv.filter((a) => a.startsWith('--'));
+  const workers = workersOf(flags);
+  if (typeof workers === 'string') {
+    console.error(workers);
+    return 2;
+  }
+  if (argv.includes('--live')) {
+    if (flags.some((a) => a.startsWith('--workers='))) {
+      console.error('a live rebuild folds in the town: it takes no --workers');
+      return 2;
+    }
+    return live(named);
+  }
+  const unknown = flags.filter((a) => !a.startsWith('--workers='));
   if (unknown.length) {
-    console.error(`rebuild does not take ${unknown.join(' ')} (only --live)`);
+    console.error(`rebuild does not take ${unknown.join(' ')} (only --live and --workers=<n>)`);
     return 2;
   }
   const snapshot = named.length === 0 || named.includes('snapshot');
   const names = named.length && named.every((n) => n === 'snapshot') ? [] : chooseProjections(named.filter((n) => n !== 'snapshot'));
   const settings = settingsFromEnv();
+  if (workers > 1 && (settings.eventStoreUrl || settings.mongoUrl)) {
+    // The groups follow the embedded journal and share the embedded read store's file.
+    console.error('--workers rebuilds the embedded stores only: with EVENTSTORE_URL or MONGO_URL, run npm run rebuild without it');
+    return 2;
+  }
+  const groups = rebuildGroups(names, workers);
   const events = await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
-  const reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+  let reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
   try {
     // The repository signs with this box's keys, as the live projection did.
     const all = allProjections(libraryPrograms(), settings.signing !== false ? { keys: () => loadRepositoryKeys(settings.dataDir) } : {});
@@ -114,10 +145,23 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const bar = progressBar();
-    const result = await rebuildProjections(events, reads, chosen, { onProgress: bar.onProgress });
-    bar.end();
+    let result: RebuildResult;
+    if (groups.length > 1) {
+      // Emptied here, while this process is the store's only one (a drop may compact the file);
+      // then each group's process folds into the store opened shared, and this one reads it after.
+      await prepareRebuild(reads, chosen);
+      await reads.close();
+      const head = (await events.headPosition()) ?? 0n;
+      const started = performance.now();
+      const results = await foldInGroups(groups, { head, onProgress: bar.onProgress, onStart: (line) => console.error(line) }).finally(() => bar.end());
+      result = { events: Math.max(...results.map((r) => r.events)), seconds: (performance.now() - started) / 1000, splits: 0 };
+      reads = await openReadStore({ url: settings.mongoUrl, dataDir: settings.dataDir });
+    } else {
+      result = await rebuildProjections(events, reads, chosen, { onProgress: bar.onProgress });
+      bar.end();
+    }
     console.log(
-      `rebuilt ${names.join(', ')}: ${result.events.toLocaleString('en')} events in ${result.seconds.toFixed(2)} s (${Math.round(result.events / Math.max(result.seconds, 1e-9)).toLocaleString('en')} events/s)`,
+      `rebuilt ${names.join(', ')}: ${result.events.toLocaleString('en')} events in ${result.seconds.toFixed(2)} s (${Math.round(result.events / Math.max(result.seconds, 1e-9)).toLocaleString('en')} events/s)${groups.length > 1 ? ` in ${groups.length} processes` : ''}`,
     );
     for (const p of chosen) {
       const d = await digestProjection(reads, p);

@@ -44,9 +44,16 @@ export async function rebuildProjections(
   projections: Projection[],
   options: RebuildOptions = {},
 ): Promise<RebuildResult> {
-  const now = options.now ?? (() => performance.now());
-  const batch = options.batch ?? 10_000;
-  const label = projections.map((p) => p.name).join(',');
+  await prepareRebuild(reads, projections);
+  return foldJournal(events, reads, projections, options);
+}
+
+/**
+ * The first half of a rebuild: each read model dropped, its indexes made again and its version
+ * set, with no checkpoint. A rebuild across processes (`npm run rebuild -- --workers=n`) does
+ * this once, in the process that owns the store, before the others fold.
+ */
+export async function prepareRebuild(reads: ReadStore, projections: readonly Projection[]): Promise<void> {
   for (const projection of projections) {
     await reads.drop(`${projection.name}.`);
     await reads.drop(projection.name);
@@ -60,7 +67,27 @@ export async function rebuildProjections(
   await reads.unit(async (unit) => {
     for (const projection of projections) unit.setVersion(projection.name, projection.version);
   });
-  const head = (await events.headPosition()) ?? 0n;
+}
+
+export interface FoldJournalOptions extends RebuildOptions {
+  /** The last position folded (default: the journal's head when the fold starts). */
+  head?: bigint;
+}
+
+/**
+ * The second half: the whole journal, up to its head, folded into read models that
+ * prepareRebuild emptied, in units of `batch` events, each checkpoint at its unit's last event.
+ */
+export async function foldJournal(
+  events: EventStore,
+  reads: ReadStore,
+  projections: readonly Projection[],
+  options: FoldJournalOptions = {},
+): Promise<RebuildResult> {
+  const now = options.now ?? (() => performance.now());
+  const batch = options.batch ?? 10_000;
+  const label = projections.map((p) => p.name).join(',');
+  const head = options.head ?? (await events.headPosition()) ?? 0n;
   const started = now();
   let count = 0;
   let first: bigint | undefined;
