@@ -1,15 +1,18 @@
 /**
  * Several fronts on one TOWN_DATA (docs/decisions/embedded-fronts.md), measured on this
- * machine in one run: the town that keeps the journal alone, then with a second front beside
- * it, under the same load (autocannon, 48 connections spread evenly over the fronts), with one
- * projector worker folding (`npm run projector`).
+ * machine in one run: the town that keeps the journal alone, then with more fronts beside it
+ * (`--fronts=<n>`, the town's included; default 2), under the same load (autocannon, 48
+ * connections spread evenly over the fronts), with one projector worker folding
+ * (`npm run projector`).
  * - reads: GET /AGENTS.md/world/lamp with a guest's credential; reads/s and the fronts' CPU per
  *   read (the servers' user + system time over the requests answered);
- * - turns: POST /AGENTS.md/world/lamp/fill, each with its own intent; turns/s and CPU per turn.
+ * - turns: POST /AGENTS.md/world/lamp/fill, each with its own intent; turns/s and CPU per turn;
+ * - rebuild: then, with the town stopped, `npm run rebuild` of the journal the loads wrote, in one
+ *   process and with `--workers=2`, timed from start to exit.
  * The load generator shares the cores, so the ratios are what this box shows, not what a larger
  * one would (docs/scaling.md has the model for more cores).
  *
- *   npm run bench -- fronts [--seconds=5]
+ *   npm run bench -- fronts [--seconds=5] [--fronts=2]
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -111,6 +114,7 @@ async function foundTown(dir: string): Promise<string[]> {
 
 export async function main(args: string[]): Promise<Record<string, number>> {
   const seconds = flag(args, 'seconds', 5);
+  const fronts = flag(args, 'fronts', 2);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-bench-fronts-'));
   const children: ChildProcess[] = [];
   try {
@@ -120,41 +124,63 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     const env = { ...process.env, TOWN_DATA: dir, TOWN_PROJECTORS: 'workers', EVENTSTORE_URL: '', MONGO_URL: '', LOG_LEVEL: 'warn' };
     const worker = spawn(process.execPath, [path.join(here, '../src/cli/projector.js')], { env, stdio: 'ignore' });
     children.push(worker);
-    const second = await startServerProcess('front', dir);
-    children.push(second.proc);
-    // Warm both up (JIT, caches) before measuring.
-    await load([owner, second], 1, tokens, false);
+    const others: Server[] = [];
+    for (let i = 1; i < fronts; i++) {
+      const front = await startServerProcess('front', dir);
+      children.push(front.proc);
+      others.push(front);
+    }
+    const all = [owner, ...others];
+    // Warm them up (JIT, caches) before measuring.
+    await load(all, 1, tokens, false);
     const reads1 = await load([owner], seconds, tokens, false);
-    const reads2 = await load([owner, second], seconds, tokens, false);
+    const reads2 = await load(all, seconds, tokens, false);
     const turns1 = await load([owner], seconds, tokens, true);
-    const turns2 = await load([owner, second], seconds, tokens, true);
+    const turns2 = await load(all, seconds, tokens, true);
+    // Closed in turn: the fronts first, then the town that keeps the journal; then the worker.
+    for (const s of [...others, owner]) {
+      const exited = new Promise((resolve) => s.proc.once('exit', resolve));
+      s.proc.send({ ask: 'close' });
+      await exited;
+    }
+    worker.kill('SIGTERM');
+    await new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(undefined)));
+    const rebuild = async (extra: string[]) => {
+      const started = performance.now();
+      const child = spawn(process.execPath, [path.join(here, '../src/cli/rebuild.js'), ...extra], { env, stdio: 'ignore' });
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      if (code !== 0) throw new Error(`rebuild ${extra.join(' ')} exited ${code}`);
+      return (performance.now() - started) / 1000;
+    };
+    const rebuildOne = await rebuild([]);
+    const rebuildTwo = await rebuild(['--workers=2']);
     const row = (what: string, one: Figures, two: Figures) =>
       console.log(
         `  ${what.padEnd(6)} one front ${Math.round(one.perSecond).toLocaleString('en').padStart(6)}/s ${Math.round(one.cpuUsPerRequest)} µs CPU each` +
-          ` | two fronts ${Math.round(two.perSecond).toLocaleString('en').padStart(6)}/s ${Math.round(two.cpuUsPerRequest)} µs CPU each` +
+          ` | ${fronts} fronts ${Math.round(two.perSecond).toLocaleString('en').padStart(6)}/s ${Math.round(two.cpuUsPerRequest)} µs CPU each` +
           ` | ratio ${(two.perSecond / one.perSecond).toFixed(2)}x${one.non2xx + two.non2xx ? ` (${one.non2xx + two.non2xx} not 2xx)` : ''}`,
       );
     console.log(`fronts on one TOWN_DATA, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, autocannon 48 connections, ${seconds} s each`);
     row('reads', reads1, reads2);
     row('turns', turns1, turns2);
+    console.log(
+      `  rebuild one process ${rebuildOne.toFixed(1)} s | --workers=2 ${rebuildTwo.toFixed(1)} s | ratio ${(rebuildOne / rebuildTwo).toFixed(2)}x faster`,
+    );
     const json = {
       readsPerSecondOne: reads1.perSecond,
-      readsPerSecondTwo: reads2.perSecond,
+      fronts,
+      readsPerSecondMore: reads2.perSecond,
       readCpuUsOne: reads1.cpuUsPerRequest,
-      readCpuUsTwo: reads2.cpuUsPerRequest,
+      readCpuUsMore: reads2.cpuUsPerRequest,
       turnsPerSecondOne: turns1.perSecond,
-      turnsPerSecondTwo: turns2.perSecond,
+      turnsPerSecondMore: turns2.perSecond,
       turnCpuUsOne: turns1.cpuUsPerRequest,
-      turnCpuUsTwo: turns2.cpuUsPerRequest,
+      turnCpuUsMore: turns2.cpuUsPerRequest,
+      rebuildSecondsOne: rebuildOne,
+      rebuildSecondsTwo: rebuildTwo,
       load: os.loadavg()[0]!,
     };
     console.log(`BENCH_JSON ${JSON.stringify(json)}`);
-    // Closed in turn: the front first, then the town that keeps the journal.
-    for (const s of [second, owner]) {
-      const exited = new Promise((resolve) => s.proc.once('exit', resolve));
-      s.proc.send({ ask: 'close' });
-      await exited;
-    }
     return json;
   } finally {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -53,7 +53,7 @@ export function workerWaits(reads: ReadStore): CheckpointWaits {
   };
 }
 
-/** Notes kept where every front of the box reads them (src/stores/embedded/front-notes.ts). */
+/** Notes kept where every front of the box reads them (src/stores/embedded/shared-fronts.ts). */
 export interface SharedNotes {
   get(principal: string): bigint | undefined;
   note(principal: string, position: bigint): void;

@@ -1,13 +1,15 @@
 /**
- * Several fronts on one TOWN_DATA (docs/decisions/embedded-fronts.md): the town
- * (`dist/src/main.js`, TOWN_PROJECTORS=workers) keeps the journal, a projector worker folds the
- * read models, and a second front (`npm run front`) serves the same town on its own port. Under
- * turn load from 16 guests, each turn is cast on one front and its receipt read back at once on
- * the other, so read-your-writes holds across fronts; both fronts decide turns on the same world
- * stream. The second front is SIGKILLed mid-load and started again. Afterwards every
- * acknowledged turn is in the journal once, at the height it was acknowledged with, and the read
- * models equal a rebuild's, digest for digest. A guest's calls spread over both fronts share one
- * rate-limit budget.
+ * Several fronts on one TOWN_DATA (docs/decisions/embedded-fronts.md). The town
+ * (`dist/src/main.js`, TOWN_PROJECTORS=workers) keeps the journal, two projector workers (one a
+ * standby) fold the read models, and a second front (`npm run front`) serves the same town on
+ * its own port. Under turn load from 16 guests, each turn is cast on one front and its receipt
+ * read back at once on the other, so read-your-writes holds across fronts; both fronts decide
+ * turns on the same world stream. The worker holding the leases and the second front are
+ * SIGKILLed together mid-load; the standby takes over and the front is started again.
+ * Afterwards every acknowledged turn is in the journal once, at the height it was acknowledged
+ * with, and the read models equal a rebuild's, digest for digest. A guest's calls spread over
+ * both fronts share one rate-limit budget, and an MCP session opened on one front is used
+ * through the other.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -63,6 +65,7 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
       EVENTSTORE_URL: '',
       MONGO_URL: '',
       TOWN_PROJECTORS: 'workers',
+      TOWN_LEASE_MS: '2000',
       PORT: '0',
       HOST: '127.0.0.1',
     };
@@ -72,6 +75,9 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     const worker = run(cliOf('projector'), [], env);
     children.push(worker);
     await worker.saw(/following the journal/, 20_000);
+    const standby = run(cliOf('projector'), [], env);
+    children.push(standby);
+    await standby.saw(/waiting to take over/, 20_000);
     const startFront = async () => {
       const f = run(cliOf('front'), [], env);
       children.push(f);
@@ -120,9 +126,13 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     };
     const load = guests.map((g, i) => client(g, i));
     while (acked.size < 60) await sleep(20);
+    // The worker holding the leases and the second front, both at once.
+    worker.child.kill('SIGKILL');
     second.f.child.kill('SIGKILL');
+    assert.is((await worker.exited).signal, 'SIGKILL');
     assert.is((await second.f.exited).signal, 'SIGKILL');
     second = await startFront();
+    await standby.saw(/following the journal/, 5000);
     await Promise.all(load);
     stop.now = true;
     agent.destroy();
@@ -167,8 +177,8 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     assert.is((await town.exited).code, 0, town.output().slice(-4000));
     assert.is((await second.f.exited).code, 0, second.f.output().slice(-4000));
     await sleep(300);
-    worker.child.kill('SIGTERM');
-    assert.is((await worker.exited).code, 0, worker.output().slice(-4000));
+    standby.child.kill('SIGTERM');
+    assert.is((await standby.exited).code, 0, standby.output().slice(-4000));
 
     // Every acknowledged turn is in the journal once, where it was acknowledged.
     const events = await openEventStore({ dataDir: dir });
