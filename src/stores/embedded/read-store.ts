@@ -19,7 +19,9 @@
  * a unit's reads of the committed state cannot change under it. Reads outside units never wait:
  * each runs synchronously against one LMDB snapshot.
  *
- * One process owns the directory (the in-memory index list and the gate are per process).
+ * The gate and the in-memory index list are per process. Processes that share the directory
+ * (projector workers and fronts beside the town, `shared`) are ordered by LMDB's writer lock,
+ * and a unit's fences are checked again inside its write transaction (read-commit.ts).
  */
 import type { DiskGuard } from './disk-guard.js';
 import fs from 'node:fs';
