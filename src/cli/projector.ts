@@ -7,7 +7,7 @@
  * as it stood at start is folded.
  *
  * On the embedded stores with `TOWN_PROJECTORS=workers`, workers run beside the town on the same
- * TOWN_DATA: each follows the journal the town owns (src/stores/embedded/journal-follower.ts)
+ * TOWN_DATA: each follows the journal the town owns (src/stores/embedded/journal-client.ts)
  * and folds into the shared read store, with the same leases and fences as on MongoDB
  * (docs/decisions/embedded-workers.md). Without it, a worker against the embedded stores owns
  * the journal and runs while the town does not (e.g. to bring a stopped town's read models up
@@ -19,7 +19,8 @@
 import { settingsFromEnv } from '../config.js';
 import { libraryPrograms } from '../cards/kernel/library.js';
 import { openEventStore } from '../stores/open-event-store.js';
-import { canFollow, openJournalFollower } from '../stores/embedded/journal-follower.js';
+import { canFollow } from '../stores/embedded/journal-follower.js';
+import { openJournalClient } from '../stores/embedded/journal-client.js';
 import { openReadStore } from '../stores/open-read-store.js';
 import { defaultMinFreeBytes } from '../stores/embedded/disk-guard.js';
 import { chooseProjections, startWorker } from '../projectors/worker.js';
@@ -43,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
   // Workers beside a town on the embedded stores follow its journal and share its read store.
   const besideTown = !settings.eventStoreUrl && !settings.mongoUrl && !settings.inProcessProjectors && canFollow(settings.dataDir);
   const events = besideTown
-    ? await openJournalFollower({ dataDir: settings.dataDir })
+    ? await openJournalClient({ dataDir: settings.dataDir })
     : await openEventStore({ url: settings.eventStoreUrl, dataDir: settings.dataDir, maxAppendSize: settings.maxAppendSize });
   // An embedded read store keeps the town's free-space watermark before its units (src/stores/embedded/disk-guard.ts).
   const reads = await openReadStore({

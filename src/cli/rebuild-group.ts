@@ -5,7 +5,7 @@
  *
  * folds the whole journal, up to the head the rebuild names, into its group's read models, which
  * the rebuild has already emptied (prepareRebuild). The rebuild owns the journal, so this process
- * follows it read-only (journal-follower.ts), and writes into the read store opened shared,
+ * follows it read-only (journal-client.ts), and writes into the read store opened shared,
  * beside the other groups' processes (docs/decisions/embedded-workers.md, "Rebuild across
  * cores"). Its progress and its result go to the rebuild over the IPC channel; run alone, it
  * draws its own progress bar and prints its result.
@@ -16,7 +16,7 @@ import { foldJournal, progressBar, type Progress, type RebuildResult } from '../
 import { allProjections } from '../projectors/registry.js';
 import { chooseProjections } from '../projectors/worker.js';
 import { loadRepositoryKeys } from '../repository/keys.js';
-import { openJournalFollower } from '../stores/embedded/journal-follower.js';
+import { openJournalClient } from '../stores/embedded/journal-client.js';
 import { openReadStore } from '../stores/open-read-store.js';
 
 /** What this process tells the rebuild that started it (imported as a type only: importing this file runs it). */
@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     console.error('a rebuild group folds the embedded journal into the embedded read store: EVENTSTORE_URL and MONGO_URL must be empty');
     return 2;
   }
-  const events = await openJournalFollower({ dataDir: settings.dataDir });
+  const events = await openJournalClient({ dataDir: settings.dataDir });
   const reads = await openReadStore({ dataDir: settings.dataDir, shared: true });
   try {
     const durable = (await events.headPosition()) ?? 0n;

@@ -27,6 +27,7 @@ import { WorldService } from '../commands/world-service.js';
 import { fileSnapshots } from '../commands/snapshot/world-snapshot.js';
 import { TOWN_WORLD, worldStream } from '../events/world.js';
 import type { EventStore } from '../stores/event-store.js';
+import type { Lease, ReadStore } from '../stores/read-store.js';
 import { rebuildLive } from '../projections/live-rebuild.js';
 import { callControl } from './control.js';
 
@@ -144,6 +145,17 @@ async function main(argv: string[]): Promise<number> {
       if (snapshot && !settings.eventStoreUrl) console.log(await rebuildSnapshot(events, settings.dataDir));
       return 0;
     }
+    // Projector workers that fold these read models (beside a town, or left running after it
+    // stopped) would fold into them as they are rebuilt: while a live one holds a lease, the
+    // rebuild is refused; taking the leases fences the workers' later units out.
+    const held = await holdLeases(
+      () => reads,
+      chosen.map((p) => p.name),
+    );
+    if (typeof held === 'string') {
+      console.error(held);
+      return 2;
+    }
     const bar = progressBar();
     let result: RebuildResult;
     if (groups.length > 1) {
@@ -170,9 +182,51 @@ async function main(argv: string[]): Promise<number> {
     if (snapshot && !settings.eventStoreUrl) console.log(await rebuildSnapshot(events, settings.dataDir));
     return 0;
   } finally {
+    await leases?.release();
     await reads.close();
     await events.close();
   }
+}
+
+/** The rebuild's hold on its projections' leases, renewed while it runs. */
+interface HeldLeases {
+  release(): Promise<void>;
+}
+let leases: HeldLeases | undefined;
+
+const rebuildLeaseMs = 60_000;
+
+/** `store`: the read store as it is now (the rebuild in groups closes and opens it again). */
+async function holdLeases(store: () => ReadStore, projections: string[]): Promise<HeldLeases | string> {
+  const holder = `rebuild-${process.pid}`;
+  const taken: Lease[] = [];
+  for (const projection of projections) {
+    const lease = await store().acquireLease(projection, holder, rebuildLeaseMs);
+    if (!lease) {
+      for (const l of taken) await store().releaseLease(l);
+      return `a projector worker holds ${projection}: stop the workers (npm run projector) before a rebuild`;
+    }
+    taken.push(lease);
+  }
+  const renewer = setInterval(() => {
+    for (const [i, l] of taken.entries())
+      void store()
+        .renewLease(l, rebuildLeaseMs)
+        .then(
+          (renewed) => renewed && (taken[i] = renewed),
+          () => undefined,
+        );
+  }, rebuildLeaseMs / 3);
+  leases = {
+    async release() {
+      clearInterval(renewer);
+      for (const l of taken)
+        await store()
+          .releaseLease(l)
+          .catch(() => undefined);
+    },
+  };
+  return leases;
 }
 
 main(process.argv.slice(2)).then(

@@ -8,7 +8,8 @@
  * - the worker holding the leases is SIGKILLed mid-load (after 80 turns), and the standby takes them over within
  *   TOWN_LEASE_MS (the dead holder's leases are void at once: its process is gone);
  * - afterwards every acknowledged turn is in the journal once, and the read models the workers
- *   folded equal the ones `npm run rebuild` folds, digest for digest.
+ *   folded equal the ones `npm run rebuild` folds, digest for digest; a rebuild started while a
+ *   worker still runs is refused.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -120,6 +121,10 @@ test('a town and two projector workers as processes on one TOWN_DATA: reads see 
     town.child.kill('SIGTERM');
     assert.is((await town.exited).code, 0, town.output().slice(-4000));
     await sleep(500);
+    // A rebuild while a worker still folds these read models is refused, and changes nothing.
+    const refused = await cli('rebuild', [], { ...env, TOWN_PROJECTORS: 'workers' });
+    assert.is(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /a projector worker holds \w+: stop the workers/);
     standby.child.kill('SIGTERM');
     assert.is((await standby.exited).code, 0, standby.output().slice(-4000));
 

@@ -15,6 +15,7 @@ import * as assert from 'uvu/assert';
 import type { EventData, RecordedEvent } from '../../src/stores/event-store.js';
 import { openEmbeddedEventStore } from '../../src/stores/embedded/event-store.js';
 import { canFollow, openJournalFollower } from '../../src/stores/embedded/journal-follower.js';
+import { openJournalClient } from '../../src/stores/embedded/journal-client.js';
 import { fileIo, type JournalIo } from '../../src/stores/embedded/journal.js';
 
 const ev = (i: number): EventData => ({ id: randomUUID(), type: 'E', data: { i } });
@@ -96,6 +97,37 @@ test('a subscription catches up, then hears each durable group; a group whose wr
     assert.equal(heard, [4, 5, 6, 7, 8, 9, 10, 11], 'the refused group never reached the follower');
     await sub.close();
     await follower.close();
+    await owner.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a follower placed after a deletion counts the tombstone as a position and leaves the deleted stream out', async () => {
+  const dataDir = tempDir();
+  try {
+    const owner = await openEmbeddedEventStore({ dataDir });
+    for (let i = 1; i <= 34; i++) await owner.append(i % 2 ? 'a' : 'b', [ev(i)], 'any');
+    await owner.deleteStream('b');
+    for (let i = 36; i <= 60; i++) await owner.append('a', [ev(i)], 'any');
+    // Placed past the tombstone (position 35), from the index's entry at 33: every frame between
+    // counts, the tombstone too, and the deleted stream is learnt on the way.
+    const follower = await openJournalFollower({ dataDir });
+    for (const after of [35n, 36n, 40n]) {
+      assert.equal(is(await collect(follower.readAll({ after, maxCount: 10 }))), is(await collect(owner.readAll({ after, maxCount: 10 }))), `after ${after}`);
+    }
+    await follower.close();
+    // What the workers and fronts read through (journal-client.ts) also knows the deletions
+    // ahead of where it starts, as the owner's reads do.
+    const client = await openJournalClient({ dataDir });
+    for (const after of [0n, 32n, 33n, 34n, 35n, 36n, 40n]) {
+      assert.equal(
+        is(await collect(client.readAll({ after, maxCount: 10 }))),
+        is(await collect(owner.readAll({ after, maxCount: 10 }))),
+        `client after ${after}`,
+      );
+    }
+    await client.close();
     await owner.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

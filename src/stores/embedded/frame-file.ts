@@ -18,7 +18,14 @@ export class FrameFile {
   private windowStart = 0;
   private windowEnd = 0;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    /**
+     * The byte end of the durable frames: the window never holds a byte past it, since a group
+     * being written there may fail and be written again differently (durable-mark.ts).
+     */
+    private readonly durableEnd: () => number,
+  ) {
     this.fd = fs.openSync(file, 'r');
   }
 
@@ -58,7 +65,7 @@ export class FrameFile {
 
   /** Loads the window from `offset`: as much as it holds, at least `need` bytes (the frames asked for are durable). */
   private fill(offset: number, need: number): void {
-    const want = Math.max(WINDOW_BYTES, need);
+    const want = Math.min(Math.max(WINDOW_BYTES, need), Math.max(need, this.durableEnd() - offset));
     if (this.window.length < want) this.window = Buffer.allocUnsafe(want);
     let got = 0;
     while (got < want) {

@@ -8,8 +8,10 @@
  * processes are what LMDB allows), or from the journal's start when there is no index yet.
  *
  * What a follower cannot do, it refuses: appends, deletions and per-stream reads belong to the
- * owner, whose in-memory heads are the truth of every stream. An HTTP front beside the town reads
- * `$all` through a follower and the rest through journal-client.ts.
+ * owner, whose in-memory heads are the truth of every stream. Alone, it learns deleted streams
+ * from the tombstones it reads; the projector workers and the HTTP fronts beside the town read
+ * `$all` through journal-client.ts, which gives it the streams deleted before where it starts,
+ * as the owner's own reads leave them out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,18 +89,18 @@ export class JournalFollower implements EventStore {
   /** A reader placed at the first frame after position `after`. */
   readerAfter(after: number): { reader: JournalReader; offset: number } {
     const reader = new JournalReader(this.file, this.deleted?.());
-    const end = this.durable();
-    if (after >= end.position) return { reader, offset: end.offset };
-    const from = this.locate(after + 1) ?? { position: 1, offset: JOURNAL_MAGIC.length };
-    let offset = from.offset;
-    // From the index's entry (every CHECKPOINT-th position) up to the first wanted frame.
-    for (let skip = after + 1 - from.position; skip > 0; ) {
-      const { events, next } = reader.read(offset, end.offset, skip);
-      if (next === offset) throw new Error(`the journal in ${this.dir} ends before position ${after + 1}`);
-      skip -= events.length;
-      offset = next;
+    try {
+      const end = this.durable();
+      if (after >= end.position) return { reader, offset: end.offset };
+      const from = this.locate(after + 1) ?? { position: 1, offset: JOURNAL_MAGIC.length };
+      // From the index's entry (every CHECKPOINT-th position) up to the first wanted frame, frame
+      // by frame: tombstones and deleted streams' frames count as positions too.
+      const offset = reader.skip(from.offset, after + 1 - from.position, end.offset);
+      return { reader, offset };
+    } catch (error) {
+      reader.close();
+      throw error;
     }
-    return { reader, offset };
   }
 
   async headPosition(): Promise<bigint | undefined> {

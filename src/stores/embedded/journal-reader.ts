@@ -57,6 +57,32 @@ export class JournalReader {
     return { events, next: offset };
   }
 
+  /**
+   * The offset `count` frames after the one at `offset`, below `end`: each frame checked and
+   * counted whatever its stream (a tombstone and a deleted stream's frame are positions too), and
+   * tombstones learnt, so the read that follows passes over the streams they delete.
+   */
+  skip(offset: number, count: number, end: number): number {
+    for (let i = 0; i < count; i++) {
+      if (offset >= end) throw new JournalCorrupt(this.file, offset, 'the journal ends before the position asked for');
+      if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES, end);
+      let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parsePayload);
+      if ('bad' in decoded && decoded.need !== undefined && offset + decoded.need <= end) {
+        this.fill(offset, decoded.need, end);
+        decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parsePayload);
+      }
+      if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
+      const { payload } = decoded;
+      if (this.lastPosition !== undefined && payload.p !== this.lastPosition + 1) {
+        throw new JournalCorrupt(this.file, offset, `expected position ${this.lastPosition + 1}, found ${payload.p}`);
+      }
+      this.lastPosition = payload.p;
+      if (payload.s === DELETED_STREAM) this.deleted.add((payload.d as { stream: string }).stream);
+      offset = this.windowStart + decoded.next;
+    }
+    return offset;
+  }
+
   close(): void {
     fs.closeSync(this.fd);
   }

@@ -62,7 +62,7 @@ export class JournalStreams {
     /** The durable end as the owner last published it. */
     private readonly durable: () => Durable,
   ) {
-    this.frames = new FrameFile(file);
+    this.frames = new FrameFile(file, () => this.durable().offset);
   }
 
   readStream(stream: string, options: ReadStreamOptions = {}): RecordedEvent[] {

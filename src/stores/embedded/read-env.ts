@@ -162,7 +162,7 @@ export class ReadEnv {
    * stopped town) would fail.
    */
   async compactAfterDrop(): Promise<void> {
-    if (!this.dir || this.shared || (openHere.get(this.dir) ?? 0) > 1) return;
+    if (!this.dir || this.shared || (openHere.get(this.dir) ?? 0) > 1 || this.openElsewhere()) return;
     const stats = this.env.getStats() as { lastPageNumber?: number; root?: unknown; free?: unknown };
     const used = stats.lastPageNumber ?? 0;
     if (used < this.compactAtPages) return;
@@ -183,6 +183,15 @@ export class ReadEnv {
     const names = [...this.dbs.keys()];
     this.dbs.clear();
     for (const name of names) this.open(name);
+  }
+
+  /**
+   * Whether another process has the environment open (a worker or a front beside a stopped
+   * town): LMDB's reader table names every process with a reader slot.
+   */
+  private openElsewhere(): boolean {
+    const list = (this.env as unknown as { readerList(): string }).readerList();
+    return [...list.matchAll(/^\s*(\d+)\s/gm)].some((m) => Number(m[1]) !== process.pid);
   }
 
   /** Empties a store of another layout (or a new one) and marks it with this layout. */
