@@ -20,6 +20,8 @@ import { appendSocketPath } from '../../src/stores/embedded/append-protocol.js';
 import { openJournalClient, type JournalClient } from '../../src/stores/embedded/journal-client.js';
 import { fileIo, type JournalIo } from '../../src/stores/embedded/journal.js';
 import { eventStoreContract, type StoreUnderTest } from './event-store.contract.js';
+import { storageFault } from '../../src/contract/storage-fault.js';
+import { TownError } from '../../src/contract/town-error.js';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'town-client-'));
 const ev = (i: number): EventData => ({ id: randomUUID(), type: 'E', data: { i } });
@@ -351,5 +353,34 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   for await (const item of iterable) out.push(item);
   return out;
 }
+
+fronts('a storage fault on the owner reaches the front as one (503 there), and an owner out of reach is hostUnavailable', async () => {
+  let failNext = false;
+  const t = await town(1, {
+    writev(fd, buffers, position) {
+      if (!failNext) return fileIo.writev(fd, buffers, position);
+      failNext = false;
+      return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    },
+  });
+  try {
+    const [front] = t.clients;
+    failNext = true;
+    const full = await front!.append('s', [ev(1)], 'any').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.is(storageFault(full), 'ENOSPC', String(full));
+    await t.server.close();
+    const lost = await front!.append('s', [ev(2)], 'any').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(lost instanceof TownError && lost.cls === 'hostUnavailable', String(lost));
+    assert.not.match((lost as Error).message, t.dataDir, 'the answer names no path of the box');
+  } finally {
+    await closeTown(t);
+  }
+});
 
 fronts.run();

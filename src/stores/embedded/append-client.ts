@@ -5,6 +5,7 @@
  * the same event ids at the same expected revision is recognised by the owner, so the caller may
  * retry); the next request connects again.
  */
+import { TownError } from '../../contract/town-error.js';
 import net from 'node:net';
 import { checkSocketPath, decodeError, type WireAnswer } from './append-protocol.js';
 
@@ -37,7 +38,7 @@ export class AppendClient {
     const id = this.nextId++;
     const line = build(id);
     return new Promise<WireAnswer['ok']>((resolve, reject) => {
-      if (connection.socket.destroyed) return reject(new Error(`the connection to the journal's owner at ${this.socketPath} closed`));
+      if (connection.socket.destroyed) return reject(ownerLost(`the connection to the journal's owner at ${this.socketPath} closed`));
       connection.waiting.set(id, { resolve, reject });
       connection.socket.write(line);
     });
@@ -71,7 +72,7 @@ export class AppendClient {
         return connection;
       } catch (error) {
         if (this.closed || performance.now() + wait > deadline) {
-          throw new Error(`the journal's owner does not answer at ${this.socketPath}: ${(error as Error).message}`);
+          throw ownerLost(`the journal's owner does not answer at ${this.socketPath}: ${(error as Error).message}`);
         }
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
@@ -104,7 +105,7 @@ export class AppendClient {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       if (this.connection === connection) this.connection = undefined;
-      const lost = new Error(
+      const lost = ownerLost(
         `the connection to the journal's owner at ${this.socketPath} closed before it answered: the request may or may not have been carried out (a retry of an append with the same event ids is recognised)`,
       );
       for (const waiter of waiting.values()) waiter.reject(lost);
@@ -126,4 +127,17 @@ function connectTo(socketPath: string): Promise<net.Socket> {
       resolve(socket);
     });
   });
+}
+
+/**
+ * The town that keeps the journal cannot be reached (it is restarting, or gone): the front
+ * answers 503 `hostUnavailable` with a short wait, as for its own storage, not a failure of its own.
+ */
+function ownerLost(detail: string): TownError {
+  // What the caller sees says nothing of the box's paths; the detail stays on the error.
+  const error = new TownError('hostUnavailable', "this front cannot reach the town's journal now; send the same request again shortly", {
+    headers: { 'Retry-After': '1' },
+  });
+  error.cause = new Error(detail);
+  return error;
 }

@@ -6,6 +6,7 @@
  * decimal strings, an expected revision as 'any' | 'noStream' | 'streamExists' | '<n>'. Errors
  * are rebuilt as the classes the embedded store throws, so a caller cannot tell the difference.
  */
+import { storageFault } from '../../contract/storage-fault.js';
 import path from 'node:path';
 import { MaxAppendSizeExceeded, StreamDeleted, WrongExpectedVersion, type AppendResult, type ExpectedRevision } from '../event-store.js';
 import type { CheckedEvent } from '../event-store-checks.js';
@@ -31,6 +32,8 @@ export interface WireError {
   actual?: string;
   maxAppendSize?: number;
   size?: number;
+  /** A storage fault's code (ENOSPC, EIO, …): the front answers it as the owner would, 503. */
+  code?: string;
 }
 
 export interface WireAnswer {
@@ -99,7 +102,11 @@ export function encodeError(error: unknown): WireError {
       ...(error.size === undefined ? {} : { size: error.size }),
     };
   }
-  if (error instanceof Error) return { name: error.name, message: error.message };
+  if (error instanceof Error) {
+    const fault = storageFault(error);
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : fault ? { code: fault } : {}) };
+  }
   return { name: 'Error', message: String(error) };
 }
 
@@ -124,6 +131,7 @@ export function decodeError(wire: WireError): Error {
     default: {
       const error = new Error(wire.message);
       error.name = wire.name;
+      if (wire.code !== undefined) Object.assign(error, { code: wire.code });
       return error;
     }
   }
