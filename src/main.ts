@@ -49,6 +49,7 @@ async function ownerOfFronts(given: Settings, fronts: number): Promise<void> {
   });
   for (let i = 0; i < fronts; i++) fork();
   say(`town open at height ${town.world.height}: this process keeps the journal; ${fronts} fronts serve ${origin} on port ${given.port}`);
+  if (town.firstInvitation) say(`first invitation (shown once): ${town.firstInvitation}`);
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
     closing = true;

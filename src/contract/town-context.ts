@@ -32,6 +32,12 @@ export interface TownState {
   rateLimit?: { limit: number; windowSeconds: number; remaining: number };
 }
 
+/**
+ * Set on a request another front of the box relayed here (an MCP session's, src/town/mcp-relay.ts):
+ * that front spent the caller's rate budget already, so this one does not spend it again.
+ */
+export const relayedRequest: unique symbol = Symbol('relayed by another front of the box');
+
 /** Name of the browser session cookie (set by accept/arrive/enter, read by the front). */
 export const sessionCookie = 'town_session';
 

@@ -8,13 +8,16 @@
  * answers as one the transport no longer has (404, "Session not found").
  *
  * The relay socket is mode 0600 in the data directory, so only the town's own processes reach
- * it; the caller's address rides along in a header that only this listener reads, so rate limits
- * by address see the caller, not the relaying front.
+ * it; the caller's address rides along in a header that only this listener reads, so what is
+ * logged and limited by address sees the caller, not the relaying front. The relaying front
+ * spent the caller's rate budget (shared by the box's fronts), so the holding one does not
+ * spend it again.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { TownContext } from '../contract/town-context.js';
+import { pipeline } from 'node:stream';
+import { relayedRequest, type TownContext } from '../contract/town-context.js';
 import type { McpEndpoint } from '../http/handlers/mcp.js';
 import type { TownApp } from '../http/app.js';
 import { answer, sessionGone } from '../mcp/replies.js';
@@ -71,14 +74,13 @@ function relay(ctx: TownContext, socketPath: string): Promise<void> {
       const kept: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !hopByHop.has(k)) kept[k] = v;
       ctx.res.writeHead(res.statusCode ?? 502, kept);
-      res.pipe(ctx.res);
-      res.on('end', () => resolve());
-      res.on('error', () => resolve());
-      // The caller went away: so does the relayed request (a GET stream held open).
-      ctx.res.on('close', () => {
-        out.destroy();
-        resolve();
-      });
+      // Either side ending ends the other: a holding front that dies mid-stream ends the
+      // caller's stream too, instead of leaving it open with nothing to come.
+      pipeline(res, ctx.res, () => resolve());
+    });
+    // The caller went away before or during the answer: so does the relayed request.
+    ctx.res.on('close', () => {
+      if (!ctx.res.writableFinished) out.destroy();
     });
     // The owning front is gone (its socket refuses or is absent): so is the session.
     out.on('error', () => {
@@ -99,6 +101,7 @@ export async function serveRelays(app: TownApp, socketPath: string): Promise<{ c
     const address = req.headers[addressHeader];
     delete req.headers[addressHeader];
     if (typeof address === 'string') Object.defineProperty(req.socket, 'remoteAddress', { value: address, configurable: true });
+    (req as { [relayedRequest]?: true })[relayedRequest] = true;
     void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -76,7 +76,10 @@ export function killAll(children: Child[]): void {
  * Whether a read of `/AGENTS.md/receipt/{slug}` shows the receipt at `height`: it answers it, or
  * (two receipts sharing a spoken name) refuses `ambiguous` naming it among them.
  */
-export function shows(read: { status: number; json: { class?: string; receipts?: { height: number }[] } }, height: number): boolean {
-  if (read.status === 200) return true;
+export function shows(
+  read: { status: number; json: { class?: string; height?: number; receipt?: { height?: number }; receipts?: { height: number }[] } },
+  height: number,
+): boolean {
+  if (read.status === 200) return (read.json.height ?? read.json.receipt?.height) === height;
   return read.status === 409 && read.json.class === 'ambiguous' && (read.json.receipts ?? []).some((r) => r.height === height);
 }

@@ -14,10 +14,13 @@
 import type { Limiters, RateLimiter } from '../../contract/rate-limit.js';
 import { TownError } from '../../contract/town-error.js';
 import type { TownContext } from '../handler.js';
+import { relayedRequest } from '../../contract/town-context.js';
 import type { Route } from '../routes.js';
 
 export function spendRate(ctx: TownContext, r: Route, limiters: Limiters): void {
   if (r.rate === 'none') return;
+  // Relayed from the front that took it, which spent the budget (the budgets are shared).
+  if ((ctx.req as { [relayedRequest]?: true })[relayedRequest]) return;
   const state = ctx.state;
   const caller = state.caller;
   if (r.rate === 'page' && caller && state.session !== undefined) {

@@ -54,11 +54,13 @@ export class SharedFronts {
     const { limit, windowSeconds } = budget;
     const windowMs = windowSeconds * 1000;
     const inWindow = (times: unknown, now: number): number[] => (Array.isArray(times) ? (times as number[]).filter((t) => t > now - windowMs) : []);
+    const env = this.env;
     return {
       limit,
       windowSeconds,
+      /** Keys with a log kept, for every front of the box. */
       get size() {
-        return 0;
+        return env.getKeysCount({ start: ['rate', name], end: ['rate', name, '\uffff'] });
       },
       take: (key) => {
         const now = clock();
