@@ -8,7 +8,10 @@
  *   read (the servers' user + system time over the requests answered);
  * - turns: POST /AGENTS.md/world/lamp/fill, each with its own intent; turns/s and CPU per turn;
  * - rebuild: then, with the town stopped, `npm run rebuild` of the journal the loads wrote, in one
- *   process and with `--workers=2`, timed from start to exit.
+ *   process and with `--workers=2`, timed from start to exit;
+ * - what the box shares, timed in a loop of 20,000 calls: a rate-limit take in the fronts' shared
+ *   store against one in memory, a read-your-writes note and a read of one, and the owner's
+ *   durable mark (src/stores/embedded/shared-fronts.ts, durable-mark.ts).
  * The load generator shares the cores, so the ratios are what this box shows, not what a larger
  * one would (docs/scaling.md has the model for more cores).
  *
@@ -25,6 +28,9 @@ import { IdentityService } from '../src/identity/service.js';
 import { issueInvitation } from '../src/identity/operator.js';
 import { openTown } from '../src/town.js';
 import { flag } from './turns-figures.js';
+import { createLimiter } from '../src/contract/rate-limit.js';
+import { SharedFronts } from '../src/stores/embedded/shared-fronts.js';
+import { DurableMarkWriter } from '../src/stores/embedded/durable-mark.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const guestCount = 48;
@@ -99,6 +105,36 @@ async function load(servers: Server[], seconds: number, tokens: string[], turns:
   return { perSecond: ok / seconds, cpuUsPerRequest: cpu / Math.max(1, ok), non2xx };
 }
 
+/** CPU µs a call of what the fronts share, over 20,000 calls each, after a warm-up. */
+async function sharedCosts(dir: string): Promise<{ take: number; takeInMemory: number; note: number; get: number; mark: number }> {
+  fs.mkdirSync(dir, { recursive: true });
+  const shared = SharedFronts.open(dir);
+  const mark = new DurableMarkWriter(dir);
+  const budget = { limit: 32, windowSeconds: 60 };
+  const limiter = shared.limiter('credential', budget, Date.now);
+  const memory = createLimiter(budget, Date.now);
+  const per = (work: (i: number) => void): number => {
+    for (let i = 0; i < 2000; i++) work(i);
+    const n = 20_000;
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) work(i);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / n;
+  };
+  try {
+    return {
+      take: per((i) => limiter.take(`k${i % 48}`)),
+      takeInMemory: per((i) => memory.take(`k${i % 48}`)),
+      note: per((i) => shared.note(`guest:bench:${i % 48}`, BigInt(i))),
+      get: per((i) => shared.get(`guest:bench:${i % 48}`)),
+      mark: per((i) => mark.publish({ position: i, offset: i * 300 })),
+    };
+  } finally {
+    mark.close();
+    await shared.close();
+  }
+}
+
 /** A town with guests, made in this process and closed: the servers open it after. */
 async function foundTown(dir: string): Promise<string[]> {
   const town = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin: 'http://bench.test' });
@@ -154,6 +190,7 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     };
     const rebuildOne = await rebuild([]);
     const rebuildTwo = await rebuild(['--workers=2']);
+    const shared = await sharedCosts(path.join(dir, 'bench-shared'));
     const row = (what: string, one: Figures, two: Figures) =>
       console.log(
         `  ${what.padEnd(6)} one front ${Math.round(one.perSecond).toLocaleString('en').padStart(6)}/s ${Math.round(one.cpuUsPerRequest)} µs CPU each` +
@@ -163,6 +200,9 @@ export async function main(args: string[]): Promise<Record<string, number>> {
     console.log(`fronts on one TOWN_DATA, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, autocannon 48 connections, ${seconds} s each`);
     row('reads', reads1, reads2);
     row('turns', turns1, turns2);
+    console.log(
+      `  shared: a rate-limit take ${shared.take.toFixed(1)} µs (in memory ${shared.takeInMemory.toFixed(1)}), a note ${shared.note.toFixed(1)} µs, reading one ${shared.get.toFixed(1)} µs; the durable mark ${shared.mark.toFixed(1)} µs a group`,
+    );
     console.log(
       `  rebuild one process ${rebuildOne.toFixed(1)} s | --workers=2 ${rebuildTwo.toFixed(1)} s | ratio ${(rebuildOne / rebuildTwo).toFixed(2)}x faster`,
     );
@@ -178,6 +218,11 @@ export async function main(args: string[]): Promise<Record<string, number>> {
       turnCpuUsMore: turns2.cpuUsPerRequest,
       rebuildSecondsOne: rebuildOne,
       rebuildSecondsTwo: rebuildTwo,
+      sharedTakeUs: shared.take,
+      memoryTakeUs: shared.takeInMemory,
+      sharedNoteUs: shared.note,
+      sharedGetUs: shared.get,
+      durableMarkUs: shared.mark,
       load: os.loadavg()[0]!,
     };
     console.log(`BENCH_JSON ${JSON.stringify(json)}`);
