@@ -38,7 +38,7 @@ import { openScratches } from './town/scratch.js';
 import { closeAfterFailure, type Closers, shutdown } from './town/shutdown.js';
 import { startSteps } from './town/start-steps.js';
 import { endReadSnapshot, openStores, serveFronts, sharedFronts } from './town/stores.js';
-import { startTownArrivals, worldService, worldSnapshots } from './town/world.js';
+import { followOtherFronts, startTownArrivals, worldService, worldSnapshots } from './town/world.js';
 import { worldBesideProjectors } from './town/world-open.js';
 
 export { defaultTurnQuota, type TownOptions } from './town/options.js';
@@ -115,6 +115,8 @@ export async function openTown(options: TownOptions): Promise<Town> {
       shared,
     );
     await startTownArrivals(stores, world, config, mode, report, closers);
+    // Several fronts on the box: each hears the turns the others take.
+    if (shared) await followOtherFronts(stores, world, report, closers);
     start.step('arrivals');
 
     const firehose = await startFirehose(settings, stores.reads, projectors, config, metrics, closers);

@@ -242,6 +242,36 @@ export class WorldService {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Reads what other fronts appended to this world's stream (several fronts on one journal)
+   * into the committed world, and announces it to onCommit's listeners as its own commits are
+   * (the live pages, the MCP card watch). Only while the service is idle: with a batch in
+   * flight or waiting, the foreign entries are left to that append, which meets them as a
+   * conflict and catches up. Commands that arrive meanwhile wait, as during a recovery.
+   */
+  follow(): Promise<void> {
+    const busy = this.recovering || this.failing || this.carrying || this.inflight.length > 0 || this.next.entries.length > 0 || this.next.waiters.length > 0;
+    if (this.closed || busy) return Promise.resolve();
+    this.rebase();
+    const following = (async () => {
+      try {
+        const caught: Entry[] = [];
+        await this.catchUp(caught);
+        if (!caught.length) return;
+        this.spec = layered(this.base);
+        for (const l of this.listeners) l(caught, this.lastPosition!);
+      } finally {
+        const queued = this.queued;
+        this.queued = [];
+        this.recovering = undefined;
+        for (const w of queued) this.decideNow(w);
+        this.kick();
+      }
+    })();
+    this.recovering = following;
+    return following;
+  }
+
   /** Decides a command; resolves once what it depends on is durable. */
   submit(command: WorldCommand): Promise<Decided> {
     if (this.closed) return Promise.reject(new Error('the world service is closed'));
@@ -587,8 +617,8 @@ export class WorldService {
 
   // ---- loading ------------------------------------------------------------------------------
 
-  /** Reads the stream after the committed height into the base. */
-  private async catchUp(): Promise<void> {
+  /** Reads the stream after the committed height into the base (`caught`: what it read). */
+  private async catchUp(caught?: Entry[]): Promise<void> {
     for (;;) {
       // a blank world reads an epoch from its carry entry, at revision 0
       const page = await this.o.events.readStream(this.stream, {
@@ -603,6 +633,7 @@ export class WorldService {
           this.readsThrough = entry.from;
         }
         this.fold(entry);
+        caught?.push(entry);
         this.lastCid = entry.cid;
         if (this.lastPosition === undefined || recorded.position > this.lastPosition) this.lastPosition = recorded.position;
         this.stats.replayed++;

@@ -11,7 +11,7 @@ import { defaultOptions, type KernelOptions } from '../cards/kernel/options.js';
 import { WorldService } from '../commands/world-service.js';
 import { fileSnapshots, noSnapshots, type SnapshotStore } from '../commands/snapshot/world-snapshot.js';
 import { startArrivals } from '../commands/world-arrivals.js';
-import { TOWN_WORLD } from '../events/world.js';
+import { TOWN_WORLD, worldStream } from '../events/world.js';
 import type { TownMetrics } from '../operations/metrics.js';
 import { turnCounter } from '../operations/watch.js';
 import type { ReportTo } from './failures.js';
@@ -77,4 +77,37 @@ export async function startTownArrivals(stores: Stores, world: WorldService, con
     ...report('arrivals stopped'),
   });
   closers.push(() => arrivals.close());
+}
+
+/**
+ * With several fronts on one journal, each front's world service reads the turns the others
+ * appended as they become durable (WorldService.follow), so its live pages and MCP card watches
+ * hear every turn of the town, not only its own. Follows run one at a time; events that arrive
+ * during one ask for one more.
+ */
+export async function followOtherFronts(stores: Stores, world: WorldService, report: ReportTo, closers: Closers): Promise<void> {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const follow = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = world
+      .follow()
+      .catch((error: unknown) => report('following the other fronts failed').onError?.(error instanceof Error ? error : new Error(String(error))))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          follow();
+        }
+      });
+  };
+  const stream = worldStream(TOWN_WORLD);
+  const subscription = stores.events.subscribeToAll(await stores.events.headPosition(), { onEvent: follow }, { streamPrefixes: [stream] });
+  closers.push(async () => {
+    await subscription.close();
+    await running;
+  });
 }

@@ -8,8 +8,8 @@
  * SIGKILLed together mid-load; the standby takes over and the front is started again.
  * Afterwards every acknowledged turn is in the journal once, at the height it was acknowledged
  * with, and the read models equal a rebuild's, digest for digest. A guest's calls spread over
- * both fronts share one rate-limit budget, and an MCP session opened on one front is used
- * through the other.
+ * both fronts share one rate-limit budget, a live page on one front hears a turn taken on the
+ * other, and an MCP session opened on one front is used through the other.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -154,6 +154,43 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     );
     assert.ok(acked.size >= 100, `${acked.size} turns acknowledged`);
 
+    // A live page on one front hears a turn taken on the other.
+    const entered = await request(second.base, 'POST', '/enter', {
+      form: { credential: agentGuest.credential },
+      headers: { accept: 'text/html', origin },
+    });
+    assert.is(entered.status, 303, entered.text);
+    const cookie = String((entered.headers['set-cookie'] as string[] | undefined)?.[0] ?? '').split(';')[0]!;
+    assert.match(cookie, /^town_session=/);
+    const watching = new AbortController();
+    const liveStream = await fetch(`${second.base}/live`, { headers: { cookie, accept: 'text/event-stream' }, signal: watching.signal });
+    assert.is(liveStream.status, 200);
+    const heard = (async () => {
+      const reader = (liveStream.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return text;
+        text += decoder.decode(value, { stream: true });
+      }
+    })();
+    await sleep(300);
+    const liveTurn = await request(baseA, 'POST', '/AGENTS.md/world/lamp/fill', {
+      token: agentGuest.credential,
+      json: { intent: 'live-1', fields: { measures: 1 } },
+    });
+    assert.is(liveTurn.status, 200, liveTurn.text);
+    await sleep(1500);
+    watching.abort();
+    const heardText = await heard;
+    // `moved` names the journal's height after the turn: its entry's height plus one.
+    assert.match(
+      heardText,
+      `event: moved\nid: ${liveTurn.json.receipt.height + 1}\n`,
+      `the live page on the other front heard the turn at ${liveTurn.json.receipt.height}: ${JSON.stringify(heardText)}`,
+    );
+
     // An MCP session opened on one front, then used through the other: relayed to its front.
     const mcp = (base: string, json: object, session?: string) =>
       request(base, 'POST', '/mcp', {
@@ -252,13 +289,12 @@ test('TOWN_FRONTS=2: the first process keeps the journal, two fronts share the p
     children.push(worker);
     await worker.saw(/following the journal/, 20_000);
     const base = `http://127.0.0.1:${port}`;
-    // The fronts fork after the town opens, and answer 503 while they start: wait until every
-    // new connection (handed to the fronts in turn) is answered by an open front.
-    for (let inARow = 0, until = Date.now() + 30_000; inARow < 6; ) {
-      const r = await request(base, 'GET', '/AGENTS.md/api', { agent: new http.Agent({ keepAlive: false }) }).catch(() => undefined);
-      inARow = r?.status === 200 ? inARow + 1 : 0;
+    // The fronts fork after the town opens, and answer 503 while they open it: each says when it
+    // serves the town (a front not yet listening is handed no connection, so the port alone
+    // cannot tell).
+    for (const until = Date.now() + 30_000; [...town.output().matchAll(/front \d+ listening on \S+ for /g)].length < 2; ) {
       assert.ok(Date.now() < until, town.output().slice(-4000));
-      if (!inARow) await sleep(100);
+      await sleep(100);
     }
     let done = 0;
     await Promise.all(
