@@ -165,6 +165,8 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
     const watching = new AbortController();
     const liveStream = await fetch(`${second.base}/live`, { headers: { cookie, accept: 'text/event-stream' }, signal: watching.signal });
     assert.is(liveStream.status, 200);
+    // The stream is read until it names the turn's height, or for 5 s at most.
+    let expected = '';
     const heard = (async () => {
       const reader = (liveStream.body as ReadableStream<Uint8Array>).getReader();
       const decoder = new TextDecoder();
@@ -173,23 +175,21 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
         const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
         if (done) return text;
         text += decoder.decode(value, { stream: true });
+        if (expected && text.includes(expected)) return text;
       }
     })();
-    await sleep(300);
+    const giveUp = setTimeout(() => watching.abort(), 5000);
     const liveTurn = await request(baseA, 'POST', '/AGENTS.md/world/lamp/fill', {
       token: agentGuest.credential,
       json: { intent: 'live-1', fields: { measures: 1 } },
     });
     assert.is(liveTurn.status, 200, liveTurn.text);
-    await sleep(1500);
-    watching.abort();
-    const heardText = await heard;
     // `moved` names the journal's height after the turn: its entry's height plus one.
-    assert.match(
-      heardText,
-      `event: moved\nid: ${liveTurn.json.receipt.height + 1}\n`,
-      `the live page on the other front heard the turn at ${liveTurn.json.receipt.height}: ${JSON.stringify(heardText)}`,
-    );
+    expected = `event: moved\nid: ${liveTurn.json.receipt.height + 1}\n`;
+    const heardText = await heard;
+    clearTimeout(giveUp);
+    watching.abort();
+    assert.match(heardText, expected, `the live page on the other front heard the turn at ${liveTurn.json.receipt.height}: ${JSON.stringify(heardText)}`);
 
     // An MCP session opened on one front, then used through the other: relayed to its front.
     const mcp = (base: string, json: object, session?: string) =>
