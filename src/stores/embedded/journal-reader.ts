@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import type { RecordedEvent } from '../event-store.js';
 import { DELETED_STREAM, toRecorded } from './event-store.js';
-import { decodeFrame, FRAME_HEADER_BYTES, parsePayload } from './frames.js';
+import { decodeFrame, FRAME_HEADER_BYTES, parsePayload, type FramePayload } from './frames.js';
 import { JournalCorrupt } from './journal.js';
 
 const CHUNK_BYTES = 256 * 1024;
@@ -37,22 +37,10 @@ export class JournalReader {
   read(offset: number, end: number, max: number): { events: RecordedEvent[]; next: number } {
     const events: RecordedEvent[] = [];
     while (offset < end && events.length < max) {
-      if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES, end);
-      let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parsePayload);
-      if ('bad' in decoded && decoded.need !== undefined && offset + decoded.need <= end) {
-        this.fill(offset, decoded.need, end);
-        decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parsePayload);
-      }
-      if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
-      const { payload } = decoded;
-      if (this.lastPosition !== undefined && payload.p !== this.lastPosition + 1) {
-        throw new JournalCorrupt(this.file, offset, `expected position ${this.lastPosition + 1}, found ${payload.p}`);
-      }
-      this.lastPosition = payload.p;
-      offset = this.windowStart + decoded.next;
+      const { payload, next } = this.frame(offset, end);
+      offset = next;
       // A tombstone is the store's own; a deleted stream's events are nobody's any more.
-      if (payload.s === DELETED_STREAM) this.deleted.add((payload.d as { stream: string }).stream);
-      else if (!this.deleted.has(payload.s)) events.push(toRecorded(payload));
+      if (payload.s !== DELETED_STREAM && !this.deleted.has(payload.s)) events.push(toRecorded(payload));
     }
     return { events, next: offset };
   }
@@ -65,22 +53,30 @@ export class JournalReader {
   skip(offset: number, count: number, end: number): number {
     for (let i = 0; i < count; i++) {
       if (offset >= end) throw new JournalCorrupt(this.file, offset, 'the journal ends before the position asked for');
-      if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES, end);
-      let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parsePayload);
-      if ('bad' in decoded && decoded.need !== undefined && offset + decoded.need <= end) {
-        this.fill(offset, decoded.need, end);
-        decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parsePayload);
-      }
-      if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
-      const { payload } = decoded;
-      if (this.lastPosition !== undefined && payload.p !== this.lastPosition + 1) {
-        throw new JournalCorrupt(this.file, offset, `expected position ${this.lastPosition + 1}, found ${payload.p}`);
-      }
-      this.lastPosition = payload.p;
-      if (payload.s === DELETED_STREAM) this.deleted.add((payload.d as { stream: string }).stream);
-      offset = this.windowStart + decoded.next;
+      offset = this.frame(offset, end).next;
     }
     return offset;
+  }
+
+  /**
+   * The frame at `offset` (below `end`), checked: length, checksum, the position after the last
+   * one read. A tombstone's stream is learnt as deleted.
+   */
+  private frame(offset: number, end: number): { payload: FramePayload; next: number } {
+    if (offset < this.windowStart || offset + FRAME_HEADER_BYTES > this.windowEnd) this.fill(offset, FRAME_HEADER_BYTES, end);
+    let decoded = decodeFrame(this.window, offset - this.windowStart, this.windowEnd - this.windowStart, parsePayload);
+    if ('bad' in decoded && decoded.need !== undefined && offset + decoded.need <= end) {
+      this.fill(offset, decoded.need, end);
+      decoded = decodeFrame(this.window, 0, this.windowEnd - this.windowStart, parsePayload);
+    }
+    if ('bad' in decoded) throw new JournalCorrupt(this.file, offset, decoded.bad);
+    const { payload } = decoded;
+    if (this.lastPosition !== undefined && payload.p !== this.lastPosition + 1) {
+      throw new JournalCorrupt(this.file, offset, `expected position ${this.lastPosition + 1}, found ${payload.p}`);
+    }
+    this.lastPosition = payload.p;
+    if (payload.s === DELETED_STREAM) this.deleted.add((payload.d as { stream: string }).stream);
+    return { payload, next: this.windowStart + decoded.next };
   }
 
   close(): void {
