@@ -18,15 +18,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { settingsFromEnv } from '../../src/config.js';
 import { decodeWorldEntry, TOWN_WORLD, worldStream } from '../../src/events/world.js';
-import { startServer } from '../../src/http/server.js';
-import { issueInvitation } from '../../src/identity/operator.js';
-import { IdentityService } from '../../src/identity/service.js';
 import { openEventStore } from '../../src/stores/open-event-store.js';
-import { openTown } from '../../src/town.js';
 import { request } from '../world/support.js';
-import { shows, type Child, cli, cliOf, digestLines, killAll, mainFile, run } from './processes.js';
+import { shows, type Child, cli, cliOf, digestLines, foundTown, killAll, mainFile, run, townEnv } from './processes.js';
 
 const origin = 'http://town.test';
 // Each guest makes at most 14 turns, each read back: within the rate limit of 32 calls a minute.
@@ -39,36 +34,16 @@ test('two fronts on one TOWN_DATA: a turn on one is read at once on the other, a
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-fronts-'));
   const children: Child[] = [];
   try {
-    const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
-    const front = await startServer(founding.app, { port: 0, host: '127.0.0.1', closeGraceMs: 1000 });
-    const guests: { name: string; token: string }[] = [];
-    for (let i = 0; i < guestCount; i++) {
-      const { code } = await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 });
-      const r = await request(`http://127.0.0.1:${front.address.port}`, 'POST', '/AGENTS.md/accept', { json: { code, name: `f${i}` } });
-      assert.is(r.status, 200, r.text);
-      guests.push({ name: `f${i}`, token: r.json.credential });
-    }
-    // Two more guests, for the shared rate limit and MCP (admitted here: arrivals are limited per address).
-    const admitted = new IdentityService({ store: founding.events, config: founding.config, clock: Date.now });
-    const admit = async (name: string) =>
-      admitted.accept((await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 })).code, name);
-    const spare = await admit('spare');
-    const agentGuest = await admit('agent');
-    await front.close();
-    await founding.close();
-
-    const env = {
-      ...process.env,
-      TOWN_DATA: dir,
-      TOWN_ORIGIN: origin,
-      TOWN_OPEN: '',
-      EVENTSTORE_URL: '',
-      MONGO_URL: '',
-      TOWN_PROJECTORS: 'workers',
-      TOWN_LEASE_MS: '2000',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    };
+    // Two more guests, for the shared rate limit and MCP (admitted directly: arrivals are limited per address).
+    const admitted = await foundTown(
+      dir,
+      origin,
+      Array.from({ length: guestCount }, (_, i) => `f${i}`),
+      ['spare', 'agent'],
+    );
+    const guests = admitted.slice(0, guestCount);
+    const [spare, agentGuest] = admitted.slice(guestCount).map((g) => ({ credential: g.token }));
+    const env = townEnv(dir, origin, { TOWN_LEASE_MS: '2000' });
     const town = run(mainFile, [], env);
     children.push(town);
     const baseA = (await town.saw(/town listening on (http:\/\/\S+)/, 20_000))[1]!;
@@ -260,28 +235,16 @@ test('TOWN_FRONTS=2: the first process keeps the journal, two fronts share the p
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'town-cluster-'));
   const children: Child[] = [];
   try {
-    const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
-    const guests: string[] = [];
-    const service = new IdentityService({ store: founding.events, config: founding.config, clock: Date.now });
-    for (let i = 0; i < 8; i++) {
-      const { code } = await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 });
-      guests.push((await service.accept(code, `c${i}`)).credential);
-    }
-    await founding.close();
+    const guests = (
+      await foundTown(
+        dir,
+        origin,
+        [],
+        Array.from({ length: 8 }, (_, i) => `c${i}`),
+      )
+    ).map((g) => g.token);
     const port = await freePort();
-    const env = {
-      ...process.env,
-      TOWN_DATA: dir,
-      TOWN_ORIGIN: origin,
-      TOWN_OPEN: '',
-      EVENTSTORE_URL: '',
-      MONGO_URL: '',
-      TOWN_PROJECTORS: 'workers',
-      TOWN_FRONTS: '2',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-    };
+    const env = townEnv(dir, origin, { TOWN_FRONTS: '2', PORT: String(port), LOG_LEVEL: 'info' });
     const town = run(mainFile, [], env);
     children.push(town);
     await town.saw(/2 fronts serve/, 20_000);

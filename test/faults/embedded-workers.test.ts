@@ -17,12 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { settingsFromEnv } from '../../src/config.js';
-import { startServer } from '../../src/http/server.js';
-import { issueInvitation } from '../../src/identity/operator.js';
-import { openTown } from '../../src/town.js';
 import { request } from '../world/support.js';
-import { shows, type Child, cli, cliOf, digestLines, killAll, mainFile, run } from './processes.js';
+import { shows, type Child, cli, cliOf, digestLines, foundTown, killAll, mainFile, run, townEnv } from './processes.js';
 
 const origin = 'http://town.test';
 // Each guest makes at most 14 turns, each read back: within the rate limit of 32 calls a minute.
@@ -37,30 +33,12 @@ test('a town and two projector workers as processes on one TOWN_DATA: reads see 
   const children: Child[] = [];
   try {
     // Found the town and admit the guests in this process, then hand the data to the children.
-    const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
-    const front = await startServer(founding.app, { port: 0, host: '127.0.0.1', closeGraceMs: 1000 });
-    const guests: { name: string; token: string }[] = [];
-    for (let i = 0; i < guestCount; i++) {
-      const { code } = await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 });
-      const r = await request(`http://127.0.0.1:${front.address.port}`, 'POST', '/AGENTS.md/accept', { json: { code, name: `w${i}` } });
-      assert.is(r.status, 200, r.text);
-      guests.push({ name: `w${i}`, token: r.json.credential });
-    }
-    await front.close();
-    await founding.close();
-
-    const env = {
-      ...process.env,
-      TOWN_DATA: dir,
-      TOWN_ORIGIN: origin,
-      TOWN_OPEN: '',
-      EVENTSTORE_URL: '',
-      MONGO_URL: '',
-      TOWN_PROJECTORS: 'workers',
-      TOWN_LEASE_MS: String(leaseMs),
-      PORT: '0',
-      HOST: '127.0.0.1',
-    };
+    const guests = await foundTown(
+      dir,
+      origin,
+      Array.from({ length: guestCount }, (_, i) => `w${i}`),
+    );
+    const env = townEnv(dir, origin, { TOWN_LEASE_MS: String(leaseMs) });
     const town = run(mainFile, [], env);
     children.push(town);
     const base = (await town.saw(/town listening on (http:\/\/\S+)/, 20_000))[1]!;

@@ -6,6 +6,13 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as assert from 'uvu/assert';
+import { settingsFromEnv } from '../../src/config.js';
+import { startServer } from '../../src/http/server.js';
+import { issueInvitation } from '../../src/identity/operator.js';
+import { IdentityService } from '../../src/identity/service.js';
+import { openTown } from '../../src/town.js';
+import { request } from '../world/support.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const mainFile = path.join(dist, 'src/main.js');
@@ -82,4 +89,50 @@ export function shows(
 ): boolean {
   if (read.status === 200) return (read.json.height ?? read.json.receipt?.height) === height;
   return read.status === 409 && read.json.class === 'ambiguous' && (read.json.receipts ?? []).some((r) => r.height === height);
+}
+
+export interface Guest {
+  name: string;
+  token: string;
+}
+
+/**
+ * Founds a town on `dir` in this process and admits its guests, then closes it, so the children
+ * open a town that has them. `names` accept their invitations over HTTP, as guests do (at most
+ * the 16 a minute one address may); `more` are admitted through the identity service directly.
+ */
+export async function foundTown(dir: string, origin: string, names: string[], more: string[] = []): Promise<Guest[]> {
+  const founding = await openTown({ settings: { ...settingsFromEnv({}), port: 0, dataDir: dir, inProcessProjectors: true }, origin });
+  const front = await startServer(founding.app, { port: 0, host: '127.0.0.1', closeGraceMs: 1000 });
+  try {
+    const invite = async () => (await issueInvitation(founding.events, Date.now, { guest: null, lifetimeMs: 3_600_000 })).code;
+    const guests: Guest[] = [];
+    for (const name of names) {
+      const r = await request(`http://127.0.0.1:${front.address.port}`, 'POST', '/AGENTS.md/accept', { json: { code: await invite(), name } });
+      assert.is(r.status, 200, r.text);
+      guests.push({ name, token: r.json.credential });
+    }
+    const service = new IdentityService({ store: founding.events, config: founding.config, clock: Date.now });
+    for (const name of more) guests.push({ name, token: (await service.accept(await invite(), name)).credential });
+    return guests;
+  } finally {
+    await front.close();
+    await founding.close();
+  }
+}
+
+/** The environment of the town's processes on `dir`: the embedded stores, projectors as workers. */
+export function townEnv(dir: string, origin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TOWN_DATA: dir,
+    TOWN_ORIGIN: origin,
+    TOWN_OPEN: '',
+    EVENTSTORE_URL: '',
+    MONGO_URL: '',
+    TOWN_PROJECTORS: 'workers',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...extra,
+  };
 }
